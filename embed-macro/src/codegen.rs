@@ -1,0 +1,215 @@
+//! Tokens only: the perfect-hash map and the asset table.
+
+use std::path::Path;
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+use crate::encode::{Blob, Body, EncodedAsset};
+
+/// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
+/// Everything generated below reaches the runtime (and `Some`/`None`) via `__embed`,
+/// so the user's scope can shadow any name and a renamed dependency still works.
+fn runtime_import(runtime: &TokenStream) -> TokenStream {
+    quote!(use #runtime::__private as __embed;)
+}
+
+/// The `Assets` expression for `assets` (sorted by URL path).
+pub(crate) fn assets_expr(assets: &[EncodedAsset], runtime: &TokenStream) -> TokenStream {
+    let import = runtime_import(runtime);
+    let count = assets.len();
+    let files = assets.iter().map(asset_tokens);
+    let map = phf_map(assets);
+    quote! {{
+        #import
+        static FILES: [__embed::Asset; #count] = [#(#files),*];
+        static MAP: __embed::phf::Map<&'static str, u32> = #map;
+        __embed::Assets::__new(&MAP, &FILES)
+    }}
+}
+
+/// The compile errors, then an empty `Assets`, so `static A: Assets = embed_assets!(..)`
+/// still type-checks and the user sees our error alone, not a cascade.
+pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> TokenStream {
+    let import = runtime_import(runtime);
+    let errors = err.to_compile_error();
+    quote! {{
+        #errors
+        #import
+        __embed::Assets::EMPTY
+    }}
+}
+
+fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
+    let EncodedAsset {
+        url_path,
+        content_type,
+        last_modified,
+        modified,
+        len,
+        etag,
+        body,
+    } = asset;
+    let content_length = len.to_string();
+    let source = match body {
+        Body::Embedded { identity, gzip, br } => {
+            let identity = include_bytes(identity);
+            let gzip = encoded_tokens(gzip.as_ref());
+            let br = encoded_tokens(br.as_ref());
+            quote!(__embed::Source::Embedded { identity: #identity, gzip: #gzip, br: #br })
+        }
+        Body::OnDisk { relative } => quote!(__embed::Source::OnDisk { relative_path: #relative }),
+    };
+    quote! {
+        __embed::Asset::__new(__embed::AssetInit {
+            path: #url_path,
+            content_type: #content_type,
+            etag: #etag,
+            last_modified: #last_modified,
+            modified: #modified,
+            len: #len,
+            content_length: #content_length,
+            source: #source,
+        })
+    }
+}
+
+fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
+    let Some(Blob { path, etag, len }) = blob else {
+        return quote!(__embed::None);
+    };
+    let body = include_bytes(path);
+    let content_length = len.to_string();
+    quote!(__embed::Some(__embed::EncodedInit { etag: #etag, content_length: #content_length, body: #body }))
+}
+
+/// `include_bytes!` of an absolute path: no byte literals (slow and memory-hungry in
+/// rustc), and rustc tracks the file, so editing it rebuilds.
+fn include_bytes(path: &Path) -> TokenStream {
+    let path = syn::LitStr::new(&path.to_string_lossy(), Span::call_site());
+    quote!(::core::include_bytes!(#path))
+}
+
+/// A `phf::Map` from URL path to index in `FILES`, solved at compile time.
+fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
+    let keys: Vec<&str> = assets.iter().map(|a| a.url_path.as_str()).collect();
+    if keys.is_empty() {
+        return quote!(__embed::phf::Map {
+            key: 0,
+            disps: &[],
+            entries: &[]
+        });
+    }
+    // Deterministic: phf_generator seeds its search with a fixed value.
+    let state = phf_generator::generate_hash(&keys);
+    let key = state.key;
+    let disps = state.disps.iter().map(|(d1, d2)| quote!((#d1, #d2)));
+    let entries = state.map.iter().map(|&index| {
+        let path = keys[index];
+        let index = index as u32;
+        quote!((#path, #index))
+    });
+    quote! {
+        __embed::phf::Map {
+            key: #key,
+            disps: &[#(#disps),*],
+            entries: &[#(#entries),*],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn asset(url: &str, body: Body) -> EncodedAsset {
+        EncodedAsset {
+            url_path: url.into(),
+            content_type: "text/css; charset=utf-8".into(),
+            last_modified: "Wed, 01 Jan 2025 00:00:00 GMT".into(),
+            modified: 1_735_689_600,
+            len: 3,
+            etag: "\"00\"".into(),
+            body,
+        }
+    }
+
+    fn embedded(gzip: Option<Blob>) -> Body {
+        Body::Embedded {
+            identity: PathBuf::from("/abs/public/a.css"),
+            gzip,
+            br: None,
+        }
+    }
+
+    #[test]
+    fn output_is_a_well_formed_expression() {
+        let blob = Blob {
+            path: PathBuf::from("/cache/x.gz9"),
+            etag: "\"11\"".into(),
+            len: 2,
+        };
+        let assets = [
+            asset("/a.css", embedded(Some(blob))),
+            asset(
+                "/video.mp4",
+                Body::OnDisk {
+                    relative: "video.mp4".into(),
+                },
+            ),
+        ];
+        let tokens = assets_expr(&assets, &quote!(::embed_runtime));
+        let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
+        assert!(matches!(expr, syn::Expr::Block(_)));
+        let text = tokens.to_string();
+        assert!(
+            text.contains("include_bytes ! (\"/abs/public/a.css\")"),
+            "{text}"
+        );
+        assert!(
+            text.contains("include_bytes ! (\"/cache/x.gz9\")"),
+            "{text}"
+        );
+        assert!(text.contains("relative_path : \"video.mp4\""), "{text}");
+        assert!(!text.contains("b\""), "no byte-string literals: {text}");
+    }
+
+    #[test]
+    fn every_key_lands_in_the_map_once() {
+        let assets: Vec<EncodedAsset> = (0..50)
+            .map(|i| asset(&format!("/f{i}.css"), embedded(None)))
+            .collect();
+        let text = phf_map(&assets).to_string();
+        for i in 0..50 {
+            assert_eq!(
+                text.matches(&format!("\"/f{i}.css\"")).count(),
+                1,
+                "/f{i}.css"
+            );
+        }
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let assets = [
+            asset("/a.css", embedded(None)),
+            asset("/b.css", embedded(None)),
+        ];
+        let runtime = quote!(::embed_runtime);
+        assert_eq!(
+            assets_expr(&assets, &runtime).to_string(),
+            assets_expr(&assets, &runtime).to_string()
+        );
+    }
+
+    #[test]
+    fn errors_come_with_an_empty_table() {
+        let err = syn::Error::new(Span::call_site(), "boom");
+        let tokens = empty_assets_with(err, &quote!(::rt));
+        let text = tokens.to_string();
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(text.contains("Assets :: EMPTY"), "{text}");
+        syn::parse2::<syn::Expr>(tokens).unwrap();
+    }
+}

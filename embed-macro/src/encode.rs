@@ -1,0 +1,345 @@
+//! sha256 ETags, gzip/brotli variants, and "does it pay?".
+//!
+//! Compressed bodies are written once to a cache folder keyed by the content hash and
+//! embedded with `include_bytes!`: rustc digests a file include much faster, and with
+//! far less memory, than the same bytes as a literal token.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sha2::{Digest, Sha256};
+
+use crate::content_type::{content_type, is_precompressed};
+use crate::errors::Errors;
+use crate::options::Options;
+use crate::scan::{display_path, io_cause, FileEntry};
+
+/// gzip level: flate2's best.
+const GZIP_LEVEL: u32 = 9;
+/// brotli quality and window: the maximum, which browsers decode as fast as any other.
+const BROTLI_QUALITY: i32 = 11;
+const BROTLI_WINDOW: i32 = 22;
+
+/// One file with everything the generated code states about it.
+#[derive(Debug)]
+pub(crate) struct EncodedAsset {
+    pub(crate) url_path: String,
+    pub(crate) content_type: String,
+    /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    pub(crate) last_modified: String,
+    pub(crate) modified: u64,
+    pub(crate) len: u64,
+    /// Quoted strong ETag of the identity bytes.
+    pub(crate) etag: String,
+    pub(crate) body: Body,
+}
+
+/// Where the bytes are.
+#[derive(Debug)]
+pub(crate) enum Body {
+    Embedded {
+        /// The original file, embedded with `include_bytes!` (which also makes rustc
+        /// rebuild when it changes).
+        identity: PathBuf,
+        gzip: Option<Blob>,
+        br: Option<Blob>,
+    },
+    /// Over `max_embed_size`: only listed; `relative` is below the folder.
+    OnDisk { relative: String },
+}
+
+/// A compressed body in the cache folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Blob {
+    pub(crate) path: PathBuf,
+    /// Quoted strong ETag of these bytes: each content coding is its own representation.
+    pub(crate) etag: String,
+    pub(crate) len: u64,
+}
+
+/// Hashes and compresses every file, in parallel across cores.
+pub(crate) fn encode_all(
+    files: Vec<FileEntry>,
+    options: &Options,
+) -> syn::Result<Vec<EncodedAsset>> {
+    let cache = cache_dir();
+    // Only plain data crosses threads (spans and tokens are not `Send`).
+    let settings = Settings {
+        gzip: options.gzip,
+        brotli: options.brotli,
+        root_display: &options.root_display,
+    };
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(files.len())
+        .max(1);
+    let mut results: Vec<(usize, Result<EncodedAsset, String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(file) = files.get(i) else { break };
+                        done.push((i, encode_one(file, &settings, &cache)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let mut errors = Errors::default();
+    let mut assets = Vec::with_capacity(results.len());
+    for (_, result) in results {
+        match result {
+            Ok(asset) => assets.push(asset),
+            Err(msg) => errors.at_span(options.root_span, msg),
+        }
+    }
+    if assets.len() != files.len() && errors.is_empty() {
+        errors.at_span(options.root_span, "compressing the assets failed");
+    }
+    errors.finish().map(|()| assets)
+}
+
+/// What a worker thread needs from the options.
+struct Settings<'a> {
+    gzip: bool,
+    brotli: bool,
+    root_display: &'a str,
+}
+
+fn encode_one(
+    file: &FileEntry,
+    options: &Settings<'_>,
+    cache: &Path,
+) -> Result<EncodedAsset, String> {
+    let shown = display_path(options.root_display, &file.relative);
+    let last_modified = httpdate::fmt_http_date(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(file.modified),
+    );
+    if !file.embed {
+        let utf8_prefix = || read_prefix(&file.abs_path).is_some_and(|p| is_utf8_prefix(&p));
+        return Ok(EncodedAsset {
+            url_path: file.url_path.clone(),
+            content_type: content_type(&file.abs_path, utf8_prefix),
+            last_modified,
+            modified: file.modified,
+            len: file.len,
+            // Build-time validator from size and mtime, as the runtime computes it.
+            etag: format!("\"{:x}-{:x}\"", file.modified, file.len),
+            body: Body::OnDisk {
+                relative: file.relative.clone(),
+            },
+        });
+    }
+    let bytes = fs::read(&file.abs_path)
+        .map_err(|err| format!("cannot read `{shown}`: {}", io_cause(&err)))?;
+    let digest = Sha256::digest(&bytes);
+    let compress = !bytes.is_empty() && !is_precompressed(&file.abs_path);
+    let key = hex(&digest);
+    let blob = |enabled: bool,
+                suffix: &str,
+                encoder: fn(&[u8]) -> Vec<u8>|
+     -> Result<Option<Blob>, String> {
+        if !(enabled && compress) {
+            return Ok(None);
+        }
+        let path = cache.join(format!("{key}.{suffix}"));
+        let encoded = cached(&path, || encoder(&bytes)).map_err(|err| {
+            format!(
+                "cannot write the compressed copy of `{shown}` to `{}`: {}",
+                path.display(),
+                io_cause(&err)
+            )
+        })?;
+        Ok(pays(bytes.len(), encoded.len()).then(|| Blob {
+            etag: etag(&Sha256::digest(&encoded)),
+            len: encoded.len() as u64,
+            path,
+        }))
+    };
+    let gzip = blob(options.gzip, &format!("gz{GZIP_LEVEL}"), gzip)?;
+    let br = blob(
+        options.brotli,
+        &format!("br{BROTLI_QUALITY}w{BROTLI_WINDOW}"),
+        brotli,
+    )?;
+    Ok(EncodedAsset {
+        url_path: file.url_path.clone(),
+        content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
+        last_modified,
+        modified: file.modified,
+        len: bytes.len() as u64,
+        etag: etag(&digest),
+        body: Body::Embedded {
+            identity: file.abs_path.clone(),
+            gzip,
+            br,
+        },
+    })
+}
+
+/// The rule for keeping an encoded body: it must save at least 10% and at least 128
+/// bytes. Below that, the cost of a second cache entry (`Vary`) and of decoding
+/// outweighs the bytes saved; most such files fit one packet either way.
+pub(crate) fn pays(original: usize, encoded: usize) -> bool {
+    encoded.saturating_add((original / 10).max(128)) <= original
+}
+
+/// A quoted strong ETag: the first 128 bits of a sha256, in hex.
+///
+/// NOTE: changing this format changes every ETag, so every client revalidates once.
+pub(crate) fn etag(digest: &[u8]) -> String {
+    format!("\"{}\"", hex(&digest[..16]))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    // flate2's GzEncoder writes mtime 0 and no file name: the output depends on the
+    // bytes alone, so builds are reproducible.
+    let mut encoder =
+        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default()
+}
+
+fn brotli(bytes: &[u8]) -> Vec<u8> {
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: BROTLI_QUALITY,
+        lgwin: BROTLI_WINDOW,
+        size_hint: bytes.len(),
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let _ = brotli::BrotliCompress(&mut &bytes[..], &mut out, &params);
+    out
+}
+
+/// The bytes at `path` if an earlier build wrote them, else `make()` written there
+/// atomically (rename), so concurrent rustc runs never read a partial file.
+fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8>> {
+    if let Ok(bytes) = fs::read(path) {
+        return Ok(bytes);
+    }
+    let bytes = make();
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(
+        format!(
+            "tmp{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        )
+        .replace(['(', ')'], ""),
+    );
+    fs::write(&tmp, &bytes)?;
+    fs::rename(&tmp, path)?;
+    Ok(bytes)
+}
+
+/// Where compressed bodies go: `$OUT_DIR` when the crate has a build script, else next
+/// to rustc's output (`target/<profile>`), else the system temp folder.
+pub(crate) fn cache_dir() -> PathBuf {
+    const NAME: &str = "embed-assets-cache";
+    if let Some(out_dir) = std::env::var_os("OUT_DIR") {
+        return Path::new(&out_dir).join(NAME);
+    }
+    let mut args = std::env::args_os();
+    while let Some(arg) = args.next() {
+        if arg == "--out-dir" {
+            if let Some(dir) = args.next() {
+                let dir = PathBuf::from(dir);
+                // target/debug/deps → target/debug/embed-assets-cache
+                let base = dir.parent().map_or(dir.clone(), Path::to_path_buf);
+                return base.join(NAME);
+            }
+        }
+    }
+    std::env::temp_dir().join(NAME)
+}
+
+fn read_prefix(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut prefix = Vec::new();
+    fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut prefix)
+        .ok()?;
+    Some(prefix)
+}
+
+/// UTF-8, allowing one character cut off at the end of the prefix.
+fn is_utf8_prefix(prefix: &[u8]) -> bool {
+    match std::str::from_utf8(prefix) {
+        Ok(_) => true,
+        Err(err) => err.error_len().is_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn compression_pays_only_past_both_thresholds() {
+        assert!(pays(10_000, 2_000));
+        assert!(pays(10_000, 9_000));
+        assert!(!pays(10_000, 9_001), "under 10% saved");
+        assert!(!pays(1_000, 873), "under 128 bytes saved");
+        assert!(pays(1_000, 872));
+        assert!(!pays(0, 0));
+        assert!(!pays(100, 20), "a tiny file never pays");
+    }
+
+    #[test]
+    fn both_codings_round_trip() {
+        let text = "body { color: red }\n".repeat(500);
+        let gz = gzip(text.as_bytes());
+        let mut decoded = String::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_string(&mut decoded)
+            .unwrap();
+        assert_eq!(decoded, text);
+        let br = brotli(text.as_bytes());
+        let mut decoded = Vec::new();
+        brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
+        assert_eq!(decoded, text.as_bytes());
+        assert!(br.len() < gz.len() && gz.len() < text.len() / 10);
+    }
+
+    #[test]
+    fn compression_is_deterministic() {
+        let text = b"deterministic output, please ".repeat(100);
+        assert_eq!(gzip(&text), gzip(&text));
+        assert_eq!(brotli(&text), brotli(&text));
+    }
+
+    #[test]
+    fn etags_are_quoted_hex_of_128_bits() {
+        let tag = etag(&Sha256::digest(b"abc"));
+        assert_eq!(tag, "\"ba7816bf8f01cfea414140de5dae2223\"");
+    }
+
+    #[test]
+    fn utf8_prefix_tolerates_a_cut_character() {
+        assert!(is_utf8_prefix("café".as_bytes()));
+        assert!(is_utf8_prefix(&"café".as_bytes()[..4]));
+        assert!(!is_utf8_prefix(b"caf\xe9 x"));
+    }
+}

@@ -1,0 +1,25 @@
+//! The procedural macro behind `embed_runtime::embed_assets!`.
+//!
+//! Use it through `embed-runtime`, which re-exports it with the path plumbing the
+//! generated code needs; this crate on its own only provides the expansion.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod args;
+mod codegen;
+mod content_type;
+mod encode;
+mod errors;
+mod expand;
+mod options;
+mod scan;
+
+use proc_macro::TokenStream;
+
+/// Embeds a folder; see `embed_runtime::embed_assets!` for the arguments and the output.
+#[proc_macro]
+pub fn embed_assets(input: TokenStream) -> TokenStream {
+    expand::embed_assets(input.into()).into()
+}

@@ -1,0 +1,366 @@
+//! Meaning of the macro arguments: validate every key and value, apply defaults and
+//! resolve the folder. Keeps going after each problem so all of them are reported at once.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::{Expr, ExprLit, Lit, LitStr};
+
+use crate::args::{Args, KeyValue};
+use crate::errors::Errors;
+
+/// Files larger than this are listed as on-disk entries instead of being embedded.
+pub(crate) const DEFAULT_MAX_EMBED_SIZE: u64 = 5 * 1024 * 1024;
+
+/// Read before `CARGO_MANIFEST_DIR` to resolve relative folders. Only for tests that
+/// expand the macro in a generated crate (trybuild), whose manifest dir is not theirs.
+pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
+
+const KEYS: &str = "`max_embed_size`, `gzip`, `brotli`, `include`, `exclude`, `dotfiles`, \
+                    `follow_symlinks`, `crate`";
+
+/// Everything the later phases need, validated.
+pub(crate) struct Options {
+    /// The folder to embed, absolute.
+    pub(crate) root: PathBuf,
+    /// The folder as the user wrote it, for messages (`public/css/app.css`).
+    pub(crate) root_display: String,
+    /// The path literal: where I/O errors point.
+    pub(crate) root_span: Span,
+    pub(crate) max_embed_size: u64,
+    pub(crate) gzip: bool,
+    pub(crate) brotli: bool,
+    pub(crate) include: Option<GlobSet>,
+    pub(crate) exclude: Option<GlobSet>,
+    pub(crate) dotfiles: bool,
+    pub(crate) follow_symlinks: bool,
+    /// Path of the runtime crate in the generated code.
+    pub(crate) runtime_path: TokenStream,
+}
+
+/// Validates `args`, reporting every problem in one error.
+pub(crate) fn validate(args: Args) -> syn::Result<Options> {
+    let mut errors = Errors::default();
+    let root = resolve_root(&args.path, &mut errors);
+    let mut options = Options {
+        root: root.unwrap_or_default(),
+        root_display: args.path.value(),
+        root_span: args.path.span(),
+        max_embed_size: DEFAULT_MAX_EMBED_SIZE,
+        gzip: true,
+        brotli: true,
+        include: None,
+        exclude: None,
+        dotfiles: false,
+        follow_symlinks: false,
+        runtime_path: args.runtime_path.unwrap_or_else(|| quote!(::embed_runtime)),
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for KeyValue { key, value } in args.options {
+        let name = key.to_string();
+        if seen.contains(&name) {
+            errors.at(&key, format!("duplicate option `{name}`"));
+            continue;
+        }
+        seen.push(name.clone());
+        match name.as_str() {
+            "max_embed_size" => {
+                if let Some(size) = parse_size(&value, &mut errors) {
+                    options.max_embed_size = size;
+                }
+            }
+            "gzip" => set_bool(&mut options.gzip, &value, &mut errors),
+            "brotli" => set_bool(&mut options.brotli, &value, &mut errors),
+            "dotfiles" => set_bool(&mut options.dotfiles, &value, &mut errors),
+            "follow_symlinks" => set_bool(&mut options.follow_symlinks, &value, &mut errors),
+            "include" => options.include = parse_globs(&value, &mut errors),
+            "exclude" => options.exclude = parse_globs(&value, &mut errors),
+            "crate" => match &value {
+                Expr::Path(path) if path.qself.is_none() => {
+                    options.runtime_path = path.path.to_token_stream();
+                }
+                other => errors.at(
+                    other,
+                    "expected a path to the runtime crate, like `::embed_runtime`",
+                ),
+            },
+            _ => errors.at(
+                &key,
+                format!("unknown option `{name}`; expected one of {KEYS}"),
+            ),
+        }
+    }
+    errors.finish().map(|()| options)
+}
+
+/// The folder, with `$VAR`/`${VAR}` expanded and made absolute against the crate root.
+fn resolve_root(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+    let written = lit.value();
+    if written.is_empty() {
+        errors.at(lit, "the folder path is empty; expected a folder relative to the crate root, like `\"public\"`");
+        return None;
+    }
+    let expanded = match expand_env(&written) {
+        Ok(expanded) => expanded,
+        Err(msg) => {
+            errors.at(lit, msg);
+            return None;
+        }
+    };
+    let path = PathBuf::from(expanded);
+    if path.is_absolute() {
+        return Some(path);
+    }
+    // NOTE: never the process's working directory: rustc runs from the workspace root,
+    // so a relative path would silently mean something else in a workspace member.
+    let base =
+        std::env::var_os(MANIFEST_DIR_OVERRIDE).or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"));
+    match base {
+        Some(base) => Some(Path::new(&base).join(path)),
+        None => {
+            errors.at(
+                lit,
+                "`CARGO_MANIFEST_DIR` is not set; build with cargo or give an absolute path",
+            );
+            None
+        }
+    }
+}
+
+/// Expands `$NAME` and `${NAME}` from the environment; `$$` is a literal `$`.
+pub(crate) fn expand_env(input: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(input.len());
+    let mut rest = input;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        if let Some(after) = rest.strip_prefix('$') {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        let (name, after) = if let Some(braced) = rest.strip_prefix('{') {
+            let Some(end) = braced.find('}') else {
+                return Err("unclosed `${` in the folder path; expected `${NAME}`".into());
+            };
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..end], &rest[end..])
+        };
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err("expected an environment variable name after `$`, like `$OUT_DIR`; write `$$` for a literal `$`".into());
+        }
+        match std::env::var(name) {
+            Ok(value) => out.push_str(&value),
+            Err(_) if name == "OUT_DIR" => {
+                return Err("environment variable `OUT_DIR` is not set; cargo sets it only for crates with a build script (`build.rs`)".into())
+            }
+            Err(_) => return Err(format!("environment variable `{name}` is not set (or not UTF-8)")),
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn set_bool(slot: &mut bool, value: &Expr, errors: &mut Errors) {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => *slot = b.value,
+        other => errors.at(other, "expected `true` or `false`"),
+    }
+}
+
+/// An integer number of bytes, or a string with a unit: `"512 KiB"`, `"5 MiB"`, `"1 GB"`.
+fn parse_size(value: &Expr, errors: &mut Errors) -> Option<u64> {
+    const EXPECTED: &str = "expected a size: a number of bytes or a string like `\"5 MiB\"` \
+                            (units: B, KB, KiB, MB, MiB, GB, GiB)";
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        }) => match int.base10_parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                errors.at(int, EXPECTED);
+                None
+            }
+        },
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => match size_from_str(&s.value()) {
+            Some(n) => Some(n),
+            None => {
+                errors.at(s, format!("invalid size `{}`; {EXPECTED}", s.value()));
+                None
+            }
+        },
+        other => {
+            errors.at(other, EXPECTED);
+            None
+        }
+    }
+}
+
+/// Parses `"<digits> <unit>"`; `None` on anything else or on overflow.
+pub(crate) fn size_from_str(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits.parse().ok()?;
+    let multiplier: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KB" | "kB" => 1000,
+        "KiB" => 1 << 10,
+        "MB" => 1000 * 1000,
+        "MiB" => 1 << 20,
+        "GB" => 1000 * 1000 * 1000,
+        "GiB" => 1 << 30,
+        _ => return None,
+    };
+    number.checked_mul(multiplier)
+}
+
+/// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
+fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
+    const EXPECTED: &str =
+        "expected a glob string or a list of them, like `[\"*.css\", \"js/**\"]`";
+    let literals: Vec<&LitStr> = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => vec![s],
+        Expr::Array(array) => {
+            let mut literals = Vec::new();
+            for element in &array.elems {
+                match element {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => literals.push(s),
+                    other => errors.at(other, EXPECTED),
+                }
+            }
+            literals
+        }
+        other => {
+            errors.at(other, EXPECTED);
+            return None;
+        }
+    };
+    let mut builder = GlobSetBuilder::new();
+    for lit in literals {
+        match Glob::new(&lit.value()) {
+            Ok(glob) => {
+                builder.add(glob);
+            }
+            Err(err) => errors.at(
+                lit,
+                format!("invalid glob `{}`: {}", lit.value(), err.kind()),
+            ),
+        }
+    }
+    match builder.build() {
+        Ok(set) => Some(set),
+        Err(err) => {
+            errors.at(value, format!("invalid globs: {err}"));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn messages(tokens: TokenStream) -> Vec<String> {
+        let args: Args = syn::parse2(tokens).unwrap();
+        match validate(args) {
+            Ok(_) => Vec::new(),
+            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn sizes_accept_bytes_and_binary_and_decimal_units() {
+        for (text, expected) in [
+            ("0", Some(0)),
+            ("1024", Some(1024)),
+            ("5 MiB", Some(5 << 20)),
+            ("5MiB", Some(5 << 20)),
+            ("512 KiB", Some(512 << 10)),
+            ("2 KB", Some(2000)),
+            ("1 GiB", Some(1 << 30)),
+            ("1 GB", Some(1_000_000_000)),
+            ("", None),
+            ("5 mib", None),
+            ("five MiB", None),
+            ("1.5 MiB", None),
+            ("-1", None),
+            ("99999999999999999999 GiB", None),
+        ] {
+            assert_eq!(size_from_str(text), expected, "size {text:?}");
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let found = messages(quote!(
+            "public",
+            max_size = 1,
+            gzip = "yes",
+            max_embed_size = "lots",
+            include = [1],
+            max_embed_size = 3,
+        ));
+        assert_eq!(found.len(), 5, "{found:#?}");
+        assert!(found[0].starts_with("unknown option `max_size`; expected one of"));
+        assert_eq!(found[1], "expected `true` or `false`");
+        assert!(found[2].starts_with("invalid size `lots`"));
+        assert!(found[3].starts_with("expected a glob string"));
+        assert_eq!(found[4], "duplicate option `max_embed_size`");
+    }
+
+    #[test]
+    fn valid_options_are_applied() {
+        let args: Args = syn::parse2(quote!(
+            "public",
+            max_embed_size = "1 MiB",
+            gzip = false,
+            dotfiles = true,
+            include = ["*.css", "js/**"],
+            exclude = "*.map",
+            crate = ::my::rt,
+        ))
+        .unwrap();
+        let options = validate(args).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(options.max_embed_size, 1 << 20);
+        assert!(!options.gzip && options.brotli && options.dotfiles);
+        let include = options.include.unwrap();
+        assert!(include.is_match("css/app.css") && include.is_match("js/a/b.js"));
+        assert!(!include.is_match("index.html"));
+        assert!(options.exclude.unwrap().is_match("js/app.js.map"));
+        assert_eq!(
+            options.runtime_path.to_string(),
+            quote!(::my::rt).to_string()
+        );
+    }
+
+    #[test]
+    fn env_interpolation_expands_known_variables_and_names_unknown_ones() {
+        std::env::set_var("EMBED_TEST_DIR_A", "/built");
+        assert_eq!(expand_env("$EMBED_TEST_DIR_A/site").unwrap(), "/built/site");
+        assert_eq!(expand_env("${EMBED_TEST_DIR_A}site").unwrap(), "/builtsite");
+        assert_eq!(expand_env("a$$b").unwrap(), "a$b");
+        let err = expand_env("$EMBED_TEST_DIR_MISSING/x").unwrap_err();
+        assert!(err.contains("`EMBED_TEST_DIR_MISSING` is not set"), "{err}");
+        assert!(expand_env("${OOPS").is_err());
+        assert!(expand_env("$/x").is_err());
+    }
+}

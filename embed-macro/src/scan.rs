@@ -1,0 +1,240 @@
+//! Walk the folder: filters, URL paths, the embed/on-disk split.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use walkdir::WalkDir;
+
+use crate::errors::Errors;
+use crate::options::Options;
+
+/// One file to embed or list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileEntry {
+    /// The URL path: `/` plus the `/`-separated path below the folder.
+    pub(crate) url_path: String,
+    /// Absolute path, for reading and `include_bytes!`.
+    pub(crate) abs_path: PathBuf,
+    /// The path below the folder, `/`-separated (`css/app.css`).
+    pub(crate) relative: String,
+    pub(crate) len: u64,
+    /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
+    /// (reproducible builds), else the file's modification time.
+    pub(crate) modified: u64,
+    /// `false` when the file is over `max_embed_size` and is served from disk.
+    pub(crate) embed: bool,
+}
+
+/// Lists the files below `options.root`, sorted by URL path.
+pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
+    let mut errors = Errors::default();
+    let shown = |relative: &str| display_path(&options.root_display, relative);
+    match std::fs::metadata(&options.root) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            errors.at_span(
+                options.root_span,
+                format!("`{}` is not a folder", options.root_display),
+            );
+            return errors.finish().map(|()| Vec::new());
+        }
+        Err(err) => {
+            let msg = if err.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    "folder `{}` not found (paths are relative to the crate root)",
+                    options.root_display
+                )
+            } else {
+                format!(
+                    "cannot read folder `{}`: {}",
+                    options.root_display,
+                    io_cause(&err)
+                )
+            };
+            errors.at_span(options.root_span, msg);
+            return errors.finish().map(|()| Vec::new());
+        }
+    }
+    let source_date_epoch = source_date_epoch();
+    let dotfiles = options.dotfiles;
+    let walker = WalkDir::new(&options.root)
+        .follow_links(options.follow_symlinks)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(move |entry| dotfiles || entry.depth() == 0 || !is_dot(entry.file_name()));
+    let mut files = Vec::new();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let relative = err
+                    .path()
+                    .and_then(|p| p.strip_prefix(&options.root).ok())
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .unwrap_or_default();
+                let cause = if err.loop_ancestor().is_some() {
+                    "symbolic link loop".to_owned()
+                } else {
+                    err.io_error().map_or_else(|| err.to_string(), io_cause)
+                };
+                errors.at_span(
+                    options.root_span,
+                    format!("cannot read `{}`: {cause}", shown(&relative)),
+                );
+                continue;
+            }
+        };
+        let file_type = entry.file_type();
+        if file_type.is_dir() || file_type.is_symlink() {
+            // A symlink is only seen here when not following links: skipped by design.
+            continue;
+        }
+        let Ok(below) = entry.path().strip_prefix(&options.root) else {
+            continue;
+        };
+        let relative = match relative_url_path(below) {
+            Ok(relative) => relative,
+            Err(msg) => {
+                let lossy = below.to_string_lossy().replace('\\', "/");
+                errors.at_span(options.root_span, format!("`{}`: {msg}", shown(&lossy)));
+                continue;
+            }
+        };
+        if options
+            .include
+            .as_ref()
+            .is_some_and(|set| !set.is_match(&relative))
+            || options
+                .exclude
+                .as_ref()
+                .is_some_and(|set| set.is_match(&relative))
+        {
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(meta) => meta,
+            Err(err) => {
+                let cause = err.io_error().map_or_else(|| err.to_string(), io_cause);
+                errors.at_span(
+                    options.root_span,
+                    format!("cannot read `{}`: {cause}", shown(&relative)),
+                );
+                continue;
+            }
+        };
+        let len = meta.len();
+        let embed = len <= options.max_embed_size;
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs());
+        files.push(FileEntry {
+            url_path: format!("/{relative}"),
+            abs_path: entry.path().to_path_buf(),
+            relative,
+            len,
+            // On-disk files keep their real mtime: the runtime re-checks it.
+            modified: if embed {
+                source_date_epoch.unwrap_or(mtime)
+            } else {
+                mtime
+            },
+            embed,
+        });
+    }
+    errors.finish()?;
+    files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
+    Ok(files)
+}
+
+/// `SOURCE_DATE_EPOCH` (reproducible-builds.org), when set to whole seconds.
+fn source_date_epoch() -> Option<u64> {
+    std::env::var("SOURCE_DATE_EPOCH").ok()?.trim().parse().ok()
+}
+
+fn is_dot(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// The `/`-separated, UTF-8 path below the folder; on every OS the same key.
+pub(crate) fn relative_url_path(below: &Path) -> Result<String, &'static str> {
+    let mut segments = Vec::new();
+    for component in below.components() {
+        let Component::Normal(name) = component else {
+            return Err("unexpected path component");
+        };
+        let Some(name) = name.to_str() else {
+            return Err("file name is not valid UTF-8, so it has no URL; rename it or exclude it");
+        };
+        if name.contains('\\') {
+            return Err(
+                "file name contains `\\`, which no request path can name; rename it or exclude it",
+            );
+        }
+        if name.chars().any(char::is_control) {
+            return Err("file name contains a control character, which no request path can name; rename it or exclude it");
+        }
+        segments.push(name);
+    }
+    Ok(segments.join("/"))
+}
+
+/// `public` + `css/app.css` → `public/css/app.css`: messages show paths as written.
+pub(crate) fn display_path(root_display: &str, relative: &str) -> String {
+    if relative.is_empty() {
+        return root_display.to_owned();
+    }
+    format!("{}/{relative}", root_display.trim_end_matches('/'))
+}
+
+/// An I/O error's cause, lowercase like the rest of our messages.
+pub(crate) fn io_cause(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::NotFound => "not found".to_owned(),
+        _ => {
+            let text = err.to_string();
+            // Drop the " (os error 13)" suffix: it differs between systems.
+            text.split(" (os error")
+                .next()
+                .unwrap_or(&text)
+                .to_lowercase()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_paths_are_slash_separated_utf8() {
+        assert_eq!(
+            relative_url_path(Path::new("css/app.css")).unwrap(),
+            "css/app.css"
+        );
+        assert_eq!(
+            relative_url_path(Path::new("café.txt")).unwrap(),
+            "café.txt"
+        );
+        assert!(relative_url_path(Path::new("a\\b.txt")).is_err());
+        assert!(relative_url_path(Path::new("a\nb")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_names_are_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        let err = relative_url_path(Path::new(name)).unwrap_err();
+        assert!(err.contains("not valid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn display_paths_join_as_written() {
+        assert_eq!(display_path("public", "css/a.css"), "public/css/a.css");
+        assert_eq!(display_path("public/", "a"), "public/a");
+        assert_eq!(display_path("public", ""), "public");
+    }
+}

@@ -1,0 +1,389 @@
+//! The embedded table: [`Assets`], [`Asset`], [`Variant`], [`Encoding`].
+//!
+//! Everything here is built by `const fn`s from what the macro generates, so a request
+//! finds every header value ready and every body as a `&'static [u8]`.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use http::HeaderValue;
+
+/// A content coding the server can store a body in (RFC 9110 §8.4.1).
+///
+/// The declaration order is the server's preference among codings a client accepts
+/// with equal q-values: brotli first, then gzip, then identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// `br` (RFC 7932): the smallest bodies.
+    Brotli,
+    /// `gzip` (RFC 1952).
+    Gzip,
+    /// No content coding: the file's own bytes.
+    Identity,
+}
+
+impl Encoding {
+    /// Every coding, in the server's order of preference.
+    pub const ALL: [Encoding; 3] = [Encoding::Brotli, Encoding::Gzip, Encoding::Identity];
+
+    /// The token used in `Content-Encoding` and `Accept-Encoding`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Brotli => "br",
+            Encoding::Gzip => "gzip",
+            Encoding::Identity => "identity",
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A string computed by the macro, kept both as text (for the API) and as a ready
+/// header value (for responses), so neither is converted per request.
+#[derive(Clone)]
+pub(crate) struct HeaderText {
+    pub(crate) text: &'static str,
+    pub(crate) value: HeaderValue,
+}
+
+impl HeaderText {
+    /// Validated at compile time: an invalid header value fails the build, never a request.
+    pub(crate) const fn new(text: &'static str) -> Self {
+        HeaderText {
+            text,
+            value: HeaderValue::from_static(text),
+        }
+    }
+}
+
+impl fmt::Debug for HeaderText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.text, f)
+    }
+}
+
+/// One stored representation of an asset: its bytes in one content coding.
+///
+/// Each variant has its own strong ETag (RFC 9110 §8.8.3: representations with different
+/// content codings must not share a strong validator).
+#[derive(Debug)]
+pub struct Variant {
+    encoding: Encoding,
+    etag: HeaderText,
+    content_length: HeaderText,
+    body: &'static [u8],
+}
+
+impl Variant {
+    /// The content coding of [`body`](Self::body).
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The quoted strong entity tag of this representation, e.g. `"1f3a…"`.
+    pub fn etag(&self) -> &'static str {
+        self.etag.text
+    }
+
+    /// The stored bytes, already encoded; empty for an on-disk asset.
+    pub fn body(&self) -> &'static [u8] {
+        self.body
+    }
+
+    /// Length in bytes of this representation.
+    pub fn len(&self) -> u64 {
+        self.body.len() as u64
+    }
+
+    /// Whether this representation has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.body.is_empty()
+    }
+
+    pub(crate) fn etag_value(&self) -> &HeaderValue {
+        &self.etag.value
+    }
+
+    pub(crate) fn content_length_value(&self) -> &HeaderValue {
+        &self.content_length.value
+    }
+}
+
+/// One file of the embedded folder, with everything a response needs precomputed.
+#[derive(Debug)]
+pub struct Asset {
+    path: &'static str,
+    content_type: HeaderText,
+    last_modified: HeaderText,
+    modified: u64,
+    len: u64,
+    identity: Variant,
+    gzip: Option<Variant>,
+    br: Option<Variant>,
+    disk_path: Option<&'static str>,
+}
+
+impl Asset {
+    /// The URL path this asset answers to, e.g. `/css/app.css` (decoded, `/`-separated).
+    pub fn path(&self) -> &'static str {
+        self.path
+    }
+
+    /// The `Content-Type`, with `; charset=utf-8` for text that is valid UTF-8.
+    pub fn content_type(&self) -> &'static str {
+        self.content_type.text
+    }
+
+    /// The strong ETag of the identity (unencoded) representation, quoted.
+    pub fn etag(&self) -> &'static str {
+        self.identity.etag.text
+    }
+
+    /// `Last-Modified` as an HTTP date (`SOURCE_DATE_EPOCH` when set at build time,
+    /// else the file's modification time).
+    pub fn last_modified(&self) -> &'static str {
+        self.last_modified.text
+    }
+
+    /// [`last_modified`](Self::last_modified) as a time.
+    pub fn modified(&self) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(self.modified)
+    }
+
+    /// Length of the file's own (identity) bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `true` when the bytes are in the binary; `false` for a file over
+    /// `max_embed_size`, which is listed but read from disk.
+    pub fn is_embedded(&self) -> bool {
+        self.disk_path.is_none()
+    }
+
+    /// For an on-disk asset, its path relative to the embedded folder.
+    pub fn disk_path(&self) -> Option<&'static str> {
+        self.disk_path
+    }
+
+    /// The stored representations, in the server's order of preference (identity last).
+    pub fn variants(&self) -> impl Iterator<Item = &Variant> + '_ {
+        self.br.iter().chain(&self.gzip).chain(Some(&self.identity))
+    }
+
+    /// The representation stored in `encoding`, if any.
+    pub fn variant(&self, encoding: Encoding) -> Option<&Variant> {
+        match encoding {
+            Encoding::Identity => Some(&self.identity),
+            Encoding::Gzip => self.gzip.as_ref(),
+            Encoding::Brotli => self.br.as_ref(),
+        }
+    }
+
+    /// The body stored in `encoding`: `None` if that coding is not stored, or if the
+    /// asset lives on disk.
+    pub fn body(&self, encoding: Encoding) -> Option<&'static [u8]> {
+        if !self.is_embedded() {
+            return None;
+        }
+        self.variant(encoding).map(Variant::body)
+    }
+
+    /// Whether any encoded variant exists, i.e. whether responses depend on
+    /// `Accept-Encoding` and so carry `Vary: Accept-Encoding`.
+    pub fn is_negotiated(&self) -> bool {
+        self.gzip.is_some() || self.br.is_some()
+    }
+
+    pub(crate) fn identity(&self) -> &Variant {
+        &self.identity
+    }
+
+    pub(crate) fn content_type_value(&self) -> &HeaderValue {
+        &self.content_type.value
+    }
+
+    pub(crate) fn last_modified_value(&self) -> &HeaderValue {
+        &self.last_modified.value
+    }
+
+    pub(crate) fn modified_secs(&self) -> u64 {
+        self.modified
+    }
+
+    /// Builds an asset from the macro's output; evaluated at compile time.
+    #[doc(hidden)]
+    pub const fn __new(init: AssetInit) -> Asset {
+        // Each arm builds the whole value: const fns cannot drop partial tuples of
+        // `HeaderValue`s.
+        match init.source {
+            Source::Embedded { identity, gzip, br } => Asset {
+                path: init.path,
+                content_type: HeaderText::new(init.content_type),
+                last_modified: HeaderText::new(init.last_modified),
+                modified: init.modified,
+                len: init.len,
+                identity: identity_variant(init.etag, init.content_length, identity),
+                gzip: encoded(Encoding::Gzip, gzip),
+                br: encoded(Encoding::Brotli, br),
+                disk_path: None,
+            },
+            Source::OnDisk { relative_path } => Asset {
+                path: init.path,
+                content_type: HeaderText::new(init.content_type),
+                last_modified: HeaderText::new(init.last_modified),
+                modified: init.modified,
+                len: init.len,
+                identity: identity_variant(init.etag, init.content_length, &[]),
+                gzip: None,
+                br: None,
+                disk_path: Some(relative_path),
+            },
+        }
+    }
+}
+
+const fn identity_variant(
+    etag: &'static str,
+    content_length: &'static str,
+    body: &'static [u8],
+) -> Variant {
+    Variant {
+        encoding: Encoding::Identity,
+        etag: HeaderText::new(etag),
+        content_length: HeaderText::new(content_length),
+        body,
+    }
+}
+
+const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Variant> {
+    match init {
+        Some(init) => Some(Variant {
+            encoding,
+            etag: HeaderText::new(init.etag),
+            content_length: HeaderText::new(init.content_length),
+            body: init.body,
+        }),
+        None => None,
+    }
+}
+
+/// What the macro writes for one file. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct AssetInit {
+    pub path: &'static str,
+    pub content_type: &'static str,
+    pub etag: &'static str,
+    pub last_modified: &'static str,
+    pub modified: u64,
+    pub len: u64,
+    pub content_length: &'static str,
+    pub source: Source,
+}
+
+/// Where an asset's bytes come from. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Source {
+    Embedded {
+        identity: &'static [u8],
+        gzip: Option<EncodedInit>,
+        br: Option<EncodedInit>,
+    },
+    OnDisk {
+        relative_path: &'static str,
+    },
+}
+
+/// One precompressed body. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct EncodedInit {
+    pub etag: &'static str,
+    pub content_length: &'static str,
+    pub body: &'static [u8],
+}
+
+/// Every file of one `embed_assets!` folder, looked up by URL path.
+///
+/// Built at compile time: `static ASSETS: Assets = embed_assets!("public");`.
+pub struct Assets {
+    map: &'static phf::Map<&'static str, u32>,
+    files: &'static [Asset],
+}
+
+impl Assets {
+    /// Wraps the macro's perfect-hash map and file table. Not a stable API.
+    #[doc(hidden)]
+    pub const fn __new(map: &'static phf::Map<&'static str, u32>, files: &'static [Asset]) -> Self {
+        Assets { map, files }
+    }
+
+    /// An empty set, which the macro emits next to its compile error.
+    #[doc(hidden)]
+    pub const EMPTY: Assets = Assets {
+        map: &phf::Map {
+            key: 0,
+            disps: &[],
+            entries: &[],
+        },
+        files: &[],
+    };
+
+    /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no
+    /// index-file or trailing-slash handling, which belongs to the service).
+    pub fn get(&self, path: &str) -> Option<&'static Asset> {
+        self.index_of(path).map(|index| &self.files[index])
+    }
+
+    /// Every asset, sorted by path.
+    pub fn iter(&self) -> std::slice::Iter<'static, Asset> {
+        self.files.iter()
+    }
+
+    /// How many assets there are, embedded and on disk.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether the folder was empty.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub(crate) fn index_of(&self, path: &str) -> Option<usize> {
+        self.map.get(path).map(|&index| index as usize)
+    }
+
+    pub(crate) fn files(&self) -> &'static [Asset] {
+        self.files
+    }
+}
+
+impl fmt::Debug for Assets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.files.iter().map(Asset::path))
+            .finish()
+    }
+}
+
+impl IntoIterator for &Assets {
+    type Item = &'static Asset;
+    type IntoIter = std::slice::Iter<'static, Asset>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}

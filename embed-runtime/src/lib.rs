@@ -1,0 +1,129 @@
+//! Embed a web frontend in the binary at compile time and serve it from memory.
+//!
+//! One macro call walks a folder while your crate compiles; the binary then carries
+//! every file with its strong ETag, MIME type, `Last-Modified`, and precompressed gzip
+//! and brotli bodies. Serving is a perfect-hash lookup and a `&'static [u8]` handed to
+//! the socket: no file system, no hashing, no compression at run time.
+//!
+//! # Quick start
+//!
+//! ```no_run
+//! use axum::{routing::get, Router};
+//! use embed_runtime::{embed_assets, Assets};
+//!
+//! // The folder is relative to the crate root (CARGO_MANIFEST_DIR).
+//! static ASSETS: Assets = embed_assets!("../examples/public");
+//!
+//! # async fn run() {
+//! let app = Router::new()
+//!     .route("/api/health", get(|| async { "ok" }))
+//!     .fallback_service(ASSETS.service());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await.unwrap();
+//! axum::serve(listener, app).await.unwrap();
+//! # }
+//! ```
+//!
+//! Without a web framework, look assets up directly:
+//!
+//! ```
+//! # use embed_runtime::{embed_assets, Assets, Encoding};
+//! # static ASSETS: Assets = embed_assets!("../examples/public");
+//! let css = ASSETS.get("/css/app.css").expect("embedded");
+//! assert!(css.content_type().starts_with("text/css"));
+//! assert!(css.etag().starts_with('"'));
+//! assert!(css.body(Encoding::Brotli).is_some());
+//! for asset in ASSETS.iter() {
+//!     println!("{} {} bytes", asset.path(), asset.len());
+//! }
+//! ```
+//!
+//! # Features
+//!
+//! | feature | what it enables | default |
+//! |---|---|---|
+//! | `axum` | `tower_service::Service` for [`ServeAssets`], for axum 0.8's `fallback_service` / `nest_service` and hyper-util | yes |
+//!
+//! # HTTP behaviour
+//!
+//! [`ServeAssets`] follows RFC 9110: GET and HEAD (405 with `Allow` otherwise);
+//! `Accept-Encoding` with q-values; a distinct strong ETag per stored encoding;
+//! `If-Match`, `If-Unmodified-Since`, `If-None-Match` (weak comparison over lists) and
+//! `If-Modified-Since` in the RFC's order, giving 412 and 304; `Vary: Accept-Encoding`
+//! on every response of an asset that has encoded variants, and only there.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod asset;
+mod body;
+mod error;
+mod negotiate;
+mod path;
+mod precondition;
+mod respond;
+mod service;
+
+pub use asset::{Asset, Assets, Encoding, Variant};
+pub use body::Body;
+pub use error::Error;
+pub use service::{ServeAssets, DEFAULT_CACHE_CONTROL};
+
+/// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.
+///
+/// ```
+/// use embed_runtime::{embed_assets, Assets};
+///
+/// static ASSETS: Assets = embed_assets!("../examples/public");
+/// static SMALL: Assets = embed_assets!(
+///     "../examples/public",
+///     max_embed_size = "16 KiB", // larger files are listed, and served from disk
+///     include = ["*.css", "*.js"],
+///     brotli = false,
+/// );
+/// assert!(SMALL.iter().all(|a| a.path().ends_with(".css") || a.path().ends_with(".js")));
+/// ```
+///
+/// The first argument is the folder, relative to the crate root (`CARGO_MANIFEST_DIR`)
+/// or absolute; `$VAR` and `${VAR}` are replaced from the environment, so a frontend
+/// built into `$OUT_DIR/site` by a build script can be embedded. Options follow as
+/// `key = value`:
+///
+/// | option | value | default | meaning |
+/// |---|---|---|---|
+/// | `max_embed_size` | bytes, or a string like `"5 MiB"` (B, KB, KiB, MB, MiB, GB, GiB) | `"5 MiB"` | larger files are not embedded but listed as on-disk entries |
+/// | `gzip` | `true`/`false` | `true` | store a gzip body (best level) where it pays |
+/// | `brotli` | `true`/`false` | `true` | store a brotli body (quality 11) where it pays |
+/// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |
+/// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one |
+/// | `dotfiles` | `true`/`false` | `false` | embed files and folders whose name starts with `.` |
+/// | `follow_symlinks` | `true`/`false` | `false` | follow symbolic links instead of skipping them |
+/// | `crate` | a path | `::embed_runtime` via `$crate` | where the generated code finds this crate |
+///
+/// Globs match the `/`-separated path below the folder (`css/app.css`); `*` also
+/// matches across `/`, so `*.map` excludes source maps at any depth.
+///
+/// An encoded body is kept only when it pays: at least 10% and at least 128 bytes
+/// smaller than the file. Formats that are compressed already (images other than SVG
+/// and ICO, fonts, audio, video, archives) are never recompressed.
+///
+/// Every mistake is a compile error at the offending argument, all reported at once.
+///
+/// Editing an embedded file rebuilds the crate (the macro uses `include_bytes!`).
+/// Cargo does not notice added or removed files on its own; add a build script with
+/// `println!("cargo:rerun-if-changed=public");` for that.
+#[macro_export]
+macro_rules! embed_assets {
+    ($($args:tt)*) => {
+        $crate::__private::embed_assets!([$crate] $($args)*)
+    };
+}
+
+/// What generated code uses. Not a stable API: it changes with the macro.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::asset::{Asset, AssetInit, Assets, EncodedInit, Source};
+    pub use ::core::option::Option::{None, Some};
+    pub use embed_macro::embed_assets;
+    pub use phf;
+}

@@ -1,0 +1,275 @@
+//! `Accept-Encoding` → which stored body to send (RFC 9110 §12.5.3).
+
+use http::header::GetAll;
+use http::HeaderValue;
+
+use crate::asset::Encoding;
+
+/// A q-value scaled to an integer: `q=0.5` is 500, `q=1` is 1000 (RFC 9110 §12.4.2).
+pub(crate) type Quality = u16;
+
+/// What the client said about each coding we can store; `None` when not mentioned.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Preferences {
+    br: Option<Quality>,
+    gzip: Option<Quality>,
+    identity: Option<Quality>,
+    any: Option<Quality>,
+}
+
+/// Picks the stored encoding to send.
+///
+/// - No `Accept-Encoding` field: identity. RFC 9110 allows any coding then, but clients
+///   that send nothing (scripts, old tools) rarely decode anything.
+/// - Otherwise each offered coding gets its listed q-value, else the `*` q-value, else
+///   0 (for identity: acceptable, but ranked below every listed coding). The highest
+///   q wins; ties go to the server's preference (`Encoding`'s order: br, gzip, identity).
+/// - Codings are case-insensitive, `x-gzip` is `gzip` (RFC 9110 §8.4.1.3), repeated
+///   field lines are one list, and members with an invalid q-value are ignored.
+/// - When nothing offered is acceptable (`identity;q=0` with no other match), the
+///   preference is disregarded and identity is sent, as §12.1 permits, rather than 406:
+///   a page that renders beats an error a browser shows raw.
+pub(crate) fn choose_encoding(
+    accept: GetAll<'_, HeaderValue>,
+    gzip_offered: bool,
+    br_offered: bool,
+) -> Encoding {
+    let mut lines = accept.iter().peekable();
+    if lines.peek().is_none() {
+        return Encoding::Identity;
+    }
+    let prefs = parse(lines.map(HeaderValue::as_bytes));
+    let quality = |listed: Option<Quality>| listed.or(prefs.any).unwrap_or(0);
+    // Identity is acceptable unless excluded: rank it just above zero when unlisted.
+    let identity = prefs.identity.or(prefs.any).unwrap_or(1);
+    let mut best = (identity, Encoding::Identity);
+    for (offered, listed, encoding) in [
+        (gzip_offered, prefs.gzip, Encoding::Gzip),
+        (br_offered, prefs.br, Encoding::Brotli),
+    ] {
+        let q = quality(listed);
+        // `>=` because the loop goes from least to most preferred.
+        if offered && q > 0 && q >= best.0 {
+            best = (q, encoding);
+        }
+    }
+    best.1
+}
+
+fn parse<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Preferences {
+    let mut prefs = Preferences::default();
+    for member in lines.flat_map(|line| line.split(|&b| b == b',')) {
+        let mut parts = member.split(|&b| b == b';');
+        let coding = trim(parts.next().unwrap_or_default());
+        if coding.is_empty() {
+            continue;
+        }
+        let mut q = Some(1000);
+        for param in parts {
+            let param = trim(param);
+            if let Some(value) = param
+                .strip_prefix(b"q=")
+                .or_else(|| param.strip_prefix(b"Q="))
+            {
+                q = parse_quality(value);
+            }
+        }
+        let Some(q) = q else { continue };
+        let slot = if coding.eq_ignore_ascii_case(b"br") {
+            &mut prefs.br
+        } else if coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip") {
+            &mut prefs.gzip
+        } else if coding.eq_ignore_ascii_case(b"identity") {
+            &mut prefs.identity
+        } else if coding == b"*" {
+            &mut prefs.any
+        } else {
+            continue;
+        };
+        // A coding listed twice keeps its highest weight.
+        *slot = Some(slot.map_or(q, |old| old.max(q)));
+    }
+    prefs
+}
+
+/// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )` (RFC 9110 §12.4.2).
+pub(crate) fn parse_quality(value: &[u8]) -> Option<Quality> {
+    let (int, frac) = match value {
+        [int] => (*int, &[][..]),
+        [int, b'.', frac @ ..] if frac.len() <= 3 => (*int, frac),
+        _ => return None,
+    };
+    if !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut thousandths: Quality = 0;
+    for i in 0..3 {
+        let digit = frac.get(i).map_or(0, |d| Quality::from(d - b'0'));
+        thousandths = thousandths * 10 + digit;
+    }
+    match int {
+        b'0' => Some(thousandths),
+        b'1' if thousandths == 0 => Some(1000),
+        _ => None,
+    }
+}
+
+fn trim(bytes: &[u8]) -> &[u8] {
+    let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = bytes.iter().position(|b| !is_ows(b)).unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_ows(b))
+        .map_or(start, |i| i + 1);
+    &bytes[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::header::ACCEPT_ENCODING;
+    use http::HeaderMap;
+
+    /// `choose_encoding` with br and gzip on offer, one field line per `lines` entry.
+    fn choose_lines(lines: &[&str]) -> Encoding {
+        let mut headers = HeaderMap::new();
+        for line in lines {
+            headers.append(ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
+        }
+        choose_encoding(headers.get_all(ACCEPT_ENCODING), true, true)
+    }
+
+    fn choose(accept: &str) -> Encoding {
+        choose_lines(&[accept])
+    }
+
+    #[test]
+    fn no_field_means_identity_and_an_empty_field_means_identity_only() {
+        assert_eq!(choose_lines(&[]), Encoding::Identity);
+        assert_eq!(choose(""), Encoding::Identity);
+    }
+
+    #[test]
+    fn brotli_is_preferred_over_gzip_at_equal_quality() {
+        for accept in [
+            "gzip, br",
+            "br, gzip",
+            "gzip, deflate, br, zstd",
+            "*",
+            "BR, GZIP",
+        ] {
+            assert_eq!(
+                choose(accept),
+                Encoding::Brotli,
+                "Accept-Encoding: {accept}"
+            );
+        }
+    }
+
+    #[test]
+    fn higher_quality_wins_over_server_preference() {
+        for (accept, expected) in [
+            ("br;q=0.5, gzip", Encoding::Gzip),
+            ("br;q=0.5, gzip;q=0.501", Encoding::Gzip),
+            ("gzip;q=0.9, identity;q=1", Encoding::Identity),
+            ("br;q=0.1, identity;q=0.05", Encoding::Brotli),
+            ("gzip;q=0.001", Encoding::Gzip),
+            ("*;q=0.5, br;q=0.4", Encoding::Gzip),
+        ] {
+            assert_eq!(choose(accept), expected, "Accept-Encoding: {accept}");
+        }
+    }
+
+    #[test]
+    fn q_zero_excludes_an_encoding() {
+        for (accept, expected) in [
+            ("br;q=0, gzip", Encoding::Gzip),
+            ("br;q=0.000, gzip;q=0", Encoding::Identity),
+            ("gzip;q=0", Encoding::Identity),
+            ("*;q=0, identity", Encoding::Identity),
+            ("*;q=0, gzip;q=0.2", Encoding::Gzip),
+            ("br;Q=0, gzip", Encoding::Gzip),
+            ("br ; q=0 , gzip", Encoding::Gzip),
+        ] {
+            assert_eq!(choose(accept), expected, "Accept-Encoding: {accept}");
+        }
+    }
+
+    #[test]
+    fn identity_excluded_still_gets_a_body() {
+        // Nothing acceptable is stored: the preference is disregarded (RFC 9110 §12.1).
+        assert_eq!(choose("identity;q=0"), Encoding::Identity);
+        assert_eq!(choose("*;q=0"), Encoding::Identity);
+        assert_eq!(choose("identity;q=0, gzip"), Encoding::Gzip);
+    }
+
+    #[test]
+    fn x_gzip_is_gzip_and_unknown_codings_are_ignored() {
+        assert_eq!(choose("x-gzip"), Encoding::Gzip);
+        assert_eq!(choose("compress, deflate"), Encoding::Identity);
+        assert_eq!(choose("zstd;q=1, gzip;q=0.1"), Encoding::Gzip);
+    }
+
+    #[test]
+    fn repeated_field_lines_are_one_list() {
+        assert_eq!(choose_lines(&["gzip", "br"]), Encoding::Brotli);
+        assert_eq!(choose_lines(&["br;q=0", "gzip"]), Encoding::Gzip);
+        assert_eq!(choose_lines(&["", "gzip"]), Encoding::Gzip);
+    }
+
+    #[test]
+    fn substrings_do_not_count() {
+        // "gzip;q=0" must not be read as "gzip is accepted", nor "brotli" as "br".
+        assert_eq!(choose("brotli, xgzip"), Encoding::Identity);
+        assert_eq!(choose("gzip;q=0, br;q=0"), Encoding::Identity);
+    }
+
+    #[test]
+    fn invalid_quality_values_drop_the_member() {
+        for accept in [
+            "br;q=2",
+            "br;q=1.5",
+            "br;q=0.1234",
+            "br;q=abc",
+            "br;q=",
+            "br;q=-1",
+            "br;q=.5",
+        ] {
+            assert_eq!(
+                choose(accept),
+                Encoding::Identity,
+                "Accept-Encoding: {accept}"
+            );
+        }
+        assert_eq!(choose("br;q=1.000"), Encoding::Brotli);
+        assert_eq!(choose("br;q=1., gzip;q=0.9"), Encoding::Brotli);
+    }
+
+    #[test]
+    fn only_offered_codings_are_chosen() {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"));
+        let all = || headers.get_all(ACCEPT_ENCODING);
+        assert_eq!(choose_encoding(all(), true, false), Encoding::Gzip);
+        assert_eq!(choose_encoding(all(), false, false), Encoding::Identity);
+    }
+
+    #[test]
+    fn quality_parsing_follows_the_grammar() {
+        for (text, expected) in [
+            ("0", Some(0)),
+            ("1", Some(1000)),
+            ("0.5", Some(500)),
+            ("0.05", Some(50)),
+            ("0.125", Some(125)),
+            ("1.0", Some(1000)),
+            ("1.", Some(1000)),
+            ("1.001", None),
+            ("0.", Some(0)),
+            ("2", None),
+            ("", None),
+        ] {
+            assert_eq!(parse_quality(text.as_bytes()), expected, "q={text}");
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! Request path → the key the assets are stored under.
+//!
+//! The security model is the table itself: only paths the macro embedded or listed
+//! can ever be served. Decoding is still strict, so that nothing odd reaches a lookup
+//! and a directory redirect can never be steered elsewhere.
+
+use std::borrow::Cow;
+
+use percent_encoding::percent_decode_str;
+
+/// Percent-decodes a request path once (upper- or lower-case hex; the result must be
+/// UTF-8) and refuses what no asset key can contain: `.`/`..` segments, backslashes,
+/// NUL and other control characters, a missing leading `/`.
+///
+/// Returns `None` for a path that must be answered with 404. Borrows when the path
+/// has no `%`, so the common request allocates nothing.
+pub(crate) fn decode(raw: &str) -> Option<Cow<'_, str>> {
+    // NOTE: decode exactly once: `%252e` must stay `%2e`, never become `.`.
+    let decoded = percent_decode_str(raw).decode_utf8().ok()?;
+    is_safe(&decoded).then_some(decoded)
+}
+
+fn is_safe(path: &str) -> bool {
+    path.starts_with('/')
+        && !path.contains(|c: char| c == '\\' || c.is_control())
+        && !path
+            .split('/')
+            .any(|segment| segment == "." || segment == "..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_paths_are_borrowed_unchanged() {
+        let decoded = decode("/css/app.css").unwrap();
+        assert!(matches!(decoded, Cow::Borrowed("/css/app.css")));
+    }
+
+    #[test]
+    fn percent_escapes_decode_in_either_case() {
+        assert_eq!(decode("/caf%C3%A9.txt").unwrap(), "/café.txt");
+        assert_eq!(decode("/caf%c3%a9.txt").unwrap(), "/café.txt");
+        assert_eq!(decode("/with%20space.txt").unwrap(), "/with space.txt");
+        assert_eq!(
+            decode("/a+b").unwrap(),
+            "/a+b",
+            "`+` is not a space in a path"
+        );
+    }
+
+    #[test]
+    fn traversal_in_any_encoding_is_refused() {
+        for raw in [
+            "/../secret",
+            "/css/../index.html",
+            "/%2e%2e/secret",
+            "/%2E%2E/secret",
+            "/.%2e/secret",
+            "/css/%2e%2e%2fsecret",
+            "/./index.html",
+            "/..",
+            "/..\\secret",
+            "/%5c..%5csecret",
+            "/a\\b",
+            "/a%00b",
+            "/a%0ab",
+            "/%ff",
+            "/%c0%ae%c0%ae/secret",
+            "relative",
+            "",
+        ] {
+            assert_eq!(decode(raw), None, "{raw:?} must be refused");
+        }
+    }
+
+    #[test]
+    fn double_encoding_decodes_only_once() {
+        assert_eq!(decode("/%252e%252e/secret").unwrap(), "/%2e%2e/secret");
+    }
+
+    #[test]
+    fn dots_inside_names_are_fine() {
+        assert_eq!(decode("/.well-known/x").unwrap(), "/.well-known/x");
+        assert_eq!(decode("/a..b/c...").unwrap(), "/a..b/c...");
+    }
+}
