@@ -15,8 +15,22 @@ fn runtime_import(runtime: &TokenStream) -> TokenStream {
 }
 
 /// The `Assets` expression for `assets` (sorted by URL path).
-pub(crate) fn assets_expr(assets: &[EncodedAsset], runtime: &TokenStream) -> TokenStream {
+///
+/// `root` is the absolute folder, emitted only when some file stays on disk: the
+/// runtime's default place to find it (so `cargo run` just works), and otherwise kept
+/// out of the binary for reproducible builds.
+pub(crate) fn assets_expr(
+    assets: &[EncodedAsset],
+    root: &Path,
+    runtime: &TokenStream,
+) -> TokenStream {
     let import = runtime_import(runtime);
+    let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
+        let root = root.to_string_lossy();
+        quote!(__embed::Some(#root))
+    } else {
+        quote!(__embed::None)
+    };
     let count = assets.len();
     let files = assets.iter().map(asset_tokens);
     let map = phf_map(assets);
@@ -24,7 +38,7 @@ pub(crate) fn assets_expr(assets: &[EncodedAsset], runtime: &TokenStream) -> Tok
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::Assets::__new(&MAP, &FILES)
+        __embed::Assets::__new(&MAP, &FILES, #root)
     }}
 }
 
@@ -159,7 +173,7 @@ mod tests {
                 },
             ),
         ];
-        let tokens = assets_expr(&assets, &quote!(::embed_runtime));
+        let tokens = assets_expr(&assets, Path::new("/abs/public"), &quote!(::embed_runtime));
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
         assert!(matches!(expr, syn::Expr::Block(_)));
         let text = tokens.to_string();
@@ -173,6 +187,10 @@ mod tests {
         );
         assert!(text.contains("relative_path : \"video.mp4\""), "{text}");
         assert!(!text.contains("b\""), "no byte-string literals: {text}");
+        assert!(
+            text.contains("Some (\"/abs/public\")"),
+            "root for on-disk files: {text}"
+        );
     }
 
     #[test]
@@ -197,9 +215,12 @@ mod tests {
             asset("/b.css", embedded(None)),
         ];
         let runtime = quote!(::embed_runtime);
-        assert_eq!(
-            assets_expr(&assets, &runtime).to_string(),
-            assets_expr(&assets, &runtime).to_string()
+        let root = Path::new("/abs/public");
+        let once = assets_expr(&assets, root, &runtime).to_string();
+        assert_eq!(once, assets_expr(&assets, root, &runtime).to_string());
+        assert!(
+            !once.contains("\"/abs/public\""),
+            "no absolute root without on-disk files"
         );
     }
 

@@ -134,8 +134,9 @@ fn encode_one(
             last_modified,
             modified: file.modified,
             len: file.len,
-            // Build-time validator from size and mtime, as the runtime computes it.
-            etag: format!("\"{:x}-{:x}\"", file.modified, file.len),
+            // NOTE: the runtime's `FileIdentity::etag` computes the same from the file
+            // it opens, so a file changed after the build gets a new tag.
+            etag: format!("\"{:x}-{:x}\"", file.mtime_nanos, file.len),
             body: Body::OnDisk {
                 relative: file.relative.clone(),
             },

@@ -20,7 +20,11 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
     let options = options::validate(args)?;
     let files = scan::scan_dir(&options)?;
     let assets = encode::encode_all(files, &options)?;
-    Ok(codegen::assets_expr(&assets, &options.runtime_path))
+    Ok(codegen::assets_expr(
+        &assets,
+        &options.root,
+        &options.runtime_path,
+    ))
 }
 
 /// The `[$crate]` prefix the `embed_runtime::embed_assets!` wrapper adds, found even

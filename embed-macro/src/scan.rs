@@ -21,6 +21,8 @@ pub(crate) struct FileEntry {
     /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
     /// (reproducible builds), else the file's modification time.
     pub(crate) modified: u64,
+    /// The file's own modification time in nanoseconds, for on-disk validators.
+    pub(crate) mtime_nanos: u128,
     /// `false` when the file is over `max_embed_size` and is served from disk.
     pub(crate) embed: bool,
 }
@@ -124,11 +126,12 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         };
         let len = meta.len();
         let embed = len <= options.max_embed_size;
-        let mtime = meta
+        let since_epoch = meta
             .modified()
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_secs());
+            .unwrap_or_default();
+        let mtime = since_epoch.as_secs();
         files.push(FileEntry {
             url_path: format!("/{relative}"),
             abs_path: entry.path().to_path_buf(),
@@ -140,6 +143,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             } else {
                 mtime
             },
+            mtime_nanos: since_epoch.as_nanos(),
             embed,
         });
     }

@@ -321,13 +321,18 @@ pub struct EncodedInit {
 pub struct Assets {
     map: &'static phf::Map<&'static str, u32>,
     files: &'static [Asset],
+    root: Option<&'static str>,
 }
 
 impl Assets {
     /// Wraps the macro's perfect-hash map and file table. Not a stable API.
     #[doc(hidden)]
-    pub const fn __new(map: &'static phf::Map<&'static str, u32>, files: &'static [Asset]) -> Self {
-        Assets { map, files }
+    pub const fn __new(
+        map: &'static phf::Map<&'static str, u32>,
+        files: &'static [Asset],
+        root: Option<&'static str>,
+    ) -> Self {
+        Assets { map, files, root }
     }
 
     /// An empty set, which the macro emits next to its compile error.
@@ -339,6 +344,7 @@ impl Assets {
             entries: &[],
         },
         files: &[],
+        root: None,
     };
 
     /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no
@@ -360,6 +366,12 @@ impl Assets {
     /// Whether the folder was empty.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
+    }
+
+    /// The absolute folder the macro read, where on-disk assets are looked for by
+    /// default; `None` when every file is embedded.
+    pub fn build_root(&self) -> Option<&'static str> {
+        self.root
     }
 
     pub(crate) fn index_of(&self, path: &str) -> Option<usize> {

@@ -1,38 +1,72 @@
-//! The response body: static bytes for embedded assets, nothing for HEAD and 304.
+//! The response body: static bytes for embedded assets, chunks read from disk for
+//! large files, nothing for HEAD and 304.
 
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
+use crate::disk::DiskBody;
 use crate::error::Error;
 
 /// The body of a response built by this crate.
 ///
-/// Embedded assets are one frame of `Bytes::from_static`: no copy, no allocation.
+/// Embedded assets are one frame of `Bytes::from_static` (no copy, no allocation);
+/// ranges of them are slices of the same static bytes. On-disk assets are read in
+/// chunks on tokio's blocking pool; if the file changes or fails mid-way, the body
+/// ends with an [`Error`], and the server closes the connection rather than let a
+/// client take short bytes for a whole file.
 #[derive(Debug, Default)]
 pub struct Body {
-    /// `None` once sent, and for empty bodies.
-    once: Option<Bytes>,
+    inner: Inner,
+}
+
+#[derive(Debug, Default)]
+enum Inner {
+    #[default]
+    Empty,
+    /// One frame: an embedded body or a range of it. No allocation.
+    Once(Bytes),
+    /// Frames sent in order: multipart responses.
+    Chunks(VecDeque<Bytes>),
+    Disk(Box<DiskBody>),
 }
 
 impl Body {
     /// A body with no bytes (HEAD, 304, redirects).
     pub fn empty() -> Self {
-        Body { once: None }
+        Body {
+            inner: Inner::Empty,
+        }
     }
 
     /// A body of static bytes.
     pub fn from_static(bytes: &'static [u8]) -> Self {
         Body::from(Bytes::from_static(bytes))
     }
+
+    pub(crate) fn from_chunks(chunks: VecDeque<Bytes>) -> Self {
+        Body {
+            inner: Inner::Chunks(chunks),
+        }
+    }
+
+    pub(crate) fn from_disk(disk: DiskBody) -> Self {
+        Body {
+            inner: Inner::Disk(Box::new(disk)),
+        }
+    }
 }
 
 impl From<Bytes> for Body {
     fn from(bytes: Bytes) -> Self {
+        if bytes.is_empty() {
+            return Body::empty();
+        }
         Body {
-            once: (!bytes.is_empty()).then_some(bytes),
+            inner: Inner::Once(bytes),
         }
     }
 }
@@ -43,22 +77,40 @@ impl http_body::Body for Body {
 
     fn poll_frame(
         self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
-        Poll::Ready(
-            self.get_mut()
-                .once
-                .take()
-                .map(|bytes| Ok(Frame::data(bytes))),
-        )
+        let inner = &mut self.get_mut().inner;
+        match inner {
+            Inner::Empty => Poll::Ready(None),
+            Inner::Once(_) => match std::mem::take(inner) {
+                Inner::Once(bytes) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                _ => Poll::Ready(None),
+            },
+            Inner::Chunks(chunks) => {
+                Poll::Ready(chunks.pop_front().map(|bytes| Ok(Frame::data(bytes))))
+            }
+            Inner::Disk(disk) => disk
+                .poll_chunk(cx)
+                .map(|chunk| chunk.map(|result| result.map(Frame::data))),
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.once.is_none()
+        match &self.inner {
+            Inner::Empty => true,
+            Inner::Once(_) => false,
+            Inner::Chunks(chunks) => chunks.is_empty(),
+            Inner::Disk(disk) => disk.remaining() == 0,
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.once.as_ref().map_or(0, |b| b.len() as u64))
+        SizeHint::with_exact(match &self.inner {
+            Inner::Empty => 0,
+            Inner::Once(bytes) => bytes.len() as u64,
+            Inner::Chunks(chunks) => chunks.iter().map(|c| c.len() as u64).sum(),
+            Inner::Disk(disk) => disk.remaining(),
+        })
     }
 }
 
@@ -67,23 +119,36 @@ mod tests {
     use super::*;
     use http_body::Body as _;
 
+    fn next(body: &mut Body) -> Option<Bytes> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        match Pin::new(body).poll_frame(&mut cx) {
+            Poll::Ready(Some(Ok(frame))) => Some(frame.into_data().unwrap()),
+            Poll::Ready(None) => None,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
     #[test]
     fn static_body_is_one_exact_frame() {
         let mut body = Body::from_static(b"hello");
         assert_eq!(body.size_hint().exact(), Some(5));
         assert!(!body.is_end_stream());
-        let waker = std::task::Waker::noop();
-        let mut cx = Context::from_waker(waker);
-        let frame = Pin::new(&mut body).poll_frame(&mut cx);
-        let Poll::Ready(Some(Ok(frame))) = frame else {
-            panic!("expected a frame")
-        };
-        assert_eq!(frame.into_data().unwrap(), "hello");
+        assert_eq!(next(&mut body).unwrap(), "hello");
         assert!(body.is_end_stream());
-        assert!(matches!(
-            Pin::new(&mut body).poll_frame(&mut cx),
-            Poll::Ready(None)
-        ));
+        assert_eq!(next(&mut body), None);
+    }
+
+    #[test]
+    fn chunks_come_in_order_with_an_exact_size() {
+        let mut body = Body::from_chunks(VecDeque::from([
+            Bytes::from_static(b"ab"),
+            Bytes::from_static(b"cde"),
+        ]));
+        assert_eq!(body.size_hint().exact(), Some(5));
+        assert_eq!(next(&mut body).unwrap(), "ab");
+        assert_eq!(body.size_hint().exact(), Some(3));
+        assert_eq!(next(&mut body).unwrap(), "cde");
+        assert!(body.is_end_stream());
     }
 
     #[test]
@@ -91,5 +156,6 @@ mod tests {
         let body = Body::empty();
         assert!(body.is_end_stream());
         assert_eq!(body.size_hint().exact(), Some(0));
+        assert!(Body::from(Bytes::new()).is_end_stream());
     }
 }

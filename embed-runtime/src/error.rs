@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io;
+use std::path::PathBuf;
 
 /// Why a response body could not be sent in full.
 ///
@@ -15,6 +16,33 @@ pub enum Error {
     Read(io::Error),
     /// An on-disk asset changed (was truncated or replaced) while it was being sent.
     Changed,
+    /// The start-up check found on-disk assets that cannot be served; every one is
+    /// listed.
+    Disk(Vec<DiskProblem>),
+}
+
+/// One on-disk asset that [`ServeAssets::check_disk`](crate::ServeAssets::check_disk)
+/// could not serve.
+#[derive(Debug)]
+pub struct DiskProblem {
+    /// Where it was looked for.
+    pub path: PathBuf,
+    /// Its URL path.
+    pub asset: &'static str,
+    /// What went wrong: not found, not a file, permission denied, ...
+    pub source: io::Error,
+}
+
+impl fmt::Display for DiskProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({}): {}",
+            self.asset,
+            self.path.display(),
+            self.source
+        )
+    }
 }
 
 impl fmt::Display for Error {
@@ -22,6 +50,13 @@ impl fmt::Display for Error {
         match self {
             Error::Read(_) => f.write_str("reading an on-disk asset failed"),
             Error::Changed => f.write_str("an on-disk asset changed while it was being sent"),
+            Error::Disk(problems) => {
+                write!(f, "{} on-disk asset(s) cannot be served:", problems.len())?;
+                for problem in problems {
+                    write!(f, "\n  {problem}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -30,7 +65,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Read(err) => Some(err),
-            Error::Changed => None,
+            Error::Changed | Error::Disk(_) => None,
         }
     }
 }

@@ -57,17 +57,22 @@
 
 mod asset;
 mod body;
+mod disk;
 mod error;
 mod negotiate;
 mod path;
 mod precondition;
+mod range;
 mod respond;
 mod service;
 
 pub use asset::{Asset, Assets, Encoding, Variant};
 pub use body::Body;
-pub use error::Error;
-pub use service::{ServeAssets, DEFAULT_CACHE_CONTROL};
+pub use disk::DEFAULT_CHUNK_SIZE;
+pub use error::{DiskProblem, Error};
+#[cfg(feature = "axum")]
+pub use service::ServiceFuture;
+pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.
 ///

@@ -87,6 +87,14 @@ pub(crate) struct EntityTag<'a> {
 }
 
 impl<'a> EntityTag<'a> {
+    /// Parses exactly one entity-tag; `None` if `bytes` is anything else.
+    pub(crate) fn from_bytes(bytes: &'a [u8]) -> Option<Self> {
+        match EntityTagList::parse_one(bytes)? {
+            (ListMember::Tag(tag), []) => Some(tag),
+            _ => None,
+        }
+    }
+
     /// RFC 9110 §8.8.3.2: strong comparison — both strong, same opaque tag.
     pub(crate) fn strong_eq(&self, etag: &str) -> bool {
         !self.weak && self.opaque == etag.as_bytes()
@@ -352,5 +360,19 @@ mod tests {
     #[test]
     fn failed_if_match_wins_over_matching_if_none_match() {
         assert_eq!(eval(&[(IF_MATCH, "\"x\""), (IF_NONE_MATCH, ETAG)]), Failed);
+    }
+
+    #[test]
+    fn single_entity_tags_parse_exactly() {
+        assert_eq!(
+            EntityTag::from_bytes(b"W/\"a\""),
+            Some(EntityTag {
+                weak: true,
+                opaque: b"\"a\""
+            })
+        );
+        assert_eq!(EntityTag::from_bytes(b"\"a\" "), None);
+        assert_eq!(EntityTag::from_bytes(b"*"), None);
+        assert_eq!(EntityTag::from_bytes(b"\"a b\""), None);
     }
 }

@@ -1,19 +1,69 @@
-//! The one place that builds `http::Response`s: composes the decisions of `negotiate`
-//! and `precondition` for an asset.
+//! The one place that builds `http::Response`s: composes the decisions of
+//! `negotiate`, `precondition` and `range` for a representation, whatever its bytes
+//! come from (the binary or the disk).
 
+use std::collections::VecDeque;
+
+use bytes::Bytes;
 use http::header::{
-    ACCEPT_ENCODING, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG,
-    LAST_MODIFIED, LOCATION, VARY,
+    ACCEPT_ENCODING, ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH,
+    CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION, VARY,
 };
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use crate::asset::{Asset, Encoding, Variant};
 use crate::body::Body;
+use crate::disk::Segment;
 use crate::negotiate::choose_encoding;
 use crate::precondition::{evaluate, Precondition, Validators};
+use crate::range::{select_ranges, ByteRange, RangeSelection};
 
 const ALLOWED: HeaderValue = HeaderValue::from_static("GET, HEAD");
+const BYTES: HeaderValue = HeaderValue::from_static("bytes");
+const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// The representation a response is about: what its headers state and its
+/// validators are compared with.
+#[derive(Debug)]
+pub(crate) struct Representation<'a> {
+    pub(crate) asset: &'a Asset,
+    pub(crate) encoding: Encoding,
+    pub(crate) validators: Validators<'a>,
+    pub(crate) etag: HeaderValue,
+    pub(crate) last_modified: HeaderValue,
+    pub(crate) len: u64,
+    /// `Content-Length` of the whole representation.
+    pub(crate) content_length: HeaderValue,
+}
+
+impl<'a> Representation<'a> {
+    /// The stored variant of an embedded asset.
+    pub(crate) fn embedded(asset: &'a Asset, variant: &'a Variant) -> Self {
+        Representation {
+            asset,
+            encoding: variant.encoding(),
+            validators: Validators {
+                etag: variant.etag(),
+                modified: asset.modified_secs(),
+            },
+            etag: variant.etag_value().clone(),
+            last_modified: asset.last_modified_value().clone(),
+            len: variant.len(),
+            content_length: variant.content_length_value().clone(),
+        }
+    }
+}
+
+/// Which bytes of the representation a response carries.
+#[derive(Debug)]
+pub(crate) enum Slices {
+    Whole,
+    One(ByteRange),
+    /// `multipart/byteranges`: part headers and ranges, in order.
+    Multipart(VecDeque<Segment>),
+}
 
 /// The stored representation a request gets: negotiated from `Accept-Encoding`.
 pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a Variant {
@@ -28,68 +78,167 @@ pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a V
     asset.variant(encoding).unwrap_or(asset.identity())
 }
 
-/// The response for an embedded asset to a GET or HEAD request.
-pub(crate) fn respond_embedded(
-    asset: &'static Asset,
+/// The response to a GET or HEAD of `rep`: preconditions (RFC 9110 §13.2.2), then
+/// ranges (§14), then the representation. `body` turns the chosen slices into a body;
+/// it is not called for HEAD, 304, 412 or 416.
+///
+/// Ranges apply to the selected representation, encoded or not: a 206 of the br
+/// variant carries that variant's ETag, `Content-Encoding: br` and byte offsets into
+/// the br bytes, so every header of the response describes the same bytes.
+pub(crate) fn respond(
+    rep: &Representation<'_>,
     method: &Method,
     headers: &HeaderMap,
     cache_control: &HeaderValue,
+    body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
-    let variant = select_variant(asset, headers);
-    let validators = Validators {
-        etag: variant.etag(),
-        modified: asset.modified_secs(),
-    };
-    match evaluate(method, headers, &validators) {
+    match evaluate(method, headers, &rep.validators) {
         Precondition::Proceed => {}
         Precondition::NotModified => {
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
             // and no representation metadata (no Content-Type/Length/Encoding).
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            put_cache_headers(response.headers_mut(), asset, variant, cache_control);
+            let mut response = status_only(StatusCode::NOT_MODIFIED);
+            put_cache_headers(response.headers_mut(), rep, cache_control);
             return response;
         }
         Precondition::Failed => return status_only(StatusCode::PRECONDITION_FAILED),
     }
-    let body = if method == Method::HEAD {
-        Body::empty()
-    } else {
-        Body::from_static(variant.body())
+    let selection = select_ranges(method, headers, &rep.validators, rep.len);
+    let is_head = method == Method::HEAD;
+    let (status, slices, content_length) = match selection {
+        RangeSelection::Full => (StatusCode::OK, Slices::Whole, rep.content_length.clone()),
+        RangeSelection::Single(range) => (
+            StatusCode::PARTIAL_CONTENT,
+            Slices::One(range),
+            HeaderValue::from(range.len()),
+        ),
+        RangeSelection::Multiple(ranges) => {
+            let (segments, len) = multipart(rep, &ranges);
+            (
+                StatusCode::PARTIAL_CONTENT,
+                Slices::Multipart(segments),
+                HeaderValue::from(len),
+            )
+        }
+        RangeSelection::Unsatisfiable => {
+            // RFC 9110 §15.5.17: say how long the representation is.
+            let mut response = status_only(StatusCode::RANGE_NOT_SATISFIABLE);
+            let headers = response.headers_mut();
+            headers.insert(CONTENT_RANGE, content_range_unsatisfied(rep.len));
+            headers.insert(ACCEPT_RANGES, BYTES);
+            put_cache_headers(headers, rep, cache_control);
+            return response;
+        }
     };
-    let mut response = Response::new(body);
-    let headers = response.headers_mut();
-    put_cache_headers(headers, asset, variant, cache_control);
-    put_representation_headers(headers, asset, variant);
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    let out = response.headers_mut();
+    put_cache_headers(out, rep, cache_control);
+    out.insert(ACCEPT_RANGES, BYTES);
+    out.insert(CONTENT_LENGTH, content_length);
+    if rep.encoding != Encoding::Identity {
+        out.insert(
+            CONTENT_ENCODING,
+            HeaderValue::from_static(rep.encoding.as_str()),
+        );
+    }
+    match &slices {
+        Slices::Multipart(_) => {
+            out.insert(CONTENT_TYPE, multipart_type(rep));
+        }
+        Slices::One(range) => {
+            out.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+            out.insert(CONTENT_RANGE, content_range(range, rep.len));
+        }
+        Slices::Whole => {
+            out.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+        }
+    }
+    if !is_head {
+        *response.body_mut() = body(slices);
+    }
     response
 }
 
-/// Validators and caching policy: on 200, 206 and 304 alike.
+/// Validators and caching policy: on 200, 206, 304 and 416 alike.
 fn put_cache_headers(
     headers: &mut HeaderMap,
-    asset: &Asset,
-    variant: &Variant,
+    rep: &Representation<'_>,
     cache_control: &HeaderValue,
 ) {
-    headers.insert(ETAG, variant.etag_value().clone());
-    headers.insert(LAST_MODIFIED, asset.last_modified_value().clone());
+    headers.insert(ETAG, rep.etag.clone());
+    headers.insert(LAST_MODIFIED, rep.last_modified.clone());
     headers.insert(CACHE_CONTROL, cache_control.clone());
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
-    if asset.is_negotiated() {
-        headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
+    if rep.asset.is_negotiated() {
+        headers.insert(VARY, ACCEPT_ENCODING_VARY);
     }
 }
 
-fn put_representation_headers(headers: &mut HeaderMap, asset: &Asset, variant: &Variant) {
-    headers.insert(CONTENT_TYPE, asset.content_type_value().clone());
-    // Set even when the body is empty (HEAD): it states the length a GET would send.
-    headers.insert(CONTENT_LENGTH, variant.content_length_value().clone());
-    if variant.encoding() != Encoding::Identity {
-        headers.insert(
-            CONTENT_ENCODING,
-            HeaderValue::from_static(variant.encoding().as_str()),
+fn content_range(range: &ByteRange, len: u64) -> HeaderValue {
+    // Digits, '-', '/' and a space: always a valid header value.
+    HeaderValue::try_from(format!("bytes {}-{}/{len}", range.start, range.end)).unwrap_or(BYTES)
+}
+
+fn content_range_unsatisfied(len: u64) -> HeaderValue {
+    HeaderValue::try_from(format!("bytes */{len}")).unwrap_or(BYTES)
+}
+
+/// The boundary: derived from the ETag (a hash of the bytes), so it cannot occur in
+/// them except by a sha256 collision, and the same request gets the same bytes.
+fn boundary(rep: &Representation<'_>) -> String {
+    let tag: String = rep
+        .validators
+        .etag
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    format!("embed-{tag}")
+}
+
+fn multipart_type(rep: &Representation<'_>) -> HeaderValue {
+    HeaderValue::try_from(format!("multipart/byteranges; boundary={}", boundary(rep)))
+        .unwrap_or(HeaderValue::from_static("multipart/byteranges"))
+}
+
+/// RFC 9110 §14.6: each part has its own `Content-Type` and `Content-Range`.
+fn multipart(rep: &Representation<'_>, ranges: &[ByteRange]) -> (VecDeque<Segment>, u64) {
+    let boundary = boundary(rep);
+    let content_type = rep.asset.content_type();
+    let mut segments = VecDeque::with_capacity(ranges.len() * 2 + 1);
+    let mut len = 0;
+    for range in ranges {
+        let head = format!(
+            "\r\n--{boundary}\r\nContent-Type: {content_type}\r\nContent-Range: bytes {}-{}/{}\r\n\r\n",
+            range.start, range.end, rep.len
         );
+        len += head.len() as u64 + range.len();
+        segments.push_back(Segment::Bytes(Bytes::from(head)));
+        segments.push_back(Segment::File(*range));
+    }
+    let tail = format!("\r\n--{boundary}--\r\n");
+    len += tail.len() as u64;
+    segments.push_back(Segment::Bytes(Bytes::from(tail)));
+    (segments, len)
+}
+
+/// Slices of static bytes: no copy.
+pub(crate) fn static_body(bytes: &'static [u8], slices: Slices) -> Body {
+    let slice =
+        |range: ByteRange| Bytes::from_static(&bytes[range.start as usize..=range.end as usize]);
+    match slices {
+        Slices::Whole => Body::from_static(bytes),
+        Slices::One(range) => Body::from(slice(range)),
+        Slices::Multipart(segments) => Body::from_chunks(
+            segments
+                .into_iter()
+                .map(|segment| match segment {
+                    Segment::Bytes(bytes) => bytes,
+                    Segment::File(range) => slice(range),
+                })
+                .collect(),
+        ),
     }
 }
 
@@ -99,27 +248,38 @@ pub(crate) fn not_found(
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
+    let is_head = method == Method::HEAD;
     let Some(page) = page.filter(|page| page.is_embedded()) else {
-        let mut response = text(StatusCode::NOT_FOUND, method, b"404 Not Found\n");
-        response.headers_mut().insert(CONTENT_TYPE, TEXT_PLAIN);
+        const MESSAGE: &[u8] = b"404 Not Found\n";
+        let mut response = status_only(StatusCode::NOT_FOUND);
+        if !is_head {
+            *response.body_mut() = Body::from_static(MESSAGE);
+        }
+        let out = response.headers_mut();
+        out.insert(CONTENT_TYPE, TEXT_PLAIN);
+        out.insert(CONTENT_LENGTH, HeaderValue::from(MESSAGE.len()));
         return response;
     };
     let variant = select_variant(page, headers);
-    let body = if method == Method::HEAD {
-        Body::empty()
-    } else {
-        Body::from_static(variant.body())
-    };
-    let mut response = Response::new(body);
-    *response.status_mut() = StatusCode::NOT_FOUND;
-    let headers = response.headers_mut();
-    // An error page has no validators: a 404 must not revalidate into a 304 for a
-    // different URL's bytes. It still varies by encoding.
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if page.is_negotiated() {
-        headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
+    let mut response = status_only(StatusCode::NOT_FOUND);
+    if !is_head {
+        *response.body_mut() = Body::from_static(variant.body());
     }
-    put_representation_headers(headers, page, variant);
+    let out = response.headers_mut();
+    // An error page has no validators: a 404 must never revalidate into a 304 that
+    // hands a cache some other URL's bytes. It still varies by encoding.
+    out.insert(CACHE_CONTROL, NO_CACHE);
+    if page.is_negotiated() {
+        out.insert(VARY, ACCEPT_ENCODING_VARY);
+    }
+    out.insert(CONTENT_TYPE, page.content_type_value().clone());
+    out.insert(CONTENT_LENGTH, variant.content_length_value().clone());
+    if variant.encoding() != Encoding::Identity {
+        out.insert(
+            CONTENT_ENCODING,
+            HeaderValue::from_static(variant.encoding().as_str()),
+        );
+    }
     response
 }
 
@@ -137,22 +297,9 @@ pub(crate) fn redirect(location: HeaderValue) -> Response<Body> {
     response
 }
 
-fn status_only(status: StatusCode) -> Response<Body> {
+/// A status with an empty body: 403, 412, 500 and the like.
+pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
-    response
-}
-
-fn text(status: StatusCode, method: &Method, message: &'static [u8]) -> Response<Body> {
-    let body = if method == Method::HEAD {
-        Body::empty()
-    } else {
-        Body::from_static(message)
-    };
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_LENGTH, HeaderValue::from(message.len()));
     response
 }

@@ -3,14 +3,23 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::io;
+use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use http::{HeaderMap, HeaderValue, Method, Request, Response};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use crate::asset::{Asset, Assets};
+use crate::asset::{Asset, Assets, Encoding};
 use crate::body::Body;
-use crate::{path, respond};
+use crate::disk::{self, DiskBody, Segment, DEFAULT_CHUNK_SIZE};
+use crate::error::{DiskProblem, Error};
+use crate::path;
+use crate::precondition::Validators;
+use crate::respond::{self, Representation, Slices};
 
 /// The default `Cache-Control`: caches may store every response but must revalidate it
 /// before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs whose
@@ -72,6 +81,9 @@ struct Config {
     /// `(path prefix, value)`, applied longest prefix first.
     cache_rules: Vec<(String, HeaderValue)>,
     not_found_page: Option<&'static Asset>,
+    /// Where on-disk assets are read from; `None` if the table has none.
+    disk_root: Option<PathBuf>,
+    chunk_size: usize,
     // Derived from the above by `Config::derive`, so a request only looks up.
     /// `Cache-Control` per asset, by index in the table.
     cache_control: Vec<HeaderValue>,
@@ -90,6 +102,8 @@ impl Assets {
             default_cache_control: HeaderValue::from_static(DEFAULT_CACHE_CONTROL),
             cache_rules: Vec::new(),
             not_found_page: None,
+            disk_root: self.build_root().map(PathBuf::from),
+            chunk_size: DEFAULT_CHUNK_SIZE,
             cache_control: Vec::new(),
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
@@ -202,55 +216,269 @@ impl ServeAssets {
         self.configure(|config| config.not_found_page = Some(page))
     }
 
+    /// The folder on-disk assets (files over `max_embed_size`) are read from. The
+    /// default is the absolute folder the macro read at build time, so `cargo run`
+    /// works as is; a deployment that ships the binary and its media folder elsewhere
+    /// sets this (and calls [`check_disk`](Self::check_disk) at start-up).
+    pub fn disk_root(self, root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        self.configure(|config| config.disk_root = Some(root))
+    }
+
+    /// How many bytes of an on-disk asset are read at a time (default
+    /// [`DEFAULT_CHUNK_SIZE`], 1 MiB); memory per download is about one chunk.
+    /// Values under 4 KiB are raised to 4 KiB.
+    pub fn chunk_size(self, bytes: usize) -> Self {
+        self.configure(|config| config.chunk_size = bytes.max(4096))
+    }
+
+    /// Checks that every on-disk asset exists under the [disk root](Self::disk_root)
+    /// as a readable file, so a deployment fails at start-up instead of answering 404
+    /// later.
+    ///
+    /// # Errors
+    /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
+    pub fn check_disk(&self) -> Result<(), Error> {
+        let problems: Vec<DiskProblem> = self
+            .assets
+            .iter()
+            .filter_map(|asset| {
+                let relative = asset.disk_path()?;
+                let path = self.disk_path(relative);
+                let result = match &path {
+                    Some(path) => disk::check(path),
+                    None => Err(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "no disk root is set",
+                    )),
+                };
+                result.err().map(|source| DiskProblem {
+                    path: path.unwrap_or_else(|| PathBuf::from(relative)),
+                    asset: asset.path(),
+                    source,
+                })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Disk(problems))
+        }
+    }
+
+    fn disk_path(&self, relative: &str) -> Option<PathBuf> {
+        // NOTE: `relative` comes from the macro's table (`/`-separated, no `..`), never
+        // from the request, so it cannot leave the root.
+        self.config
+            .disk_root
+            .as_ref()
+            .map(|root| root.join(relative))
+    }
+
     /// The assets this service answers for.
     pub fn assets(&self) -> &'static Assets {
         self.assets
     }
 
-    /// Answers one request. Never fails and never panics: every outcome, 404 and 405
+    /// Answers one request: ready at once for embedded assets, after reading from
+    /// disk for on-disk ones. Never fails and never panics: every outcome, 404 and 405
     /// included, is a response. Only the head of the request is read.
-    pub fn respond<B>(&self, request: &Request<B>) -> Response<Body> {
-        self.respond_parts(request.method(), request.uri(), request.headers())
+    pub fn respond<B>(&self, request: &Request<B>) -> ResponseFuture {
+        let (method, uri, headers) = (request.method(), request.uri(), request.headers());
+        let config = &*self.config;
+        let index = match self.route(method, uri) {
+            Route::Asset(index) => index,
+            Route::Redirect(location) => return ResponseFuture::ready(respond::redirect(location)),
+            Route::MethodNotAllowed => return ResponseFuture::ready(respond::method_not_allowed()),
+            Route::NotFound => {
+                return ResponseFuture::ready(respond::not_found(
+                    config.not_found_page,
+                    method,
+                    headers,
+                ))
+            }
+        };
+        let asset = &self.assets.files()[index];
+        let cache_control = &config.cache_control[index];
+        if asset.is_embedded() {
+            let variant = respond::select_variant(asset, headers);
+            let rep = Representation::embedded(asset, variant);
+            let body = variant.body();
+            let response = respond::respond(&rep, method, headers, cache_control, |slices| {
+                respond::static_body(body, slices)
+            });
+            return ResponseFuture::ready(response);
+        }
+        let Some(path) = asset
+            .disk_path()
+            .and_then(|relative| self.disk_path(relative))
+        else {
+            return ResponseFuture::ready(respond::not_found(
+                config.not_found_page,
+                method,
+                headers,
+            ));
+        };
+        let request = DiskRequest {
+            asset,
+            path,
+            method: method.clone(),
+            headers: headers.clone(),
+            cache_control: cache_control.clone(),
+            chunk_size: config.chunk_size,
+            not_found_page: config.not_found_page,
+        };
+        ResponseFuture {
+            inner: FutureInner::Disk(Box::pin(request.respond())),
+        }
     }
 
-    fn respond_parts(
-        &self,
-        method: &Method,
-        uri: &http::Uri,
-        headers: &HeaderMap,
-    ) -> Response<Body> {
+    fn route(&self, method: &Method, uri: &http::Uri) -> Route {
         let config = &*self.config;
-        let not_found = || respond::not_found(config.not_found_page, method, headers);
         let Some(path) = path::decode(uri.path()) else {
-            return not_found();
+            return Route::NotFound;
         };
-        let index = match self.assets.index_of(&path) {
-            Some(index) => index,
-            None => match config.directories.get(&*path) {
-                Some(&index) => index,
-                None => {
-                    let Some(segment) = config.bare_directories.get(&*path) else {
-                        return not_found();
-                    };
-                    if !is_get_or_head(method) {
-                        return respond::method_not_allowed();
-                    }
-                    return match directory_location(segment, uri.query()) {
-                        Some(location) => respond::redirect(location),
-                        None => not_found(),
-                    };
-                }
+        let route = if let Some(index) = self.assets.index_of(&path) {
+            Route::Asset(index)
+        } else if let Some(&index) = config.directories.get(&*path) {
+            Route::Asset(index)
+        } else if let Some(segment) = config.bare_directories.get(&*path) {
+            match directory_location(segment, uri.query()) {
+                Some(location) => Route::Redirect(location),
+                None => Route::NotFound,
+            }
+        } else {
+            return Route::NotFound;
+        };
+        if is_get_or_head(method) {
+            route
+        } else {
+            Route::MethodNotAllowed
+        }
+    }
+}
+
+enum Route {
+    Asset(usize),
+    Redirect(HeaderValue),
+    MethodNotAllowed,
+    NotFound,
+}
+
+/// What a response from disk needs, owned, so the future is `'static`.
+struct DiskRequest {
+    asset: &'static Asset,
+    path: PathBuf,
+    method: Method,
+    headers: HeaderMap,
+    cache_control: HeaderValue,
+    chunk_size: usize,
+    not_found_page: Option<&'static Asset>,
+}
+
+impl DiskRequest {
+    async fn respond(self) -> Response<Body> {
+        let opened = match disk::open(self.path).await {
+            Ok(opened) => opened,
+            // Deleted or replaced by a folder since start-up: as if never listed.
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                return respond::not_found(self.not_found_page, &self.method, &self.headers)
+            }
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+                return respond::status_only(StatusCode::FORBIDDEN)
+            }
+            Err(_) => return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR),
+        };
+        // Validators from the open file, not the build: a file changed since then
+        // gets a new ETag and Last-Modified.
+        let identity = opened.identity;
+        let etag = identity.etag();
+        let last_modified = httpdate::fmt_http_date(identity.modified);
+        let (Ok(etag_value), Ok(last_modified)) = (
+            HeaderValue::try_from(etag.as_str()),
+            HeaderValue::try_from(last_modified),
+        ) else {
+            return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        let rep = Representation {
+            asset: self.asset,
+            encoding: Encoding::Identity,
+            validators: Validators {
+                etag: &etag,
+                modified: identity.modified_secs(),
             },
+            etag: etag_value,
+            last_modified,
+            len: identity.len,
+            content_length: HeaderValue::from(identity.len),
         };
-        if !is_get_or_head(method) {
-            return respond::method_not_allowed();
+        let chunk_size = self.chunk_size;
+        respond::respond(
+            &rep,
+            &self.method,
+            &self.headers,
+            &self.cache_control,
+            |slices| {
+                let segments = match slices {
+                    Slices::Whole if identity.len == 0 => return Body::empty(),
+                    Slices::Whole => [Segment::File(crate::range::ByteRange {
+                        start: 0,
+                        end: identity.len - 1,
+                    })]
+                    .into(),
+                    Slices::One(range) => [Segment::File(range)].into(),
+                    Slices::Multipart(segments) => segments,
+                };
+                Body::from_disk(DiskBody::new(opened, segments, chunk_size))
+            },
+        )
+    }
+}
+
+/// The response to one request, from [`ServeAssets::respond`]: ready at once for
+/// embedded assets (no allocation), a boxed future for on-disk ones.
+#[must_use = "futures do nothing unless polled"]
+pub struct ResponseFuture {
+    inner: FutureInner,
+}
+
+enum FutureInner {
+    Ready(Option<Response<Body>>),
+    Disk(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
+}
+
+impl ResponseFuture {
+    fn ready(response: Response<Body>) -> Self {
+        ResponseFuture {
+            inner: FutureInner::Ready(Some(response)),
         }
-        let asset = &self.assets.files()[index];
-        if !asset.is_embedded() {
-            // Files over `max_embed_size` are listed but not yet served.
-            return not_found();
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Response<Body>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+        match &mut self.get_mut().inner {
+            FutureInner::Ready(response) => match response.take() {
+                Some(response) => Poll::Ready(response),
+                // Polled after completion: a contract violation; answer, don't panic.
+                None => Poll::Ready(respond::status_only(StatusCode::INTERNAL_SERVER_ERROR)),
+            },
+            FutureInner::Disk(future) => future.as_mut().poll(cx),
         }
-        respond::respond_embedded(asset, method, headers, &config.cache_control[index])
+    }
+}
+
+impl fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.inner {
+            FutureInner::Ready(_) => "ready",
+            FutureInner::Disk(_) => "disk",
+        };
+        f.debug_struct("ResponseFuture")
+            .field("kind", &kind)
+            .finish()
     }
 }
 
@@ -278,6 +506,8 @@ impl fmt::Debug for ServeAssets {
             .field("cache_control", &config.default_cache_control)
             .field("cache_rules", &config.cache_rules)
             .field("not_found_page", &config.not_found_page.map(Asset::path))
+            .field("disk_root", &config.disk_root)
+            .field("chunk_size", &config.chunk_size)
             .finish()
     }
 }
@@ -285,30 +515,47 @@ impl fmt::Debug for ServeAssets {
 #[cfg(feature = "axum")]
 mod tower {
     use std::convert::Infallible;
-    use std::future::{ready, Ready};
+    use std::future::Future;
+    use std::pin::Pin;
     use std::task::{Context, Poll};
 
     use http::{Request, Response};
 
-    use super::ServeAssets;
+    use super::{ResponseFuture, ServeAssets};
     use crate::body::Body;
 
-    /// Ready at once, never fails: usable as axum's `fallback_service` and
+    /// Ready at once and never fails: usable as axum's `fallback_service` and
     /// `nest_service`, or with hyper-util's `TowerToHyperService`.
     impl<B> tower_service::Service<Request<B>> for ServeAssets {
         type Response = Response<Body>;
         type Error = Infallible;
-        type Future = Ready<Result<Response<Body>, Infallible>>;
+        type Future = ServiceFuture;
 
         fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
             Poll::Ready(Ok(()))
         }
 
-        fn call(&mut self, request: Request<B>) -> Self::Future {
-            ready(Ok(self.respond(&request)))
+        fn call(&mut self, request: Request<B>) -> ServiceFuture {
+            ServiceFuture(self.respond(&request))
+        }
+    }
+
+    /// [`ResponseFuture`] as a tower service's infallible result.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless polled"]
+    pub struct ServiceFuture(ResponseFuture);
+
+    impl Future for ServiceFuture {
+        type Output = Result<Response<Body>, Infallible>;
+
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+            Pin::new(&mut self.0).poll(cx).map(Ok)
         }
     }
 }
+
+#[cfg(feature = "axum")]
+pub use self::tower::ServiceFuture;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,332 @@
+//! Files over `max_embed_size`: opened, checked and streamed from disk in chunks.
+//! The only file I/O of the crate; every HTTP decision stays in `respond`.
+
+use std::collections::VecDeque;
+use std::fs::{File, Metadata};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::task::{Context, Poll};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use tokio::task::JoinHandle;
+
+use crate::error::Error;
+use crate::range::ByteRange;
+
+/// Default read size for on-disk assets. Large enough that per-chunk overhead (a
+/// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
+/// that 32 concurrent downloads hold well under 100 MiB. See the README's benchmark.
+pub const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
+
+/// What a body is made of: literal bytes (multipart headers) and ranges of the file.
+#[derive(Debug)]
+pub(crate) enum Segment {
+    Bytes(Bytes),
+    File(ByteRange),
+}
+
+/// An open on-disk asset with the metadata its validators come from.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    pub(crate) file: File,
+    pub(crate) identity: FileIdentity,
+}
+
+/// Size and modification time: what the validators describe, re-checked as the body
+/// is read so a file changed mid-download never goes out under the old ETag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileIdentity {
+    pub(crate) len: u64,
+    pub(crate) modified: SystemTime,
+}
+
+impl FileIdentity {
+    fn of(meta: &Metadata) -> Self {
+        FileIdentity {
+            len: meta.len(),
+            modified: meta.modified().unwrap_or(UNIX_EPOCH),
+        }
+    }
+
+    /// `"<mtime in ns, hex>-<len, hex>"`: strong for our purposes (any write changes
+    /// the mtime, at nanosecond resolution where the file system has it).
+    ///
+    /// NOTE: the macro computes the same string at build time for `Asset::etag`.
+    pub(crate) fn etag(&self) -> String {
+        let nanos = self
+            .modified
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("\"{nanos:x}-{:x}\"", self.len)
+    }
+
+    /// Whole seconds since the epoch, as `Last-Modified` states it.
+    pub(crate) fn modified_secs(&self) -> u64 {
+        self.modified
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+}
+
+/// Opens `path` and reads its metadata from the open handle (no race between the
+/// two), on the blocking pool. `NotFound` also when it is not a regular file.
+pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
+    let opened = tokio::task::spawn_blocking(move || {
+        let file = File::open(&path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "not a file"));
+        }
+        Ok(Opened {
+            file,
+            identity: FileIdentity::of(&meta),
+        })
+    })
+    .await;
+    opened.unwrap_or_else(|join| Err(io::Error::other(join)))
+}
+
+/// Checks one on-disk asset for the start-up check: exists, is a file, can be read.
+pub(crate) fn check(path: &Path) -> io::Result<()> {
+    let file = File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file"));
+    }
+    Ok(())
+}
+
+type ChunkResult = Result<(File, Bytes), Error>;
+
+/// Streams `segments`, reading file ranges `chunk_size` bytes at a time.
+#[derive(Debug)]
+pub(crate) struct DiskBody {
+    segments: VecDeque<Segment>,
+    state: State,
+    chunk_size: usize,
+    identity: FileIdentity,
+    remaining: u64,
+}
+
+#[derive(Debug)]
+enum State {
+    Idle(File),
+    Reading(JoinHandle<ChunkResult>),
+    Done,
+}
+
+impl DiskBody {
+    pub(crate) fn new(opened: Opened, segments: VecDeque<Segment>, chunk_size: usize) -> Self {
+        let remaining = segments
+            .iter()
+            .map(|segment| match segment {
+                Segment::Bytes(bytes) => bytes.len() as u64,
+                Segment::File(range) => range.len(),
+            })
+            .sum();
+        DiskBody {
+            segments,
+            state: State::Idle(opened.file),
+            chunk_size: chunk_size.max(1),
+            identity: opened.identity,
+            remaining,
+        }
+    }
+
+    /// Bytes still to send.
+    pub(crate) fn remaining(&self) -> u64 {
+        self.remaining
+    }
+
+    /// The next chunk, `None` at the end, an error (and then the end) if the file
+    /// failed or changed.
+    pub(crate) fn poll_chunk(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Error>>> {
+        loop {
+            match &mut self.state {
+                State::Done => return Poll::Ready(None),
+                State::Reading(handle) => {
+                    let joined = match std::pin::Pin::new(handle).poll(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(joined) => joined,
+                    };
+                    return Poll::Ready(Some(match joined {
+                        Ok(Ok((file, bytes))) => {
+                            self.state = State::Idle(file);
+                            self.remaining -= bytes.len() as u64;
+                            Ok(bytes)
+                        }
+                        Ok(Err(err)) => self.fail(err),
+                        Err(join) => self.fail(Error::Read(io::Error::other(join))),
+                    }));
+                }
+                State::Idle(_) => {}
+            }
+            let Some(segment) = self.segments.pop_front() else {
+                self.state = State::Done;
+                return Poll::Ready(None);
+            };
+            let range = match segment {
+                Segment::Bytes(bytes) => {
+                    self.remaining -= bytes.len() as u64;
+                    return Poll::Ready(Some(Ok(bytes)));
+                }
+                Segment::File(range) => range,
+            };
+            let want = range.len().min(self.chunk_size as u64);
+            if want < range.len() {
+                self.segments.push_front(Segment::File(ByteRange {
+                    start: range.start + want,
+                    end: range.end,
+                }));
+            }
+            let State::Idle(file) = std::mem::replace(&mut self.state, State::Done) else {
+                return Poll::Ready(None);
+            };
+            let identity = self.identity;
+            self.state = State::Reading(tokio::task::spawn_blocking(move || {
+                read_chunk(file, range.start, want, identity)
+            }));
+        }
+    }
+
+    fn fail(&mut self, err: Error) -> Result<Bytes, Error> {
+        self.state = State::Done;
+        self.segments.clear();
+        Err(err)
+    }
+}
+
+use std::future::Future as _;
+
+/// Reads exactly `len` bytes at `offset`, then checks the file is still the one the
+/// validators describe: a short read or changed metadata is [`Error::Changed`].
+fn read_chunk(mut file: File, offset: u64, len: u64, expected: FileIdentity) -> ChunkResult {
+    file.seek(SeekFrom::Start(offset)).map_err(Error::Read)?;
+    // Capacity exactly `len`: `read_to_end` on a `Take` fills it without zeroing or
+    // growing, and the `Vec` becomes `Bytes` without a copy.
+    let mut buf = Vec::with_capacity(len as usize);
+    (&mut file)
+        .take(len)
+        .read_to_end(&mut buf)
+        .map_err(Error::Read)?;
+    let now = file
+        .metadata()
+        .map_err(Error::Read)
+        .map(|meta| FileIdentity::of(&meta))?;
+    if buf.len() as u64 != len || now != expected {
+        return Err(Error::Changed);
+    }
+    Ok((file, Bytes::from(buf)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("embed-runtime-disk-{}-{name}", std::process::id()));
+        File::create(&path).unwrap().write_all(bytes).unwrap();
+        path
+    }
+
+    async fn collect(mut body: DiskBody) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        while let Some(chunk) = std::future::poll_fn(|cx| body.poll_chunk(cx)).await {
+            out.extend_from_slice(&chunk?);
+        }
+        Ok(out)
+    }
+
+    #[tokio::test]
+    async fn ranges_and_literals_stream_in_order_across_chunks() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let path = temp_file("ranges", &data);
+        let opened = open(path.clone()).await.unwrap();
+        let segments = VecDeque::from([
+            Segment::Bytes(Bytes::from_static(b"<head>")),
+            Segment::File(ByteRange {
+                start: 10,
+                end: 5_009,
+            }),
+            Segment::Bytes(Bytes::from_static(b"<mid>")),
+            Segment::File(ByteRange {
+                start: 9_999,
+                end: 9_999,
+            }),
+        ]);
+        let body = DiskBody::new(opened, segments, 1_000);
+        assert_eq!(body.remaining(), 6 + 5_000 + 5 + 1);
+        let out = collect(body).await.unwrap();
+        let mut expected = b"<head>".to_vec();
+        expected.extend_from_slice(&data[10..5_010]);
+        expected.extend_from_slice(b"<mid>");
+        expected.push(data[9_999]);
+        assert_eq!(out, expected);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_file_truncated_mid_stream_ends_with_an_error() {
+        let path = temp_file("truncated", &[7u8; 4_000]);
+        let opened = open(path.clone()).await.unwrap();
+        let mut body = DiskBody::new(
+            opened,
+            VecDeque::from([Segment::File(ByteRange {
+                start: 0,
+                end: 3_999,
+            })]),
+            1_000,
+        );
+        let first = std::future::poll_fn(|cx| body.poll_chunk(cx))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.len(), 1_000);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(1_500)
+            .unwrap();
+        let next = std::future::poll_fn(|cx| body.poll_chunk(cx))
+            .await
+            .unwrap();
+        assert!(matches!(next, Err(Error::Changed)), "{next:?}");
+        assert!(std::future::poll_fn(|cx| body.poll_chunk(cx))
+            .await
+            .is_none());
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[tokio::test]
+    async fn missing_files_and_folders_are_not_found() {
+        let err = open(std::env::temp_dir().join("embed-runtime-no-such-file"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let err = open(std::env::temp_dir()).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn etags_change_with_size_and_time() {
+        let a = FileIdentity {
+            len: 10,
+            modified: UNIX_EPOCH + std::time::Duration::from_nanos(1_000_000_001),
+        };
+        let b = FileIdentity { len: 11, ..a };
+        let c = FileIdentity {
+            modified: UNIX_EPOCH + std::time::Duration::from_nanos(1_000_000_002),
+            ..a
+        };
+        assert_eq!(a.etag(), "\"3b9aca01-a\"");
+        assert_ne!(a.etag(), b.etag());
+        assert_ne!(a.etag(), c.etag());
+        assert_eq!(a.modified_secs(), 1);
+    }
+}
