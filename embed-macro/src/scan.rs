@@ -241,4 +241,151 @@ mod tests {
         assert_eq!(display_path("public/", "a"), "public/a");
         assert_eq!(display_path("public", ""), "public");
     }
+
+    /// A fresh folder under the system temp dir, removed on drop.
+    struct TempTree(PathBuf);
+
+    impl TempTree {
+        fn new(name: &str, files: &[(&str, &[u8])]) -> Self {
+            let root = std::env::temp_dir()
+                .join(format!("embed-macro-scan-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&root);
+            for (path, bytes) in files {
+                let path = root.join(path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, bytes).unwrap();
+            }
+            TempTree(root)
+        }
+    }
+
+    impl Drop for TempTree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scan(tree: &TempTree, options: proc_macro2::TokenStream) -> syn::Result<Vec<FileEntry>> {
+        let path = tree.0.to_str().unwrap();
+        let args: crate::args::Args = syn::parse2(quote::quote!(#path, #options)).unwrap();
+        scan_dir(&crate::options::validate(args).unwrap())
+    }
+
+    fn urls(entries: &[FileEntry]) -> Vec<&str> {
+        entries.iter().map(|e| e.url_path.as_str()).collect()
+    }
+
+    const TREE: &[(&str, &[u8])] = &[
+        ("index.html", b"<!doctype html>"),
+        ("css/app.css", b"body{}"),
+        ("js/app.js", b"1"),
+        ("js/app.js.map", b"{}"),
+        (".env", b"SECRET=1"),
+        (".git/config", b"[core]"),
+        ("css/.hidden.css", b"x"),
+        ("media/clip.mp4", &[0u8; 2048]),
+    ];
+
+    #[test]
+    fn files_are_sorted_by_url_and_dotfiles_skipped_by_default() {
+        let tree = TempTree::new("default", TREE);
+        let entries = scan(&tree, quote::quote!()).unwrap();
+        assert_eq!(
+            urls(&entries),
+            [
+                "/css/app.css",
+                "/index.html",
+                "/js/app.js",
+                "/js/app.js.map",
+                "/media/clip.mp4"
+            ]
+        );
+        assert!(entries.iter().all(|e| e.embed));
+        assert_eq!(entries[0].relative, "css/app.css");
+        assert_eq!(entries[0].len, 6);
+    }
+
+    #[test]
+    fn dotfiles_are_embedded_when_asked() {
+        let tree = TempTree::new("dotfiles", TREE);
+        let entries = scan(&tree, quote::quote!(dotfiles = true)).unwrap();
+        let urls = urls(&entries);
+        assert!(
+            urls.contains(&"/.env")
+                && urls.contains(&"/.git/config")
+                && urls.contains(&"/css/.hidden.css")
+        );
+    }
+
+    #[test]
+    fn include_and_exclude_globs_filter_by_relative_path() {
+        let tree = TempTree::new("globs", TREE);
+        let entries = scan(
+            &tree,
+            quote::quote!(include = ["*.js", "*.map", "*.html"], exclude = "*.map"),
+        )
+        .unwrap();
+        assert_eq!(urls(&entries), ["/index.html", "/js/app.js"]);
+    }
+
+    #[test]
+    fn files_over_the_limit_are_listed_for_disk() {
+        let tree = TempTree::new("limit", TREE);
+        let entries = scan(&tree, quote::quote!(max_embed_size = 1024)).unwrap();
+        let clip = entries
+            .iter()
+            .find(|e| e.url_path == "/media/clip.mp4")
+            .unwrap();
+        assert!(!clip.embed);
+        assert_eq!(clip.len, 2048);
+        assert!(entries
+            .iter()
+            .filter(|e| e.url_path != "/media/clip.mp4")
+            .all(|e| e.embed));
+    }
+
+    #[test]
+    fn an_empty_folder_gives_no_files() {
+        let tree = TempTree::new("empty", &[]);
+        std::fs::create_dir_all(&tree.0).unwrap();
+        assert!(scan(&tree, quote::quote!()).unwrap().is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_skipped_unless_followed() {
+        let tree = TempTree::new("symlinks", &[("real/a.txt", b"a")]);
+        std::os::unix::fs::symlink(tree.0.join("real"), tree.0.join("link")).unwrap();
+        std::os::unix::fs::symlink(tree.0.join("real/a.txt"), tree.0.join("b.txt")).unwrap();
+        assert_eq!(
+            urls(&scan(&tree, quote::quote!()).unwrap()),
+            ["/real/a.txt"]
+        );
+        let followed = scan(&tree, quote::quote!(follow_symlinks = true)).unwrap();
+        assert_eq!(urls(&followed), ["/b.txt", "/link/a.txt", "/real/a.txt"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_loop_is_an_error_naming_the_file() {
+        let tree = TempTree::new("loop", &[("a/x.txt", b"x")]);
+        std::os::unix::fs::symlink(tree.0.join("a"), tree.0.join("a/again")).unwrap();
+        let err = scan(&tree, quote::quote!(follow_symlinks = true))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("symbolic link loop") && err.contains("a/again"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error() {
+        let tree = TempTree::new("missing", &[]);
+        let err = scan(&tree, quote::quote!()).unwrap_err().to_string();
+        assert!(
+            err.starts_with("folder `") && err.contains("not found"),
+            "{err}"
+        );
+    }
 }
