@@ -3,7 +3,7 @@
 //! Only the shape is checked here; what the keys and values mean is `options.rs`'s job,
 //! so that one malformed token stops parsing but every semantic mistake is reported.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{bracketed, Expr, Ident, LitStr, Token};
@@ -35,11 +35,17 @@ impl Parse for Args {
             None
         };
         if input.is_empty() {
-            return Err(input.error(
+            return Err(syn::Error::new(
+                Span::call_site(),
                 "expected the folder to embed, relative to the crate root: `embed_assets!(\"public\")`",
             ));
         }
-        let path: LitStr = input.parse()?;
+        let path: LitStr = input.parse().map_err(|err| {
+            syn::Error::new(
+                err.span(),
+                "expected the folder as a string literal, like `\"public\"` (the macro runs before constants exist)",
+            )
+        })?;
         let mut options = Vec::new();
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
@@ -48,6 +54,13 @@ impl Parse for Args {
             }
             // `crate` is a keyword; accept it (and any other keyword) as an option name.
             let key = Ident::parse_any(input)?;
+            if !input.peek(Token![=]) {
+                let name = key.unraw();
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("option `{name}` needs a value: `{name} = ...`"),
+                ));
+            }
             input.parse::<Token![=]>()?;
             let value: Expr = input.parse()?;
             options.push(KeyValue { key, value });

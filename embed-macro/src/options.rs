@@ -1,11 +1,12 @@
 //! Meaning of the macro arguments: validate every key and value, apply defaults and
 //! resolve the folder. Keeps going after each problem so all of them are reported at once.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
+use syn::ext::IdentExt;
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 use crate::args::{Args, KeyValue};
@@ -59,7 +60,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
     };
     let mut seen: Vec<String> = Vec::new();
     for KeyValue { key, value } in args.options {
-        let name = key.to_string();
+        let name = key.unraw().to_string();
         if seen.contains(&name) {
             errors.at(&key, format!("duplicate option `{name}`"));
             continue;
@@ -110,15 +111,49 @@ fn resolve_root(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
         }
     };
     let path = PathBuf::from(expanded);
-    if path.is_absolute() {
-        return Some(path);
+    let relative = !path.is_absolute();
+    let root = if relative {
+        base_dir(lit, errors)?.join(&path)
+    } else {
+        path
+    };
+    // Checked here, with the option errors, so that one round reports everything.
+    match std::fs::metadata(&root) {
+        Ok(meta) if meta.is_dir() => Some(root),
+        Ok(_) => {
+            errors.at(lit, format!("`{written}` is not a folder"));
+            None
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let hint = if relative {
+                " (paths are relative to the crate root)"
+            } else {
+                ""
+            };
+            errors.at(lit, format!("folder `{written}` not found{hint}"));
+            None
+        }
+        Err(err) => {
+            errors.at(
+                lit,
+                format!(
+                    "cannot read folder `{written}`: {}",
+                    crate::scan::io_cause(&err)
+                ),
+            );
+            None
+        }
     }
+}
+
+/// The crate root relative folders are resolved against.
+fn base_dir(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
     // NOTE: never the process's working directory: rustc runs from the workspace root,
     // so a relative path would silently mean something else in a workspace member.
     let base =
         std::env::var_os(MANIFEST_DIR_OVERRIDE).or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"));
     match base {
-        Some(base) => Some(Path::new(&base).join(path)),
+        Some(base) => Some(PathBuf::from(base)),
         None => {
             errors.at(
                 lit,
@@ -184,10 +219,22 @@ fn parse_size(value: &Expr, errors: &mut Errors) -> Option<u64> {
     match value {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..
+        }) if !int.suffix().is_empty() => {
+            errors.at(
+                int,
+                format!("{EXPECTED}; write the number without a type suffix"),
+            );
+            None
+        }
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
         }) => match int.base10_parse::<u64>() {
             Ok(n) => Some(n),
             Err(_) => {
-                errors.at(int, EXPECTED);
+                errors.at(
+                    int,
+                    "size too large; the largest is 18446744073709551615 bytes",
+                );
                 None
             }
         },
@@ -195,6 +242,10 @@ fn parse_size(value: &Expr, errors: &mut Errors) -> Option<u64> {
             lit: Lit::Str(s), ..
         }) => match size_from_str(&s.value()) {
             Some(n) => Some(n),
+            None if is_size_syntax(&s.value()) => {
+                errors.at(s, format!("size `{}` is too large", s.value()));
+                None
+            }
             None => {
                 errors.at(s, format!("invalid size `{}`; {EXPECTED}", s.value()));
                 None
@@ -226,6 +277,16 @@ pub(crate) fn size_from_str(text: &str) -> Option<u64> {
         _ => return None,
     };
     number.checked_mul(multiplier)
+}
+
+/// Whether `text` has the shape of a size (digits and a known unit), whatever its value.
+fn is_size_syntax(text: &str) -> bool {
+    let digits_as_one: String = text
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .into();
+    text.trim().starts_with(|c: char| c.is_ascii_digit())
+        && size_from_str(&format!("1{digits_as_one}")).is_some()
 }
 
 /// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
@@ -304,15 +365,18 @@ mod tests {
             ("1.5 MiB", None),
             ("-1", None),
             ("99999999999999999999 GiB", None),
+            ("17179869184 GiB", None),
         ] {
             assert_eq!(size_from_str(text), expected, "size {text:?}");
         }
+        assert!(is_size_syntax("17179869184 GiB") && is_size_syntax("99999999999999999999"));
+        assert!(!is_size_syntax("lots") && !is_size_syntax("5 mib"));
     }
 
     #[test]
     fn every_problem_is_reported_at_once() {
         let found = messages(quote!(
-            "public",
+            "src",
             max_size = 1,
             gzip = "yes",
             max_embed_size = "lots",
@@ -330,7 +394,7 @@ mod tests {
     #[test]
     fn valid_options_are_applied() {
         let args: Args = syn::parse2(quote!(
-            "public",
+            "src",
             max_embed_size = "1 MiB",
             gzip = false,
             dotfiles = true,
@@ -350,6 +414,29 @@ mod tests {
             options.runtime_path.to_string(),
             quote!(::my::rt).to_string()
         );
+    }
+
+    #[test]
+    fn folder_problems_are_reported_with_option_problems() {
+        let found = messages(quote!("no-such-folder", gzip = "yes"));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert_eq!(
+            found[0],
+            "folder `no-such-folder` not found (paths are relative to the crate root)"
+        );
+        let found = messages(quote!("/no/such/absolute/folder"));
+        assert_eq!(found, ["folder `/no/such/absolute/folder` not found"]);
+        let found = messages(quote!("Cargo.toml"));
+        assert_eq!(found, ["`Cargo.toml` is not a folder"]);
+    }
+
+    #[test]
+    fn raw_keys_and_suffixed_sizes() {
+        assert!(messages(quote!("src", r#gzip = false)).is_empty());
+        let found = messages(quote!("src", max_embed_size = 5u8));
+        assert!(found[0].ends_with("without a type suffix"), "{found:?}");
+        let found = messages(quote!("src", max_embed_size = "17179869184 GiB"));
+        assert_eq!(found, ["size `17179869184 GiB` is too large"]);
     }
 
     #[test]

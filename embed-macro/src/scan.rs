@@ -31,32 +31,6 @@ pub(crate) struct FileEntry {
 pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     let mut errors = Errors::default();
     let shown = |relative: &str| display_path(&options.root_display, relative);
-    match std::fs::metadata(&options.root) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            errors.at_span(
-                options.root_span,
-                format!("`{}` is not a folder", options.root_display),
-            );
-            return errors.finish().map(|()| Vec::new());
-        }
-        Err(err) => {
-            let msg = if err.kind() == std::io::ErrorKind::NotFound {
-                format!(
-                    "folder `{}` not found (paths are relative to the crate root)",
-                    options.root_display
-                )
-            } else {
-                format!(
-                    "cannot read folder `{}`: {}",
-                    options.root_display,
-                    io_cause(&err)
-                )
-            };
-            errors.at_span(options.root_span, msg);
-            return errors.finish().map(|()| Vec::new());
-        }
-    }
     let source_date_epoch = source_date_epoch();
     let dotfiles = options.dotfiles;
     let walker = WalkDir::new(&options.root)
@@ -69,13 +43,13 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                let relative = err
-                    .path()
-                    .and_then(|p| p.strip_prefix(&options.root).ok())
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .unwrap_or_default();
+                let below = err.path().and_then(|p| p.strip_prefix(&options.root).ok());
+                let relative = below.map(lossy_relative).unwrap_or_default();
+                let is_broken_link = err.path().is_some_and(|p| p.is_symlink() && !p.exists());
                 let cause = if err.loop_ancestor().is_some() {
                     "symbolic link loop".to_owned()
+                } else if is_broken_link {
+                    "broken symbolic link".to_owned()
                 } else {
                     err.io_error().map_or_else(|| err.to_string(), io_cause)
                 };
@@ -94,25 +68,26 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         let Ok(below) = entry.path().strip_prefix(&options.root) else {
             continue;
         };
-        let relative = match relative_url_path(below) {
-            Ok(relative) => relative,
-            Err(msg) => {
-                let lossy = below.to_string_lossy().replace('\\', "/");
-                errors.at_span(options.root_span, format!("`{}`: {msg}", shown(&lossy)));
-                continue;
-            }
-        };
-        if options
+        // Filter first: excluding a file whose name has no URL is the way out.
+        let excluded = options
             .include
             .as_ref()
-            .is_some_and(|set| !set.is_match(&relative))
+            .is_some_and(|set| !set.is_match(below))
             || options
                 .exclude
                 .as_ref()
-                .is_some_and(|set| set.is_match(&relative))
-        {
+                .is_some_and(|set| set.is_match(below));
+        if excluded {
             continue;
         }
+        let relative = match relative_url_path(below) {
+            Ok(relative) => relative,
+            Err(msg) => {
+                let name = shown(&lossy_relative(below));
+                errors.at_span(options.root_span, format!("`{name}`: {msg}"));
+                continue;
+            }
+        };
         let meta = match entry.metadata() {
             Ok(meta) => meta,
             Err(err) => {
@@ -182,6 +157,28 @@ pub(crate) fn relative_url_path(below: &Path) -> Result<String, &'static str> {
         segments.push(name);
     }
     Ok(segments.join("/"))
+}
+
+/// A path below the folder for messages: `/`-joined components, each shown lossily
+/// with control characters escaped, so any name prints on one line as it is.
+fn lossy_relative(below: &Path) -> String {
+    below
+        .components()
+        .map(|c| {
+            let name = c.as_os_str().to_string_lossy();
+            name.chars()
+                .flat_map(|ch| {
+                    let escaped: Vec<char> = if ch.is_control() {
+                        ch.escape_debug().collect()
+                    } else {
+                        vec![ch]
+                    };
+                    escaped
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// `public` + `css/app.css` → `public/css/app.css`: messages show paths as written.
@@ -379,13 +376,25 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
-    fn a_missing_folder_is_an_error() {
-        let tree = TempTree::new("missing", &[]);
+    fn excluded_names_without_a_url_do_not_fail_the_build() {
+        use std::os::unix::ffi::OsStrExt;
+        let tree = TempTree::new("badnames", &[("ok.css", b"x")]);
+        std::fs::write(
+            tree.0.join(std::ffi::OsStr::from_bytes(b"caf\xe9.txt")),
+            b"x",
+        )
+        .unwrap();
+        std::fs::write(tree.0.join("a\\b.txt"), b"x").unwrap();
         let err = scan(&tree, quote::quote!()).unwrap_err().to_string();
-        assert!(
-            err.starts_with("folder `") && err.contains("not found"),
-            "{err}"
-        );
+        assert!(err.contains("a\\b.txt"), "the name as it is: {err}");
+        let entries = scan(&tree, quote::quote!(exclude = ["caf*", "a*"])).unwrap();
+        assert_eq!(urls(&entries), ["/ok.css"]);
+    }
+
+    #[test]
+    fn control_characters_are_escaped_in_messages() {
+        assert_eq!(lossy_relative(Path::new("a\nb.txt")), "a\\nb.txt");
     }
 }
