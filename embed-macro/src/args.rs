@@ -53,7 +53,12 @@ impl Parse for Args {
                 break; // trailing comma
             }
             // `crate` is a keyword; accept it (and any other keyword) as an option name.
-            let key = Ident::parse_any(input)?;
+            let key = Ident::parse_any(input).map_err(|err| {
+                syn::Error::new(
+                    err.span(),
+                    "expected an option name, like `max_embed_size = \"1 MiB\"`",
+                )
+            })?;
             if !input.peek(Token![=]) {
                 let name = key.unraw();
                 return Err(syn::Error::new(

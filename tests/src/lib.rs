@@ -1,1 +1,608 @@
-//! placeholder
+//! Harness for the HTTP integration tests: the fixture site embedded with
+//! `embed_assets!`, a real axum server on `127.0.0.1:0`, a real HTTP client, a raw-TCP
+//! client for request targets a client library would normalise, and decoders for the
+//! encoded bodies.
+//!
+//! Every helper panics with a message on failure: it only runs inside tests.
+
+use std::convert::Infallible;
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::routing;
+use axum::Router;
+use bytes::Bytes;
+use embed_runtime::{embed_assets, Assets, ServeAssets};
+use http::header::CONTENT_ENCODING;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The fixture site `tests/fixtures/site`, embedded with the default options.
+pub static SITE: Assets = embed_assets!("fixtures/site");
+
+/// The markers of files that must never be served: the file beside the root, the
+/// dotfile and the file in a hidden folder.
+pub const SECRET_MARKERS: [&str; 3] = [
+    "FIXTURE-OUTSIDE-ROOT-SECRET",
+    "FIXTURE-DOTFILE-SECRET",
+    "FIXTURE-HIDDEN-DIR-SECRET",
+];
+
+/// How long any single exchange with the test server may take before the test fails.
+const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A response as the tests see it: status, every header field, the body as sent on the
+/// wire (still content-coded).
+pub type Reply = (StatusCode, HeaderMap, Bytes);
+
+/// The folder `embed_assets!("fixtures/site")` embeds, on disk.
+pub fn site_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site")
+}
+
+/// The bytes of a fixture, read from disk; `url_path` is as in the URL but decoded
+/// (`/css/app.css`, `/café.txt`).
+///
+/// # Panics
+/// If the file cannot be read.
+pub fn fixture(url_path: &str) -> Vec<u8> {
+    let path = site_dir().join(url_path.trim_start_matches('/'));
+    std::fs::read(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()))
+}
+
+/// The bytes of `tests/fixtures/outside/secret.txt`, which sits beside the served root.
+pub fn outside_secret() -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/outside/secret.txt");
+    std::fs::read(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()))
+}
+
+/// The URL path of every regular file under the fixture site whose path has no segment
+/// starting with `.` (what the macro embeds by default), sorted.
+pub fn public_fixture_paths() -> Vec<String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+        let entries = std::fs::read_dir(dir)
+            .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()));
+            let name = entry.file_name().into_string().expect("UTF-8 fixture name");
+            if name.starts_with('.') {
+                continue;
+            }
+            let url = format!("{prefix}/{name}");
+            let kind = entry.file_type().expect("file type");
+            if kind.is_dir() {
+                walk(&entry.path(), &url, out);
+            } else if kind.is_file() {
+                out.push(url);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&site_dir(), "", &mut out);
+    out.sort();
+    out
+}
+
+/// `path` percent-encoded for a request target: every byte but unreserved characters
+/// (RFC 3986 §2.3) and `/` becomes `%XX` with upper-case hex.
+pub fn encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The app the tests serve: an API route beside `service` as the fallback, the way the
+/// crate's quick start wires it.
+pub fn app(service: ServeAssets) -> Router {
+    Router::new()
+        .route("/api/health", routing::get(|| async { "ok" }))
+        .fallback_service(service)
+}
+
+/// Serves [`SITE`] with default options (see [`app`]) and returns the address.
+pub async fn spawn_site() -> SocketAddr {
+    spawn_service(SITE.service()).await
+}
+
+/// Serves [`app`]`(service)` on `127.0.0.1:0` and returns the address.
+pub async fn spawn_service(service: ServeAssets) -> SocketAddr {
+    spawn_router(app(service)).await
+}
+
+/// Serves any router on `127.0.0.1:0` in a task of the current runtime and returns
+/// the address. The socket listens before this returns, so no wait is needed.
+pub async fn spawn_router(router: Router) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        axum::serve(listener, router).await.expect("axum server");
+    });
+    addr
+}
+
+/// Serves `service` with hyper 1 alone (no axum), calling [`ServeAssets::respond`]
+/// for each request, and returns the address.
+pub async fn spawn_hyper(service: ServeAssets) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let service = service.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(move |request: Request<_>| {
+                    let response = service.respond(&request);
+                    async move { Ok::<_, Infallible>(response.await) }
+                });
+                // A client hanging up mid-request is not a test failure by itself.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+/// Sends one request with hyper-util's client and reads the whole response.
+///
+/// `headers` are appended in order, so a name given twice goes out as two field lines.
+/// The body is returned as received: still gzip or br when `Content-Encoding` says so.
+///
+/// # Panics
+/// On a connection error, an invalid header, or after 20 seconds.
+pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str, &str)]) -> Reply {
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let mut request = Request::builder()
+        .method(method.clone())
+        .uri(format!("http://{addr}{path}"))
+        .body(Full::new(Bytes::new()))
+        .expect("valid request");
+    for (name, value) in headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).expect("header name");
+        let value = HeaderValue::from_str(value).expect("header value");
+        request.headers_mut().append(name, value);
+    }
+    let exchange = async {
+        let response = client.request(request).await.expect("HTTP request");
+        let (parts, body) = response.into_parts();
+        let body = body.collect().await.expect("response body").to_bytes();
+        (parts.status, parts.headers, body)
+    };
+    tokio::time::timeout(EXCHANGE_TIMEOUT, exchange)
+        .await
+        .unwrap_or_else(|_| panic!("{method} {path} took more than {EXCHANGE_TIMEOUT:?}"))
+}
+
+/// `GET path` with `headers`, see [`send`].
+pub async fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
+    send(addr, Method::GET, path, headers).await
+}
+
+/// `HEAD path` with `headers`, see [`send`].
+pub async fn head(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
+    send(addr, Method::HEAD, path, headers).await
+}
+
+/// `GET target HTTP/1.1` written byte for byte on a TCP socket, with `Host` and
+/// `Connection: close`; see [`raw_request`]. For targets an HTTP client would
+/// normalise or refuse (`/../x`, `//evil.com`, backslashes).
+pub async fn raw_get(addr: SocketAddr, target: &str) -> Reply {
+    let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    raw_request(addr, request.as_bytes()).await
+}
+
+/// Writes `request` (a complete HTTP/1.1 request head, which should ask for
+/// `Connection: close`) on a fresh TCP connection, reads until the server closes it,
+/// and parses the response. A chunked body is de-chunked; any other body is returned
+/// as read.
+///
+/// # Panics
+/// On a connection error, a malformed response, or after 20 seconds.
+pub async fn raw_request(addr: SocketAddr, request: &[u8]) -> Reply {
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream.write_all(request).await.expect("write request");
+        let mut received = Vec::new();
+        stream
+            .read_to_end(&mut received)
+            .await
+            .expect("read response");
+        received
+    };
+    let received = tokio::time::timeout(EXCHANGE_TIMEOUT, exchange)
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "raw request {:?} took more than {EXCHANGE_TIMEOUT:?}",
+                String::from_utf8_lossy(request)
+            )
+        });
+    parse_response(&received)
+}
+
+fn parse_response(received: &[u8]) -> Reply {
+    let end = received
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no end of head in {:?}", String::from_utf8_lossy(received)));
+    let head = std::str::from_utf8(&received[..end]).expect("ASCII response head");
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().expect("status line");
+    let code = status_line
+        .split(' ')
+        .nth(1)
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let status = StatusCode::from_bytes(code.as_bytes()).expect("status code");
+    let mut headers = HeaderMap::new();
+    for line in lines {
+        let (name, value) = line
+            .split_once(':')
+            .unwrap_or_else(|| panic!("bad header line {line:?}"));
+        headers.append(
+            HeaderName::from_bytes(name.trim().as_bytes()).expect("header name"),
+            HeaderValue::from_str(value.trim()).expect("header value"),
+        );
+    }
+    let rest = &received[end + 4..];
+    let chunked = headers
+        .get(http::header::TRANSFER_ENCODING)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"chunked"));
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_vec()
+    };
+    (status, headers, Bytes::from(body))
+}
+
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .expect("chunk size line");
+        let size_text = std::str::from_utf8(&rest[..line_end]).expect("chunk size");
+        let size_text = size_text.split(';').next().unwrap_or_default().trim();
+        let size = usize::from_str_radix(size_text, 16).expect("hex chunk size");
+        rest = &rest[line_end + 2..];
+        if size == 0 {
+            return body;
+        }
+        body.extend_from_slice(&rest[..size]);
+        rest = &rest[size + 2..];
+    }
+}
+
+/// Decompresses a gzip member (RFC 1952).
+///
+/// # Panics
+/// If `bytes` is not valid gzip.
+pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    assert!(
+        bytes.starts_with(&[0x1f, 0x8b]),
+        "not a gzip stream (no magic bytes)"
+    );
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .expect("valid gzip");
+    out
+}
+
+/// Decompresses a brotli stream (RFC 7932).
+///
+/// # Panics
+/// If `bytes` is not valid brotli.
+pub fn unbrotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::Decompressor::new(bytes, 4096)
+        .read_to_end(&mut out)
+        .expect("valid brotli");
+    out
+}
+
+/// The body with its `Content-Encoding` undone: as-is without the field, else gzip
+/// (`gzip`, `x-gzip`) or brotli (`br`), compared case-insensitively.
+///
+/// # Panics
+/// On any other coding, or more than one.
+pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> Vec<u8> {
+    let codings: Vec<String> = list_values(headers, CONTENT_ENCODING);
+    match codings.as_slice() {
+        [] => body.to_vec(),
+        [one] if one == "gzip" || one == "x-gzip" => gunzip(body),
+        [one] if one == "br" => unbrotli(body),
+        other => panic!("unexpected Content-Encoding {other:?}"),
+    }
+}
+
+/// The members of a comma-separated list field over all its field lines (RFC 9110
+/// §5.3), trimmed and lower-cased; empty when the field is absent.
+pub fn list_values(headers: &HeaderMap, name: HeaderName) -> Vec<String> {
+    headers
+        .get_all(name)
+        .iter()
+        .flat_map(|value| {
+            value
+                .to_str()
+                .expect("ASCII header value")
+                .split(',')
+                .map(|member| member.trim().to_ascii_lowercase())
+                .filter(|member| !member.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The single value of header `name` as text, `None` when absent.
+///
+/// # Panics
+/// If the field occurs more than once or is not visible ASCII.
+pub fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
+    let mut all = headers.get_all(&name).iter();
+    let first = all.next()?;
+    assert!(all.next().is_none(), "{name} sent more than once");
+    Some(first.to_str().expect("ASCII header value"))
+}
+
+/// Whether `needle` occurs in `haystack`.
+pub fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
+}
+
+/// Fails the test if `body` holds any of the [`SECRET_MARKERS`] or the bytes of the
+/// file outside the root; `what` names the request in the message.
+pub fn assert_no_secret(what: &str, body: &[u8]) {
+    for marker in SECRET_MARKERS {
+        assert!(!contains(body, marker), "{what}: response leaks {marker}");
+    }
+    assert!(
+        !contains(body, &String::from_utf8_lossy(&outside_secret())),
+        "{what}: response holds the bytes of outside/secret.txt"
+    );
+}
+
+/// Where a browser goes with `Location: location` received for `request_path` on
+/// `authority` (RFC 3986 §5.2, plus the WHATWG URL rule that `\` is `/` in http
+/// URLs): `Some(path?query)` on the same host, `None` when it leaves `authority`.
+pub fn resolve_location(request_path: &str, location: &str, authority: &str) -> Option<String> {
+    let location = location.replace('\\', "/");
+    let (reference, query) = match location.split_once('?') {
+        Some((path, query)) => (path.to_owned(), Some(query)),
+        None => (location.clone(), None),
+    };
+    let scheme = reference.split_once(':').and_then(|(scheme, rest)| {
+        let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        is_scheme.then_some((scheme, rest))
+    });
+    let relative = match scheme {
+        Some((scheme, rest)) if scheme.eq_ignore_ascii_case("http") => rest,
+        Some(_) => return None,
+        None => &reference,
+    };
+    let path = if let Some(rest) = relative.strip_prefix("//") {
+        let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        if !host.eq_ignore_ascii_case(authority) {
+            return None;
+        }
+        remove_dot_segments(if path.is_empty() { "/" } else { path })
+    } else if scheme.is_some() {
+        return None; // `http:path` has no meaning a browser agrees on
+    } else if relative.starts_with('/') {
+        remove_dot_segments(relative)
+    } else {
+        let base = request_path.split('?').next().unwrap_or_default();
+        let dir = &base[..base.rfind('/').map_or(0, |i| i + 1)];
+        remove_dot_segments(&format!("{dir}{relative}"))
+    };
+    Some(match query {
+        Some(query) => format!("{path}?{query}"),
+        None => path,
+    })
+}
+
+/// RFC 3986 §5.2.4.
+fn remove_dot_segments(path: &str) -> String {
+    let mut output: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len() - 1;
+    for (i, segment) in segments.iter().enumerate() {
+        match *segment {
+            "." => {
+                if i == last {
+                    output.push("");
+                }
+            }
+            ".." => {
+                if output.len() > 1 {
+                    output.pop();
+                }
+                if i == last {
+                    output.push("");
+                }
+            }
+            other => output.push(other),
+        }
+    }
+    let joined = output.join("/");
+    if joined.starts_with('/') {
+        joined
+    } else {
+        format!("/{joined}")
+    }
+}
+
+const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+const LONG_DAYS: [&str; 7] = [
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7), the form
+/// a server sends in `Last-Modified`.
+///
+/// # Panics
+/// On anything else.
+pub fn parse_imf_fixdate(text: &str) -> SystemTime {
+    let parts: Vec<&str> = text.split([' ', ':']).collect();
+    let [_, day, month, year, hour, minute, second, "GMT"] = parts.as_slice() else {
+        panic!("not an IMF-fixdate: {text:?}");
+    };
+    let number = |s: &str| -> i64 { s.parse().unwrap_or_else(|_| panic!("bad date {text:?}")) };
+    let month = MONTHS
+        .iter()
+        .position(|m| m == month)
+        .unwrap_or_else(|| panic!("bad month in {text:?}")) as i64
+        + 1;
+    let days = days_from_civil(number(year), month, number(day));
+    let secs = days * 86_400 + number(hour) * 3600 + number(minute) * 60 + number(second);
+    UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).expect("date after 1970"))
+}
+
+/// An HTTP-date in one of the three forms a recipient must accept (RFC 9110 §5.6.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateForm {
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`, the preferred form.
+    ImfFixdate,
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`, obsolete RFC 850 form.
+    Rfc850,
+    /// `Sun Nov  6 08:49:37 1994`, ANSI C's `asctime()` form.
+    Asctime,
+}
+
+/// Formats `time` (whole seconds after 1970) as an HTTP-date in `form`.
+pub fn format_http_date(time: SystemTime, form: DateForm) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute, second) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let weekday = days.rem_euclid(7) as usize;
+    let month_name = MONTHS[(month - 1) as usize];
+    match form {
+        DateForm::ImfFixdate => format!(
+            "{}, {day:02} {month_name} {year} {hour:02}:{minute:02}:{second:02} GMT",
+            DAYS[weekday]
+        ),
+        DateForm::Rfc850 => format!(
+            "{}, {day:02}-{month_name}-{:02} {hour:02}:{minute:02}:{second:02} GMT",
+            LONG_DAYS[weekday],
+            year % 100
+        ),
+        DateForm::Asctime => format!(
+            "{} {month_name} {day:>2} {hour:02}:{minute:02}:{second:02} {year}",
+            DAYS[weekday]
+        ),
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_dates_round_trip_in_every_form() {
+        let text = "Sun, 06 Nov 1994 08:49:37 GMT";
+        let time = parse_imf_fixdate(text);
+        assert_eq!(format_http_date(time, DateForm::ImfFixdate), text);
+        assert_eq!(
+            format_http_date(time, DateForm::Rfc850),
+            "Sunday, 06-Nov-94 08:49:37 GMT"
+        );
+        assert_eq!(
+            format_http_date(time, DateForm::Asctime),
+            "Sun Nov  6 08:49:37 1994"
+        );
+        let leap = parse_imf_fixdate("Thu, 29 Feb 2024 23:59:59 GMT");
+        assert_eq!(
+            format_http_date(leap + Duration::from_secs(1), DateForm::ImfFixdate),
+            "Fri, 01 Mar 2024 00:00:00 GMT"
+        );
+    }
+
+    #[test]
+    fn locations_resolve_like_a_browser() {
+        let host = "127.0.0.1:80";
+        let resolve = |base, location| resolve_location(base, location, host);
+        assert_eq!(resolve("/docs", "./docs/").as_deref(), Some("/docs/"));
+        assert_eq!(
+            resolve("/static/docs?a=1", "./docs/?a=1").as_deref(),
+            Some("/static/docs/?a=1")
+        );
+        assert_eq!(resolve("/a/b", "../c").as_deref(), Some("/c"));
+        assert_eq!(resolve("/a", "/x").as_deref(), Some("/x"));
+        assert_eq!(
+            resolve("/a", "http://127.0.0.1:80/x").as_deref(),
+            Some("/x")
+        );
+        assert_eq!(resolve("/a", "//evil.com/"), None);
+        assert_eq!(resolve("/a", "/\\evil.com/"), None);
+        assert_eq!(resolve("/a", "https://evil.com/"), None);
+        // Relative to a path that starts with `//`: still this host.
+        assert_eq!(
+            resolve("//evil.com", "./evil.com/").as_deref(),
+            Some("//evil.com/")
+        );
+        assert_eq!(resolve("/a", "javascript:alert(1)"), None);
+    }
+}

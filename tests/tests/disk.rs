@@ -1,0 +1,296 @@
+//! Files over `max_embed_size`: listed at build time, streamed from disk at run time,
+//! with the same HTTP semantics as embedded files. `big.bin` (3 MiB) is on disk here.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use embed_runtime::{embed_assets, Assets, Error};
+use http::header::{
+    ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
+};
+use http::StatusCode;
+use integration_tests::{fixture, get, head, header, site_dir, spawn_service};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
+
+const BIG: &str = "/big.bin";
+
+/// A copy of the site's on-disk files in a fresh folder the test may change.
+struct Root(PathBuf);
+
+impl Root {
+    fn new(name: &str) -> Self {
+        let root =
+            std::env::temp_dir().join(format!("embed-disk-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::copy(site_dir().join("big.bin"), root.join("big.bin")).unwrap();
+        Root(root)
+    }
+
+    fn big(&self) -> PathBuf {
+        self.0.join("big.bin")
+    }
+}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Deterministic bytes that do not compress, `len` long.
+fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn only_small_files_are_embedded() {
+    let big = DISK.get(BIG).expect("listed");
+    assert!(!big.is_embedded());
+    assert_eq!(big.disk_path(), Some("big.bin"));
+    assert_eq!(big.len(), 3 << 20);
+    assert!(big.body(embed_runtime::Encoding::Identity).is_none());
+    assert!(DISK.get("/css/app.css").expect("listed").is_embedded());
+    assert!(DISK
+        .build_root()
+        .is_some_and(|root| Path::new(root).join("big.bin").is_file()));
+}
+
+#[tokio::test]
+async fn on_disk_files_download_byte_exact_from_the_build_folder() {
+    let addr = spawn_service(DISK.service()).await;
+    let (status, headers, body) = get(addr, BIG, &[("accept-encoding", "br, gzip")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], &fixture(BIG)[..]);
+    assert_eq!(header(&headers, CONTENT_LENGTH), Some("3145728"));
+    assert_eq!(
+        header(&headers, CONTENT_TYPE),
+        Some("application/octet-stream")
+    );
+    assert_eq!(header(&headers, ACCEPT_RANGES), Some("bytes"));
+    assert!(
+        headers.get(VARY).is_none(),
+        "on-disk files have no encoded variants"
+    );
+    assert!(headers.get(LAST_MODIFIED).is_some());
+    let etag = header(&headers, ETAG).expect("etag");
+    assert!(
+        etag.starts_with('"') && etag.ends_with('"') && !etag.starts_with("W/"),
+        "{etag}"
+    );
+}
+
+#[tokio::test]
+async fn head_and_preconditions_work_as_for_embedded_files() {
+    let addr = spawn_service(DISK.service()).await;
+    let (_, get_headers, _) = get(addr, BIG, &[]).await;
+    let (status, head_headers, body) = head(addr, BIG, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.is_empty());
+    for name in [
+        CONTENT_LENGTH,
+        CONTENT_TYPE,
+        ETAG,
+        LAST_MODIFIED,
+        ACCEPT_RANGES,
+    ] {
+        assert_eq!(head_headers.get(&name), get_headers.get(&name), "{name}");
+    }
+    let etag = header(&get_headers, ETAG).unwrap();
+    let (status, headers, body) = get(addr, BIG, &[("if-none-match", etag)]).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    assert!(body.is_empty());
+    assert_eq!(header(&headers, ETAG), Some(etag));
+    let last_modified = header(&get_headers, LAST_MODIFIED).unwrap();
+    let (status, _, _) = get(addr, BIG, &[("if-modified-since", last_modified)]).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    let (status, _, _) = get(addr, BIG, &[("if-match", "\"other\"")]).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    let (status, _, _) = integration_tests::send(addr, http::Method::POST, BIG, &[]).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[tokio::test]
+async fn ranges_of_on_disk_files_are_byte_exact() {
+    let addr = spawn_service(DISK.service().chunk_size(64 * 1024)).await;
+    let big = fixture(BIG);
+    let len = big.len();
+    for (range, start, end) in [
+        ("bytes=0-65535", 0, 65_535),
+        ("bytes=1000000-1999999", 1_000_000, 1_999_999),
+        ("bytes=-70000", len - 70_000, len - 1),
+        ("bytes=65530-65541", 65_530, 65_541),
+    ] {
+        let (status, headers, body) = get(addr, BIG, &[("range", range)]).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT, "Range: {range}");
+        assert_eq!(
+            header(&headers, CONTENT_RANGE),
+            Some(&*format!("bytes {start}-{end}/{len}"))
+        );
+        assert_eq!(&body[..], &big[start..=end], "Range: {range}");
+    }
+    let (status, headers, body) = get(addr, BIG, &[("range", "bytes=0-9,-10")]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    let content_type = header(&headers, CONTENT_TYPE).unwrap();
+    assert!(content_type.starts_with("multipart/byteranges"));
+    let text = String::from_utf8_lossy(&body);
+    assert!(text.contains(&format!("Content-Range: bytes 0-9/{len}")));
+    assert!(text.contains(&format!(
+        "Content-Range: bytes {}-{}/{len}",
+        len - 10,
+        len - 1
+    )));
+    assert_eq!(
+        header(&headers, CONTENT_LENGTH),
+        Some(&*body.len().to_string())
+    );
+    let (status, headers, _) = get(addr, BIG, &[("range", &format!("bytes={len}-"))]).await;
+    assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(
+        header(&headers, CONTENT_RANGE),
+        Some(&*format!("bytes */{len}"))
+    );
+    let etag = header(&headers, ETAG).unwrap().to_owned();
+    let (status, _, _) = get(addr, BIG, &[("range", "bytes=0-9"), ("if-range", &etag)]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    let (status, _, body) = get(
+        addr,
+        BIG,
+        &[("range", "bytes=0-9"), ("if-range", "\"stale\"")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body.len(), len);
+}
+
+#[tokio::test]
+async fn concurrent_downloads_are_all_byte_exact() {
+    let addr = spawn_service(DISK.service().chunk_size(256 * 1024)).await;
+    let big = fixture(BIG);
+    let downloads: Vec<_> = (0..8).map(|_| tokio::spawn(get(addr, BIG, &[]))).collect();
+    for download in downloads {
+        let (status, _, body) = download.await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        assert!(body[..] == big[..], "a concurrent download differs");
+    }
+}
+
+#[tokio::test]
+async fn a_changed_file_gets_new_validators_and_a_deleted_one_is_404() {
+    let root = Root::new("changes");
+    let addr = spawn_service(DISK.service().disk_root(&root.0)).await;
+    let (status, before, body) = get(addr, BIG, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body.len(), 3 << 20);
+    let old_etag = header(&before, ETAG).unwrap().to_owned();
+
+    // Grown: the new length and a new ETag, and the old ETag no longer matches.
+    let grown = noise(3 << 20 | 12_345, 7);
+    std::fs::write(root.big(), &grown).unwrap();
+    let (status, after, body) = get(addr, BIG, &[("if-none-match", &old_etag)]).await;
+    assert_eq!(status, StatusCode::OK, "a stale ETag must not give 304");
+    assert!(body[..] == grown[..]);
+    assert_ne!(header(&after, ETAG), Some(&*old_etag));
+    assert_eq!(
+        header(&after, CONTENT_LENGTH),
+        Some(&*grown.len().to_string())
+    );
+
+    // Truncated: the new, shorter length.
+    std::fs::write(root.big(), b"short").unwrap();
+    let (status, _, body) = get(addr, BIG, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"short");
+
+    std::fs::remove_file(root.big()).unwrap();
+    let (status, _, _) = get(addr, BIG, &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // The server goes on serving everything else.
+    let (status, _, _) = get(addr, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_file_truncated_mid_download_closes_the_connection_short() {
+    let root = Root::new("truncate");
+    // Far larger than the socket buffers, so the server is still reading when we cut.
+    let len = 64 << 20;
+    std::fs::write(root.big(), noise(len, 3)).unwrap();
+    let addr = spawn_service(DISK.service().disk_root(&root.0).chunk_size(64 * 1024)).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
+            format!("GET {BIG} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut received = vec![0u8; 256 * 1024];
+    let first = stream.read(&mut received).await.unwrap();
+    let head = String::from_utf8_lossy(&received[..first]).to_string();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains(&format!("content-length: {len}")),
+        "{head}"
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(root.big())
+        .unwrap()
+        .set_len(1024)
+        .unwrap();
+    let mut total = first;
+    let read_all = async {
+        loop {
+            match stream.read(&mut received).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => total += n,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read_all)
+        .await
+        .expect("the server closes the connection");
+    assert!(
+        total < len,
+        "the body must end short of Content-Length, got {total} bytes"
+    );
+    // And the server keeps serving.
+    let (status, _, _) = get(addr, "/index.html", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[test]
+fn the_startup_check_lists_every_missing_file() {
+    assert!(
+        DISK.service().check_disk().is_ok(),
+        "the build folder has every file"
+    );
+    let root = Root::new("check");
+    std::fs::remove_file(root.big()).unwrap();
+    std::fs::create_dir(root.big()).unwrap();
+    let err = DISK.service().disk_root(&root.0).check_disk().unwrap_err();
+    let Error::Disk(problems) = &err else {
+        panic!("unexpected {err:?}")
+    };
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].asset, BIG);
+    assert!(err.to_string().contains("/big.bin"), "{err}");
+    let empty = std::env::temp_dir().join(format!("embed-disk-test-{}-empty", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let err = DISK.service().disk_root(&empty).check_disk().unwrap_err();
+    assert!(
+        matches!(&err, Error::Disk(p) if p[0].source.kind() == std::io::ErrorKind::NotFound),
+        "{err:?}"
+    );
+}

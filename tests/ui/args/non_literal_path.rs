@@ -1,0 +1,7 @@
+use embed_runtime::{embed_assets, Assets};
+
+const SITE: &str = "fixtures/site";
+
+static A: Assets = embed_assets!(SITE);
+
+fn main() {}
