@@ -250,3 +250,29 @@ fn symlinks_are_skipped_by_default() {
     let outcome = krate.cargo("run");
     assert!(outcome.success, "{}", outcome.stderr);
 }
+
+// rustc tracks every embedded file (`include_bytes!`): editing one rebuilds the crate
+// with the new bytes, without touching any source file.
+#[test]
+fn editing_an_embedded_file_changes_what_the_next_build_serves() {
+    let krate = Crate::new("edit_rebuilds");
+    fs::write(krate.site().join("a.txt"), "first version").unwrap();
+    krate.main_rs(
+        "\"site\"",
+        "let body = A.get(\"/a.txt\").unwrap().body(embed_runtime::Encoding::Identity).unwrap();\n    \
+         eprintln!(\"BODY={}\", String::from_utf8_lossy(body));",
+    );
+    let first = krate.cargo("run");
+    assert!(
+        first.success && first.stderr.contains("BODY=first version"),
+        "{}",
+        first.stderr
+    );
+    fs::write(krate.site().join("a.txt"), "second version, longer").unwrap();
+    let second = krate.cargo("run");
+    assert!(
+        second.success && second.stderr.contains("BODY=second version, longer"),
+        "{}",
+        second.stderr
+    );
+}
