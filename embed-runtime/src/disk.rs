@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::fs::{File, Metadata};
+use std::future::Future as _;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::task::{Context, Poll};
@@ -186,8 +187,13 @@ impl DiskBody {
                 return Poll::Ready(None);
             };
             let identity = self.identity;
+            // NOTE: allocate here, on the thread that will also free the buffer (after
+            // hyper sends it). Allocated on a blocking-pool thread, glibc puts each
+            // buffer in that thread's arena and keeps the memory after it is freed
+            // elsewhere: 32 downloads grew the process by 80-110 MiB instead of ~32.
+            let buf = Vec::with_capacity(want as usize);
             self.state = State::Reading(tokio::task::spawn_blocking(move || {
-                read_chunk(file, range.start, want, identity)
+                read_chunk(file, buf, range.start, want, identity)
             }));
         }
     }
@@ -199,15 +205,19 @@ impl DiskBody {
     }
 }
 
-use std::future::Future as _;
-
-/// Reads exactly `len` bytes at `offset`, then checks the file is still the one the
-/// validators describe: a short read or changed metadata is [`Error::Changed`].
-fn read_chunk(mut file: File, offset: u64, len: u64, expected: FileIdentity) -> ChunkResult {
+/// Reads exactly `len` bytes at `offset` into `buf` (allocated with that capacity),
+/// then checks the file is still the one the validators describe: a short read or
+/// changed metadata is [`Error::Changed`].
+fn read_chunk(
+    mut file: File,
+    mut buf: Vec<u8>,
+    offset: u64,
+    len: u64,
+    expected: FileIdentity,
+) -> ChunkResult {
     file.seek(SeekFrom::Start(offset)).map_err(Error::Read)?;
-    // Capacity exactly `len`: `read_to_end` on a `Take` fills it without zeroing or
-    // growing, and the `Vec` becomes `Bytes` without a copy.
-    let mut buf = Vec::with_capacity(len as usize);
+    // `read_to_end` on a `Take` fills the spare capacity without zeroing or growing it,
+    // and the `Vec` becomes `Bytes` without a copy.
     (&mut file)
         .take(len)
         .read_to_end(&mut buf)
