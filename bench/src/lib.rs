@@ -1,0 +1,28 @@
+//! Benchmark of large-file downloads from disk: `embed-runtime`'s streaming handler
+//! against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file.
+//!
+//! `build.rs` writes a deterministic, incompressible 64 MiB [`VIDEO_PATH`] and a small
+//! `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that folder with
+//! `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`] is the HTTP
+//! server under test; the `bench-disk` binary drives the whole comparison (see the
+//! crate's README.md).
+
+use embed_runtime::{embed_assets, Assets};
+
+pub mod server;
+
+/// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).
+pub const MEDIA_DIR: &str = concat!(env!("OUT_DIR"), "/media");
+
+/// The large file every server sends.
+pub const VIDEO_PATH: &str = concat!(env!("OUT_DIR"), "/media/video.bin");
+
+/// Its URL path.
+pub const VIDEO_URL: &str = "/video.bin";
+
+/// Its size in bytes (64 MiB); `build.rs` writes exactly this many.
+pub const VIDEO_LEN: u64 = 64 << 20;
+
+/// [`MEDIA_DIR`] as `embed_assets!` sees it: `index.html` embedded, `video.bin`
+/// (over 1 MiB) listed and streamed from disk.
+pub static MEDIA: Assets = embed_assets!("$OUT_DIR/media", max_embed_size = "1 MiB");

@@ -1,0 +1,128 @@
+//! The server under test: `embed-runtime`'s [`ServeAssets`](embed_runtime::ServeAssets)
+//! or tower-http's `ServeDir` on [`MEDIA_DIR`], as axum's fallback
+//! service, on 127.0.0.1.
+
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+
+use tower_http::services::ServeDir;
+
+use crate::{MEDIA, MEDIA_DIR};
+
+/// Which implementation serves the files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `MEDIA.service()`, with [`Options::chunk`] as `.chunk_size()` when set.
+    Ours,
+    /// `tower_http::services::ServeDir` with its defaults (64 KiB reads).
+    ServeDir,
+}
+
+/// What `bench-server` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The implementation.
+    pub mode: Mode,
+    /// Port on 127.0.0.1; 0 picks a free one (printed on start).
+    pub port: u16,
+    /// `.chunk_size()` for [`Mode::Ours`]; `None` keeps the library's default.
+    pub chunk: Option<usize>,
+    /// Tokio worker threads; `None` is tokio's default (the CPUs this process may use).
+    pub workers: Option<usize>,
+    /// Exit when standard input reaches end of file, so the process never outlives the
+    /// driver that holds the other end of the pipe.
+    pub exit_with_stdin: bool,
+}
+
+/// The usage line of the server's arguments.
+pub const USAGE: &str = "--mode ours|servedir [--port N] [--chunk BYTES] [--workers N] \
+                         [--exit-with-stdin]";
+
+impl Options {
+    /// Parses the arguments after the program name.
+    ///
+    /// # Errors
+    /// A message naming the bad or missing argument.
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut options = Options {
+            mode: Mode::Ours,
+            port: 0,
+            chunk: None,
+            workers: None,
+            exit_with_stdin: false,
+        };
+        let mut mode = None;
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .ok_or_else(|| format!("{name} needs a value; usage: {USAGE}"))
+            };
+            match arg.as_str() {
+                "--mode" => {
+                    mode = Some(match value("--mode")?.as_str() {
+                        "ours" => Mode::Ours,
+                        "servedir" => Mode::ServeDir,
+                        other => return Err(format!("unknown mode `{other}`; usage: {USAGE}")),
+                    })
+                }
+                "--port" => options.port = number(&value("--port")?)?,
+                "--chunk" => options.chunk = Some(number(&value("--chunk")?)?),
+                "--workers" => options.workers = Some(number(&value("--workers")?)?),
+                "--exit-with-stdin" => options.exit_with_stdin = true,
+                other => return Err(format!("unknown argument `{other}`; usage: {USAGE}")),
+            }
+        }
+        options.mode = mode.ok_or_else(|| format!("--mode is required; usage: {USAGE}"))?;
+        Ok(options)
+    }
+}
+
+fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("`{text}` is not a valid number"))
+}
+
+/// Runs the server until the process is killed (or standard input closes, with
+/// [`Options::exit_with_stdin`]). Prints `media folder: PATH` and then
+/// `listening on ADDR` on standard output once it accepts connections.
+///
+/// # Errors
+/// The runtime, the listener or the start-up disk check failed.
+pub fn run(options: &Options) -> io::Result<()> {
+    if options.exit_with_stdin {
+        std::thread::spawn(|| {
+            let mut sink = [0u8; 64];
+            while matches!(io::stdin().read(&mut sink), Ok(n) if n > 0) {}
+            std::process::exit(0);
+        });
+    }
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all();
+    if let Some(workers) = options.workers {
+        runtime.worker_threads(workers.max(1));
+    }
+    let runtime = runtime.build()?;
+    let app = match options.mode {
+        Mode::Ours => {
+            let mut service = MEDIA.service();
+            if let Some(chunk) = options.chunk {
+                service = service.chunk_size(chunk);
+            }
+            service.check_disk().map_err(io::Error::other)?;
+            axum::Router::new().fallback_service(service)
+        }
+        Mode::ServeDir => axum::Router::new().fallback_service(ServeDir::new(MEDIA_DIR)),
+    };
+    runtime.block_on(async move {
+        let listener =
+            tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], options.port))).await?;
+        let addr = listener.local_addr()?;
+        let mut out = io::stdout().lock();
+        writeln!(out, "media folder: {MEDIA_DIR}")?;
+        writeln!(out, "listening on {addr}")?;
+        out.flush()?;
+        drop(out);
+        axum::serve(listener, app).await
+    })
+}
