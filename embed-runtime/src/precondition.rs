@@ -211,7 +211,7 @@ fn skip_separators(bytes: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const ETAG: &str = "\"abc\"";
@@ -221,11 +221,17 @@ mod tests {
     const BEFORE: &str = "Tue, 31 Dec 2024 23:59:59 GMT";
     const AFTER: &str = "Wed, 01 Jan 2025 00:00:01 GMT";
 
-    fn eval_with(method: Method, fields: &[(http::HeaderName, &str)]) -> Precondition {
+    /// A header map with `fields` appended in order (a name twice is two field lines).
+    pub(crate) fn header_map(fields: &[(http::HeaderName, &str)]) -> HeaderMap {
         let mut headers = HeaderMap::new();
         for (name, value) in fields {
             headers.append(name.clone(), HeaderValue::from_str(value).unwrap());
         }
+        headers
+    }
+
+    fn eval_with(method: Method, fields: &[(http::HeaderName, &str)]) -> Precondition {
+        let headers = header_map(fields);
         let v = Validators {
             etag: ETAG,
             modified: MODIFIED,

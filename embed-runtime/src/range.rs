@@ -170,7 +170,6 @@ fn digits(bytes: &[u8]) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
 
     const LEN: u64 = 10_000;
     const ETAG: &str = "\"abc\"";
@@ -182,10 +181,7 @@ mod tests {
         fields: &[(http::HeaderName, &str)],
         len: u64,
     ) -> RangeSelection {
-        let mut headers = HeaderMap::new();
-        for (name, value) in fields {
-            headers.append(name.clone(), HeaderValue::from_str(value).unwrap());
-        }
+        let headers = crate::precondition::tests::header_map(fields);
         let v = Validators {
             etag: ETAG,
             modified: MODIFIED,
