@@ -556,6 +556,70 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
+/// One part of a `multipart/byteranges` body: its headers (lowercased names) and bytes.
+#[derive(Debug)]
+pub struct Part {
+    /// The part's `Content-Type`.
+    pub content_type: String,
+    /// The part's `Content-Range`.
+    pub content_range: String,
+    /// The part's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Splits a `multipart/byteranges` body (RFC 9110 §14.6, RFC 2046 §5.1) by its boundary.
+///
+/// # Panics
+/// If the body is not well-formed multipart.
+pub fn parse_multipart(content_type: &str, body: &[u8]) -> Vec<Part> {
+    let boundary = content_type
+        .split(';')
+        .find_map(|p| p.trim().strip_prefix("boundary="))
+        .expect("boundary parameter")
+        .trim_matches('"');
+    let delimiter = format!("\r\n--{boundary}");
+    let mut body = body.to_vec();
+    // The first delimiter may come without the CRLF before it (no preamble).
+    if body.starts_with(format!("--{boundary}").as_bytes()) {
+        body.splice(0..0, *b"\r\n");
+    }
+    let mut parts = Vec::new();
+    let mut rest = &body[..];
+    loop {
+        let at = find(rest, delimiter.as_bytes()).expect("a delimiter");
+        rest = &rest[at + delimiter.len()..];
+        if rest.starts_with(b"--") {
+            return parts; // close-delimiter
+        }
+        rest = rest
+            .strip_prefix(b"\r\n")
+            .expect("CRLF after the delimiter");
+        let head_end = find(rest, b"\r\n\r\n").expect("end of part headers");
+        let head = std::str::from_utf8(&rest[..head_end]).expect("ASCII part headers");
+        let mut content_type = String::new();
+        let mut content_range = String::new();
+        for line in head.split("\r\n") {
+            let (name, value) = line.split_once(':').expect("name: value");
+            match name.trim().to_ascii_lowercase().as_str() {
+                "content-type" => content_type = value.trim().to_owned(),
+                "content-range" => content_range = value.trim().to_owned(),
+                _ => {}
+            }
+        }
+        rest = &rest[head_end + 4..];
+        let end = find(rest, delimiter.as_bytes()).expect("next delimiter");
+        parts.push(Part {
+            content_type,
+            content_range,
+            bytes: rest[..end].to_vec(),
+        });
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
