@@ -106,7 +106,8 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .unwrap_or_default();
-        let mtime = since_epoch.as_secs();
+        // Clamped to what an HTTP-date can state, so formatting it cannot panic.
+        let mtime = since_epoch.as_secs().min(LAST_HTTP_DATE);
         files.push(FileEntry {
             url_path: format!("/{relative}"),
             abs_path: entry.path().to_path_buf(),
@@ -127,9 +128,17 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     Ok(files)
 }
 
+/// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
+const LAST_HTTP_DATE: u64 = 253_402_300_799;
+
 /// `SOURCE_DATE_EPOCH` (reproducible-builds.org), when set to whole seconds.
 fn source_date_epoch() -> Option<u64> {
-    std::env::var("SOURCE_DATE_EPOCH").ok()?.trim().parse().ok()
+    let secs: u64 = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(secs.min(LAST_HTTP_DATE))
 }
 
 fn is_dot(name: &std::ffi::OsStr) -> bool {

@@ -46,7 +46,7 @@ impl FileIdentity {
     fn of(meta: &Metadata) -> Self {
         FileIdentity {
             len: meta.len(),
-            modified: meta.modified().unwrap_or(UNIX_EPOCH),
+            modified: clamp_to_http_date(meta.modified().unwrap_or(UNIX_EPOCH)),
         }
     }
 
@@ -68,6 +68,16 @@ impl FileIdentity {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     }
+}
+
+/// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
+const LAST_HTTP_DATE: u64 = 253_402_300_799;
+
+/// A file time an HTTP-date can state: an mtime before 1970 or after 9999 (clock
+/// mishaps, `touch -d`) is clamped, so formatting `Last-Modified` can never panic.
+fn clamp_to_http_date(time: SystemTime) -> SystemTime {
+    let last = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE);
+    time.clamp(UNIX_EPOCH, last)
 }
 
 /// Opens `path` and reads its metadata from the open handle (no race between the
@@ -321,6 +331,19 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
         let err = open(std::env::temp_dir()).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn file_times_outside_http_dates_are_clamped() {
+        let before = UNIX_EPOCH - std::time::Duration::from_secs(10);
+        assert_eq!(clamp_to_http_date(before), UNIX_EPOCH);
+        let after = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE + 100);
+        let clamped = clamp_to_http_date(after);
+        // Formatting must not panic at the bound.
+        assert_eq!(
+            httpdate::fmt_http_date(clamped),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
     }
 
     #[test]
