@@ -1,7 +1,7 @@
 //! `Accept-Encoding` → which stored body to send (RFC 9110 §12.5.3).
 
-use http::header::GetAll;
-use http::HeaderValue;
+use http::header::{GetAll, ACCEPT};
+use http::{HeaderMap, HeaderValue};
 
 use crate::asset::Encoding;
 
@@ -90,6 +90,31 @@ fn parse<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Preferences {
         *slot = Some(slot.map_or(q, |old| old.max(q)));
     }
     prefs
+}
+
+/// Whether the client asks for an HTML page: `Accept` lists `text/html` with a q-value
+/// above zero (RFC 9110 §12.5.1). Browsers navigating send it; `fetch()` and `<img>`
+/// (`*/*`, `image/*`) do not, so a missing script or image still gets its 404.
+pub(crate) fn accepts_html(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .flat_map(|line| line.as_bytes().split(|&b| b == b','))
+        .any(|member| {
+            let mut parts = member.split(|&b| b == b';');
+            let range = trim(parts.next().unwrap_or_default());
+            range.eq_ignore_ascii_case(b"text/html")
+                && parts.all(|param| {
+                    let param = trim(param);
+                    match param
+                        .strip_prefix(b"q=")
+                        .or_else(|| param.strip_prefix(b"Q="))
+                    {
+                        Some(q) => parse_quality(q).is_some_and(|q| q > 0),
+                        None => true,
+                    }
+                })
+        })
 }
 
 /// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )` (RFC 9110 §12.4.2).
@@ -252,6 +277,25 @@ mod tests {
         let all = || headers.get_all(ACCEPT_ENCODING);
         assert_eq!(choose_encoding(all(), true, false), Encoding::Gzip);
         assert_eq!(choose_encoding(all(), false, false), Encoding::Identity);
+    }
+
+    #[test]
+    fn html_is_accepted_only_when_listed_with_weight() {
+        let accepts = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ACCEPT, HeaderValue::from_str(value).unwrap());
+            accepts_html(&headers)
+        };
+        assert!(accepts(
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+        ));
+        assert!(accepts("TEXT/HTML"));
+        assert!(accepts("text/html;level=1;q=0.5"));
+        assert!(!accepts("text/html;q=0"));
+        assert!(!accepts("*/*"));
+        assert!(!accepts("image/avif,image/webp,*/*;q=0.8"));
+        assert!(!accepts("application/json"));
+        assert!(!accepts_html(&HeaderMap::new()));
     }
 
     #[test]

@@ -283,6 +283,17 @@ pub(crate) fn not_found(
     response
 }
 
+/// Adds `Accept` to `Vary`: for responses whose choice between a single-page app and a
+/// 404 depended on the request's `Accept` (RFC 9110 §12.5.5).
+pub(crate) fn add_vary_accept(headers: &mut HeaderMap) {
+    let value = if headers.contains_key(VARY) {
+        HeaderValue::from_static("accept, accept-encoding")
+    } else {
+        HeaderValue::from_static("accept")
+    };
+    headers.insert(VARY, value);
+}
+
 /// 405 with `Allow` (RFC 9110 §15.5.6).
 pub(crate) fn method_not_allowed() -> Response<Body> {
     let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);

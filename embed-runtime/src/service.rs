@@ -17,6 +17,7 @@ use crate::asset::{Asset, Assets, Encoding};
 use crate::body::Body;
 use crate::disk::{self, DiskBody, Segment, DEFAULT_CHUNK_SIZE};
 use crate::error::{DiskProblem, Error};
+use crate::negotiate::accepts_html;
 use crate::path;
 use crate::precondition::Validators;
 use crate::respond::{self, Representation, Slices};
@@ -64,7 +65,11 @@ const SEGMENT: &AsciiSet = &CONTROLS
 /// - The path is percent-decoded once; `.`/`..` segments, backslashes and control
 ///   characters, and paths that match nothing, get 404.
 /// - `/dir/` serves `/dir/index.html` (the [index file](Self::index_file)); `/dir`
-///   redirects to `dir/` with 301 when that index exists.
+///   redirects to `dir/` with 301 when that index exists (also for the mount point
+///   under axum's `nest_service`).
+/// - Optionally `/about` serves `/about.html` ([`clean_urls`](Self::clean_urls)), and
+///   unknown page-like paths serve a single-page app
+///   ([`spa_fallback`](Self::spa_fallback)).
 /// - Methods other than GET and HEAD on an existing asset get 405 with `Allow`.
 /// - Otherwise: content negotiation, preconditions (304/412), `ETag`, `Last-Modified`,
 ///   `Cache-Control`, `Vary`, as RFC 9110 specifies.
@@ -81,6 +86,9 @@ struct Config {
     /// `(path prefix, value)`, applied longest prefix first.
     cache_rules: Vec<(String, HeaderValue)>,
     not_found_page: Option<&'static Asset>,
+    /// Index of the page sent for unknown page-like paths (single-page apps).
+    spa_fallback: Option<usize>,
+    clean_urls: bool,
     /// Where on-disk assets are read from; `None` if the table has none.
     disk_root: Option<PathBuf>,
     chunk_size: usize,
@@ -91,6 +99,8 @@ struct Config {
     directories: HashMap<&'static str, usize>,
     /// `/dir` → `dir`, for the redirect to `dir/`.
     bare_directories: HashMap<&'static str, &'static str>,
+    /// `/about` → index of `/about.html`, with clean URLs on.
+    clean: HashMap<&'static str, usize>,
 }
 
 impl Assets {
@@ -102,11 +112,14 @@ impl Assets {
             default_cache_control: HeaderValue::from_static(DEFAULT_CACHE_CONTROL),
             cache_rules: Vec::new(),
             not_found_page: None,
+            spa_fallback: None,
+            clean_urls: false,
             disk_root: self.build_root().map(PathBuf::from),
             chunk_size: DEFAULT_CHUNK_SIZE,
             cache_control: Vec::new(),
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
+            clean: HashMap::new(),
         };
         config.derive(self);
         ServeAssets {
@@ -132,6 +145,16 @@ impl Config {
             .collect();
         self.directories.clear();
         self.bare_directories.clear();
+        self.clean.clear();
+        if self.clean_urls {
+            for (i, asset) in assets.iter().enumerate() {
+                if let Some(bare) = asset.path().strip_suffix(".html") {
+                    if !bare.ends_with('/') {
+                        self.clean.insert(bare, i);
+                    }
+                }
+            }
+        }
         let Some(index_file) = &self.index_file else {
             return;
         };
@@ -216,6 +239,32 @@ impl ServeAssets {
         self.configure(|config| config.not_found_page = Some(page))
     }
 
+    /// Serves this page, with status 200 and `Cache-Control: no-cache`, for unknown
+    /// paths that look like pages of a single-page app: GET or HEAD, `Accept` listing
+    /// `text/html` (a browser navigating), and no file extension in the last segment.
+    /// Other unknown paths (`/app.js`, an `<img>`, `fetch()`) still get 404, so a
+    /// missing asset is never answered with HTML. Responses that depend on this carry
+    /// `Vary: Accept`. Separate from [`not_found_page`](Self::not_found_page).
+    ///
+    /// # Panics
+    /// If `path` is not an embedded asset of this table.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn spa_fallback(self, path: &str) -> Self {
+        let index = self
+            .assets
+            .index_of(path)
+            .filter(|&i| self.assets.files()[i].is_embedded());
+        let Some(index) = index else {
+            panic!("spa_fallback: {path:?} is not an embedded asset");
+        };
+        self.configure(|config| config.spa_fallback = Some(index))
+    }
+
+    /// Serves `/about.html` at `/about` too (clean URLs). The `.html` URL keeps working.
+    pub fn clean_urls(self) -> Self {
+        self.configure(|config| config.clean_urls = true)
+    }
+
     /// The folder on-disk assets (files over `max_embed_size`) are read from. The
     /// default is the absolute folder the macro read at build time, so `cargo run`
     /// works as is; a deployment that ships the binary and its media folder elsewhere
@@ -286,27 +335,36 @@ impl ServeAssets {
     pub fn respond<B>(&self, request: &Request<B>) -> ResponseFuture {
         let (method, uri, headers) = (request.method(), request.uri(), request.headers());
         let config = &*self.config;
-        let index = match self.route(method, uri) {
-            Route::Asset(index) => index,
+        let (index, fallback) = match self.route(method, uri, headers, mount_path(request)) {
+            Route::Asset(index) => (index, false),
+            Route::Fallback(index) => (index, true),
             Route::Redirect(location) => return ResponseFuture::ready(respond::redirect(location)),
             Route::MethodNotAllowed => return ResponseFuture::ready(respond::method_not_allowed()),
             Route::NotFound => {
-                return ResponseFuture::ready(respond::not_found(
-                    config.not_found_page,
-                    method,
-                    headers,
-                ))
+                let mut response = respond::not_found(config.not_found_page, method, headers);
+                if config.spa_fallback.is_some() {
+                    // Whether an unknown path gets the app or a 404 depends on Accept.
+                    respond::add_vary_accept(response.headers_mut());
+                }
+                return ResponseFuture::ready(response);
             }
         };
         let asset = &self.assets.files()[index];
-        let cache_control = &config.cache_control[index];
+        let cache_control = if fallback {
+            &HeaderValue::from_static("no-cache")
+        } else {
+            &config.cache_control[index]
+        };
         if asset.is_embedded() {
             let variant = respond::select_variant(asset, headers);
             let rep = Representation::embedded(asset, variant);
             let body = variant.body();
-            let response = respond::respond(&rep, method, headers, cache_control, |slices| {
+            let mut response = respond::respond(&rep, method, headers, cache_control, |slices| {
                 respond::static_body(body, slices)
             });
+            if fallback {
+                respond::add_vary_accept(response.headers_mut());
+            }
             return ResponseFuture::ready(response);
         }
         let Some(path) = asset
@@ -333,7 +391,13 @@ impl ServeAssets {
         }
     }
 
-    fn route(&self, method: &Method, uri: &http::Uri) -> Route {
+    fn route(
+        &self,
+        method: &Method,
+        uri: &http::Uri,
+        headers: &HeaderMap,
+        mount: Option<&str>,
+    ) -> Route {
         let config = &*self.config;
         let Some(path) = path::decode(uri.path()) else {
             return Route::NotFound;
@@ -341,14 +405,25 @@ impl ServeAssets {
         let route = if let Some(index) = self.assets.index_of(&path) {
             Route::Asset(index)
         } else if let Some(&index) = config.directories.get(&*path) {
-            Route::Asset(index)
-        } else if let Some(segment) = config.bare_directories.get(&*path) {
-            match directory_location(segment, uri.query()) {
-                Some(location) => Route::Redirect(location),
-                None => Route::NotFound,
+            match mount.filter(|_| &*path == "/") {
+                // Mounted with `nest_service("/static", ..)`, `/static` arrives as `/`:
+                // redirect to `static/` so the page's relative links resolve.
+                Some(mount) => redirect_to_directory(mount, uri.query()),
+                None => Route::Asset(index),
             }
+        } else if let Some(segment) = config.bare_directories.get(&*path) {
+            redirect_to_directory(segment, uri.query())
+        } else if let Some(&index) = config.clean.get(&*path) {
+            Route::Asset(index)
         } else {
-            return Route::NotFound;
+            return match config.spa_fallback {
+                Some(index)
+                    if is_get_or_head(method) && is_page_like(&path) && accepts_html(headers) =>
+                {
+                    Route::Fallback(index)
+                }
+                _ => Route::NotFound,
+            };
         };
         if is_get_or_head(method) {
             route
@@ -358,8 +433,45 @@ impl ServeAssets {
     }
 }
 
+fn redirect_to_directory(segment: &str, query: Option<&str>) -> Route {
+    match directory_location(segment, query) {
+        Some(location) => Route::Redirect(location),
+        None => Route::NotFound,
+    }
+}
+
+/// No extension in the last segment: `/settings/profile`, not `/app.js`.
+fn is_page_like(path: &str) -> bool {
+    !path.rsplit('/').next().unwrap_or_default().contains('.')
+}
+
+/// The last segment of the mount point when this service is nested and the request
+/// named the mount point without its slash (`/static` for `nest_service("/static")`).
+#[cfg(feature = "axum")]
+fn mount_path<B>(request: &Request<B>) -> Option<&str> {
+    let original = request
+        .extensions()
+        .get::<axum::extract::OriginalUri>()?
+        .0
+        .path();
+    if original.ends_with('/') || original == request.uri().path() {
+        return None;
+    }
+    original
+        .rsplit('/')
+        .next()
+        .filter(|segment| !segment.is_empty())
+}
+
+#[cfg(not(feature = "axum"))]
+fn mount_path<B>(_request: &Request<B>) -> Option<&str> {
+    None
+}
+
 enum Route {
     Asset(usize),
+    /// The single-page app's page for an unknown page-like path.
+    Fallback(usize),
     Redirect(HeaderValue),
     MethodNotAllowed,
     NotFound,
@@ -506,6 +618,11 @@ impl fmt::Debug for ServeAssets {
             .field("cache_control", &config.default_cache_control)
             .field("cache_rules", &config.cache_rules)
             .field("not_found_page", &config.not_found_page.map(Asset::path))
+            .field(
+                "spa_fallback",
+                &config.spa_fallback.map(|i| self.assets.files()[i].path()),
+            )
+            .field("clean_urls", &config.clean_urls)
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
             .finish()
