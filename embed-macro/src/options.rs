@@ -15,11 +15,16 @@ use crate::errors::Errors;
 /// Files larger than this are listed as on-disk entries instead of being embedded.
 pub(crate) const DEFAULT_MAX_EMBED_SIZE: u64 = 5 * 1024 * 1024;
 
+/// The most one invocation embeds before it is a compile error: past this, rustc's
+/// memory and time grow with no benefit over streaming from disk.
+pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
+
 /// Read before `CARGO_MANIFEST_DIR` to resolve relative folders. Only for tests that
 /// expand the macro in a generated crate (trybuild), whose manifest dir is not theirs.
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
-const KEYS: &str = "`max_embed_size`, `gzip`, `brotli`, `include`, `exclude`, `dotfiles`, \
+const KEYS: &str =
+    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `include`, `exclude`, `dotfiles`, \
                     `follow_symlinks`, `crate`";
 
 /// Everything the later phases need, validated.
@@ -31,6 +36,9 @@ pub(crate) struct Options {
     /// The path literal: where I/O errors point.
     pub(crate) root_span: Span,
     pub(crate) max_embed_size: u64,
+    pub(crate) max_total_size: u64,
+    /// The `max_total_size` value, when given: where a budget error points.
+    pub(crate) max_total_span: Option<Span>,
     pub(crate) gzip: bool,
     pub(crate) brotli: bool,
     pub(crate) include: Option<GlobSet>,
@@ -50,6 +58,8 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         root_display: args.path.value(),
         root_span: args.path.span(),
         max_embed_size: DEFAULT_MAX_EMBED_SIZE,
+        max_total_size: DEFAULT_MAX_TOTAL_SIZE,
+        max_total_span: None,
         gzip: true,
         brotli: true,
         include: None,
@@ -67,6 +77,12 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         }
         seen.push(name.clone());
         match name.as_str() {
+            "max_total_size" => {
+                if let Some(size) = parse_size(&value, &mut errors) {
+                    options.max_total_size = size;
+                    options.max_total_span = Some(syn::spanned::Spanned::span(&value));
+                }
+            }
             "max_embed_size" => {
                 if let Some(size) = parse_size(&value, &mut errors) {
                     options.max_embed_size = size;

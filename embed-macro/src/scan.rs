@@ -125,7 +125,58 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     }
     errors.finish()?;
     files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
+    check_budget(&files, options)?;
     Ok(files)
+}
+
+/// The per-invocation budget: embedded bytes over `max_total_size` are a compile error
+/// that names the largest files and the ways out, rather than minutes of rustc time
+/// and gigabytes of its memory.
+fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
+    let embedded: u64 = files.iter().filter(|f| f.embed).map(|f| f.len).sum();
+    if embedded <= options.max_total_size {
+        return Ok(());
+    }
+    let mut largest: Vec<&FileEntry> = files.iter().filter(|f| f.embed).collect();
+    largest.sort_by(|a, b| b.len.cmp(&a.len).then(a.url_path.cmp(&b.url_path)));
+    let named: Vec<String> = largest
+        .iter()
+        .take(3)
+        .map(|f| {
+            format!(
+                "`{}` ({})",
+                display_path(&options.root_display, &f.relative),
+                human(f.len)
+            )
+        })
+        .collect();
+    let msg = format!(
+        "the embedded files add up to {}, over `max_total_size` ({}); raise it, lower \
+         `max_embed_size` so large files are streamed from disk, or `exclude` some; \
+         largest: {}",
+        human(embedded),
+        human(options.max_total_size),
+        named.join(", ")
+    );
+    Err(syn::Error::new(
+        options.max_total_span.unwrap_or(options.root_span),
+        msg,
+    ))
+}
+
+/// `1536` → `1.5 KiB`: sizes in messages.
+pub(crate) fn human(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 /// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
@@ -348,6 +399,38 @@ mod tests {
             .iter()
             .filter(|e| e.url_path != "/media/clip.mp4")
             .all(|e| e.embed));
+    }
+
+    #[test]
+    fn the_embedded_total_is_budgeted_and_on_disk_files_do_not_count() {
+        let tree = TempTree::new("budget", TREE);
+        let err = scan(&tree, quote::quote!(max_total_size = 1024))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "the embedded files add up to 2.0 KiB, over `max_total_size` (1.0 KiB)"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.contains("clip.mp4` (2.0 KiB)"),
+            "largest named first: {err}"
+        );
+        // Streaming the large file from disk brings the total under the budget.
+        scan(
+            &tree,
+            quote::quote!(max_total_size = 1024, max_embed_size = 1000),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn sizes_read_well_in_messages() {
+        assert_eq!(human(12), "12 B");
+        assert_eq!(human(1536), "1.5 KiB");
+        assert_eq!(human(5 << 20), "5.0 MiB");
+        assert_eq!(human(3 << 30), "3.0 GiB");
     }
 
     #[test]

@@ -374,12 +374,106 @@ impl Assets {
         self.root
     }
 
+    /// What the macro embedded: counts and bytes per stored encoding, and the files
+    /// left on disk. Its `Display` is one line, for a start-up log.
+    pub fn report(&self) -> Report {
+        let mut report = Report::default();
+        for asset in self.files {
+            report.files += 1;
+            if !asset.is_embedded() {
+                report.on_disk += 1;
+                report.on_disk_bytes += asset.len;
+                continue;
+            }
+            report.embedded += 1;
+            report.identity_bytes += asset.len;
+            if let Some(gzip) = &asset.gzip {
+                report.gzip_files += 1;
+                report.gzip_bytes += gzip.len();
+            }
+            if let Some(br) = &asset.br {
+                report.br_files += 1;
+                report.br_bytes += br.len();
+            }
+        }
+        report
+    }
+
     pub(crate) fn index_of(&self, path: &str) -> Option<usize> {
         self.map.get(path).map(|&index| index as usize)
     }
 
     pub(crate) fn files(&self) -> &'static [Asset] {
         self.files
+    }
+}
+
+/// Counts and sizes of one embedded folder, from [`Assets::report`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Every listed file, embedded or on disk.
+    pub files: usize,
+    /// Files whose bytes are in the binary.
+    pub embedded: usize,
+    /// The embedded files' own (identity) bytes.
+    pub identity_bytes: u64,
+    /// Embedded files that also have a gzip body.
+    pub gzip_files: usize,
+    /// Bytes of all gzip bodies.
+    pub gzip_bytes: u64,
+    /// Embedded files that also have a brotli body.
+    pub br_files: usize,
+    /// Bytes of all brotli bodies.
+    pub br_bytes: u64,
+    /// Files over `max_embed_size`, served from disk.
+    pub on_disk: usize,
+    /// Their size at build time.
+    pub on_disk_bytes: u64,
+}
+
+impl Report {
+    /// Bytes the binary carries for these assets: identity plus encoded bodies.
+    pub fn stored_bytes(&self) -> u64 {
+        self.identity_bytes + self.gzip_bytes + self.br_bytes
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} files: {} embedded ({}; {} stored with br for {} files ({}) and gzip for {} ({})), {} on disk ({})",
+            self.files,
+            self.embedded,
+            Size(self.identity_bytes),
+            Size(self.stored_bytes()),
+            self.br_files,
+            Size(self.br_bytes),
+            self.gzip_files,
+            Size(self.gzip_bytes),
+            self.on_disk,
+            Size(self.on_disk_bytes),
+        )
+    }
+}
+
+/// A byte count in binary units, for reports.
+struct Size(u64);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} B", self.0);
+        }
+        let mut value = self.0 as f64 / 1024.0;
+        let mut unit = 0;
+        while value >= 1024.0 && unit < UNITS.len() - 1 {
+            value /= 1024.0;
+            unit += 1;
+        }
+        write!(f, "{value:.1} {}", UNITS[unit])
     }
 }
 

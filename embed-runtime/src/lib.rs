@@ -66,7 +66,7 @@ mod range;
 mod respond;
 mod service;
 
-pub use asset::{Asset, Assets, Encoding, Variant};
+pub use asset::{Asset, Assets, Encoding, Report, Variant};
 pub use body::Body;
 pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
@@ -97,6 +97,7 @@ pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
 /// | option | value | default | meaning |
 /// |---|---|---|---|
 /// | `max_embed_size` | bytes, or a string like `"5 MiB"` (B, KB, KiB, MB, MiB, GB, GiB) | `"5 MiB"` | larger files are not embedded but listed as on-disk entries |
+/// | `max_total_size` | a size, as above | `"128 MiB"` | a compile error, naming the largest files, when the embedded files add up to more |
 /// | `gzip` | `true`/`false` | `true` | store a gzip body (best level) where it pays |
 /// | `brotli` | `true`/`false` | `true` | store a brotli body (quality 11) where it pays |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |

@@ -16,6 +16,10 @@ static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
 
 const BIG: &str = "/big.bin";
 
+/// The files the macro lists by default (no dotfiles), as URL paths.
+static SITE_FILES: std::sync::LazyLock<Vec<String>> =
+    std::sync::LazyLock::new(integration_tests::public_fixture_paths);
+
 /// A copy of the site's on-disk files in a fresh folder the test may change.
 struct Root(PathBuf);
 
@@ -293,4 +297,37 @@ fn the_startup_check_lists_every_missing_file() {
         matches!(&err, Error::Disk(p) if p[0].source.kind() == std::io::ErrorKind::NotFound),
         "{err:?}"
     );
+}
+
+#[test]
+fn the_report_counts_embedded_encoded_and_on_disk_files() {
+    let report = DISK.report();
+    let all = SITE_FILES.len();
+    assert_eq!(report.files, all);
+    assert_eq!(report.on_disk, 1, "big.bin");
+    assert_eq!(report.on_disk_bytes, 3 << 20);
+    assert_eq!(report.embedded, all - 1);
+    let identity: u64 = SITE_FILES
+        .iter()
+        .filter(|p| *p != BIG)
+        .map(|p| fixture(p).len() as u64)
+        .sum();
+    assert_eq!(report.identity_bytes, identity);
+    let br: u64 = DISK
+        .iter()
+        .filter_map(|a| a.body(embed_runtime::Encoding::Brotli))
+        .map(|b| b.len() as u64)
+        .sum();
+    assert_eq!(report.br_bytes, br);
+    assert!(report.br_files > 0 && report.gzip_files >= report.br_files - 1);
+    assert_eq!(
+        report.stored_bytes(),
+        report.identity_bytes + report.gzip_bytes + report.br_bytes
+    );
+    let line = report.to_string();
+    assert!(
+        line.starts_with(&format!("{all} files: {} embedded", all - 1)),
+        "{line}"
+    );
+    assert!(line.ends_with("1 on disk (3.0 MiB)"), "{line}");
 }
