@@ -5,6 +5,8 @@
 //!
 //! Every helper panics with a message on failure: it only runs inside tests.
 
+pub mod scratch;
+
 use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;

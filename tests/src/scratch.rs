@@ -1,0 +1,140 @@
+//! Scratch crates: a tiny crate in the temp folder that depends on embed-runtime by
+//! path, built with the real cargo, for what only a real build shows (compile errors
+//! from names git cannot hold, rebuilds after files change).
+//!
+//! The crates share one target folder (`<target>/macro-errors`), so embed-runtime and
+//! its dependencies build once; cargo's lock serialises tests that run in parallel.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A throwaway crate: `Cargo.toml`, `src/main.rs` and an empty `site/` folder to embed.
+#[derive(Debug)]
+pub struct Crate {
+    dir: PathBuf,
+}
+
+/// What `cargo` reported.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Whether cargo exited with success.
+    pub success: bool,
+    /// What it printed on stderr (our program's stderr too, for `cargo run`).
+    pub stderr: String,
+}
+
+impl Crate {
+    /// A fresh crate named after the test, in the temp folder.
+    pub fn new(test: &str) -> Crate {
+        let dir =
+            std::env::temp_dir().join(format!("embed-macro-errors-{}-{test}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("src")).unwrap();
+        fs::create_dir_all(dir.join("site")).unwrap();
+        let runtime = workspace_root().join("embed-runtime");
+        let manifest = format!(
+            "[package]\n\
+             name = \"macro-errors-{name}\"\n\
+             version = \"0.0.0\"\n\
+             edition = \"2021\"\n\
+             publish = false\n\n\
+             [dependencies]\n\
+             embed-runtime = {{ path = {runtime:?} }}\n\n\
+             # Not a member of any workspace above the temp folder.\n\
+             [workspace]\n",
+            name = test.replace('_', "-"),
+            runtime = runtime.to_string_lossy(),
+        );
+        fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+        // The workspace's versions, so nothing new is resolved (or downloaded).
+        fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+        Crate { dir }
+    }
+
+    /// The crate's own folder (with `Cargo.toml`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The folder the macro embeds.
+    pub fn site(&self) -> PathBuf {
+        self.dir.join("site")
+    }
+
+    /// Writes `src/main.rs`: `static A: Assets = embed_assets!(<args>);` and `main`.
+    pub fn main_rs(&self, args: &str, main_body: &str) {
+        let source = format!(
+            "use embed_runtime::{{embed_assets, Assets}};\n\n\
+             static A: Assets = embed_assets!({args});\n\n\
+             fn main() {{\n    let _ = &A;\n    {main_body}\n}}\n"
+        );
+        fs::write(self.dir.join("src/main.rs"), source).unwrap();
+    }
+
+    /// `cargo <subcommand>` in the crate, with the shared target folder.
+    pub fn cargo(&self, subcommand: &str) -> Outcome {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let output = Command::new(cargo)
+            .arg(subcommand)
+            .arg("--quiet")
+            .arg("--color=never")
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", shared_target_dir())
+            // Relative folders must resolve against this crate, not the ui tests' root.
+            .env_remove("EMBED_ASSETS_MANIFEST_DIR")
+            .env_remove("OUT_DIR")
+            .output()
+            .unwrap();
+        Outcome {
+            success: output.status.success(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Builds, expecting our compile error: returns stderr.
+    pub fn build_fails(&self) -> String {
+        let outcome = self.cargo("build");
+        assert!(
+            !outcome.success,
+            "expected a compile error:\n{}",
+            outcome.stderr
+        );
+        assert!(
+            !outcome.stderr.contains("panicked"),
+            "the macro must report errors, not panic:\n{}",
+            outcome.stderr
+        );
+        // The error points at the path literal in the macro call (line 3).
+        assert!(
+            outcome.stderr.contains("src/main.rs:3:"),
+            "expected a span in the macro call:\n{}",
+            outcome.stderr
+        );
+        outcome.stderr
+    }
+}
+
+impl Drop for Crate {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `<target>/macro-errors`, where `<target>` holds this test binary
+/// (`<target>/debug/deps/macro_errors-…`), so a custom `CARGO_TARGET_DIR` is respected.
+fn shared_target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .map_or_else(|| workspace_root().join("target"), Path::to_path_buf);
+    target.join("macro-errors")
+}
