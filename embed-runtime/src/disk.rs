@@ -98,6 +98,23 @@ pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
     opened.unwrap_or_else(|join| Err(io::Error::other(join)))
 }
 
+/// Reads a whole file and its identity, on the blocking pool: for the dev folder,
+/// whose files are small enough to embed.
+pub(crate) async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity)> {
+    let read = tokio::task::spawn_blocking(move || {
+        let mut file = File::open(&path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(io::ErrorKind::NotFound, "not a file"));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)?;
+        Ok((Bytes::from(bytes), FileIdentity::of(&meta)))
+    })
+    .await;
+    read.unwrap_or_else(|join| Err(io::Error::other(join)))
+}
+
 /// Checks one on-disk asset for the start-up check: exists, is a file, can be read.
 pub(crate) fn check(path: &Path) -> io::Result<()> {
     let file = File::open(path)?;

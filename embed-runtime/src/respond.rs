@@ -223,12 +223,12 @@ fn multipart(rep: &Representation<'_>, ranges: &[ByteRange]) -> (VecDeque<Segmen
     (segments, len)
 }
 
-/// Slices of static bytes: no copy.
-pub(crate) fn static_body(bytes: &'static [u8], slices: Slices) -> Body {
-    let slice =
-        |range: ByteRange| Bytes::from_static(&bytes[range.start as usize..=range.end as usize]);
+/// Slices of bytes held in memory: `Bytes::slice` shares them (static bytes stay
+/// static), so no range copies anything.
+pub(crate) fn memory_body(bytes: Bytes, slices: Slices) -> Body {
+    let slice = |range: ByteRange| bytes.slice(range.start as usize..=range.end as usize);
     match slices {
-        Slices::Whole => Body::from_static(bytes),
+        Slices::Whole => Body::from(bytes),
         Slices::One(range) => Body::from(slice(range)),
         Slices::Multipart(segments) => Body::from_chunks(
             segments

@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
@@ -89,6 +90,8 @@ struct Config {
     /// Index of the page sent for unknown page-like paths (single-page apps).
     spa_fallback: Option<usize>,
     clean_urls: bool,
+    /// Dev mode: embedded assets are re-read from this folder on every request.
+    dev_folder: Option<PathBuf>,
     /// Where on-disk assets are read from; `None` if the table has none.
     disk_root: Option<PathBuf>,
     chunk_size: usize,
@@ -114,6 +117,7 @@ impl Assets {
             not_found_page: None,
             spa_fallback: None,
             clean_urls: false,
+            dev_folder: None,
             disk_root: self.build_root().map(PathBuf::from),
             chunk_size: DEFAULT_CHUNK_SIZE,
             cache_control: Vec::new(),
@@ -265,6 +269,22 @@ impl ServeAssets {
         self.configure(|config| config.clean_urls = true)
     }
 
+    /// Dev mode: answer every embedded asset from this folder instead, re-read on each
+    /// request, so CSS/JS edits show on a browser refresh without recompiling. Usually
+    /// the folder the macro embeds:
+    /// `.dev_folder(concat!(env!("CARGO_MANIFEST_DIR"), "/public"))`.
+    ///
+    /// The same header, precondition and range code runs; the ETag is computed from
+    /// the current bytes (equal to the build's while the file is unchanged); bodies go
+    /// out uncompressed. A file (or the whole folder) that is missing falls back to the
+    /// embedded bytes. Only assets the macro listed are served: files added since the
+    /// build need a rebuild. It is an explicit option, never tied to debug builds:
+    /// enable it from your own flag or environment variable.
+    pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
+        let folder = folder.into();
+        self.configure(|config| config.dev_folder = Some(folder))
+    }
+
     /// The folder on-disk assets (files over `max_embed_size`) are read from. The
     /// default is the absolute folder the macro read at build time, so `cargo run`
     /// works as is; a deployment that ships the binary and its media folder elsewhere
@@ -356,15 +376,20 @@ impl ServeAssets {
             &config.cache_control[index]
         };
         if asset.is_embedded() {
-            let variant = respond::select_variant(asset, headers);
-            let rep = Representation::embedded(asset, variant);
-            let body = variant.body();
-            let mut response = respond::respond(&rep, method, headers, cache_control, |slices| {
-                respond::static_body(body, slices)
-            });
-            if fallback {
-                respond::add_vary_accept(response.headers_mut());
+            if let Some(folder) = &config.dev_folder {
+                let request = DevRequest {
+                    asset,
+                    path: folder.join(asset.path().trim_start_matches('/')),
+                    method: method.clone(),
+                    headers: headers.clone(),
+                    cache_control: cache_control.clone(),
+                    fallback,
+                };
+                return ResponseFuture {
+                    inner: FutureInner::Disk(Box::pin(request.respond())),
+                };
             }
+            let response = respond_embedded(asset, method, headers, cache_control, fallback);
             return ResponseFuture::ready(response);
         }
         let Some(path) = asset
@@ -468,6 +493,26 @@ fn mount_path<B>(_request: &Request<B>) -> Option<&str> {
     None
 }
 
+/// An embedded asset's response: the stored variant the request negotiates.
+fn respond_embedded(
+    asset: &'static Asset,
+    method: &Method,
+    headers: &HeaderMap,
+    cache_control: &HeaderValue,
+    fallback: bool,
+) -> Response<Body> {
+    let variant = respond::select_variant(asset, headers);
+    let rep = Representation::embedded(asset, variant);
+    let body = variant.body();
+    let mut response = respond::respond(&rep, method, headers, cache_control, |slices| {
+        respond::memory_body(Bytes::from_static(body), slices)
+    });
+    if fallback {
+        respond::add_vary_accept(response.headers_mut());
+    }
+    response
+}
+
 enum Route {
     Asset(usize),
     /// The single-page app's page for an unknown page-like path.
@@ -475,6 +520,75 @@ enum Route {
     Redirect(HeaderValue),
     MethodNotAllowed,
     NotFound,
+}
+
+/// An embedded asset answered from the dev folder: re-read on every request, so edits
+/// show on refresh; identity only (nothing is compressed at run time); the embedded
+/// bytes when the file is missing.
+struct DevRequest {
+    asset: &'static Asset,
+    path: PathBuf,
+    method: Method,
+    headers: HeaderMap,
+    cache_control: HeaderValue,
+    fallback: bool,
+}
+
+impl DevRequest {
+    async fn respond(self) -> Response<Body> {
+        let Ok((bytes, identity)) = disk::read_whole(self.path).await else {
+            return respond_embedded(
+                self.asset,
+                &self.method,
+                &self.headers,
+                &self.cache_control,
+                self.fallback,
+            );
+        };
+        // The same ETag the macro would compute for these bytes.
+        let etag = content_etag(&bytes);
+        let last_modified = httpdate::fmt_http_date(identity.modified);
+        let (Ok(etag_value), Ok(last_modified)) = (
+            HeaderValue::try_from(etag.as_str()),
+            HeaderValue::try_from(last_modified),
+        ) else {
+            return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        let rep = Representation {
+            asset: self.asset,
+            encoding: Encoding::Identity,
+            validators: Validators {
+                etag: &etag,
+                modified: identity.modified_secs(),
+            },
+            etag: etag_value,
+            last_modified,
+            len: bytes.len() as u64,
+            content_length: HeaderValue::from(bytes.len()),
+        };
+        let mut response = respond::respond(
+            &rep,
+            &self.method,
+            &self.headers,
+            &self.cache_control,
+            |slices| respond::memory_body(bytes.clone(), slices),
+        );
+        // The answer no longer depends on Accept-Encoding: identity only.
+        response.headers_mut().remove(http::header::VARY);
+        if self.fallback {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+}
+
+/// NOTE: the macro's ETag format (`encode::etag`): a quoted hex of the first 128 bits
+/// of the content's sha256, so an unchanged file keeps its build-time ETag.
+fn content_etag(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
 }
 
 /// What a response from disk needs, owned, so the future is `'static`.
@@ -623,6 +737,7 @@ impl fmt::Debug for ServeAssets {
                 &config.spa_fallback.map(|i| self.assets.files()[i].path()),
             )
             .field("clean_urls", &config.clean_urls)
+            .field("dev_folder", &config.dev_folder)
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
             .finish()
