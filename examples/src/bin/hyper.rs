@@ -17,7 +17,12 @@ async fn main() -> std::io::Result<()> {
     // The framework-agnostic API: every asset with its validators and stored bodies.
     for asset in ASSETS.iter() {
         let br = asset.body(Encoding::Brotli).map_or(0, <[u8]>::len);
-        println!("{:<22} {:>7} bytes (br {br:>6}) {}", asset.path(), asset.len(), asset.etag());
+        println!(
+            "{:<22} {:>7} bytes (br {br:>6}) {}",
+            asset.path(),
+            asset.len(),
+            asset.etag()
+        );
     }
     let service = ASSETS.service();
     let port = std::env::var("PORT").unwrap_or_else(|_| "3001".to_owned());
