@@ -250,14 +250,16 @@ pub(crate) fn not_found(
 ) -> Response<Body> {
     let is_head = method == Method::HEAD;
     let Some(page) = page.filter(|page| page.is_embedded()) else {
+        // NOTE: MESSAGE_LENGTH must stay the length of MESSAGE (a test compares them).
         const MESSAGE: &[u8] = b"404 Not Found\n";
+        const MESSAGE_LENGTH: HeaderValue = HeaderValue::from_static("14");
         let mut response = status_only(StatusCode::NOT_FOUND);
         if !is_head {
             *response.body_mut() = Body::from_static(MESSAGE);
         }
         let out = response.headers_mut();
         out.insert(CONTENT_TYPE, TEXT_PLAIN);
-        out.insert(CONTENT_LENGTH, HeaderValue::from(MESSAGE.len()));
+        out.insert(CONTENT_LENGTH, MESSAGE_LENGTH);
         return response;
     };
     let variant = select_variant(page, headers);
@@ -313,4 +315,16 @@ pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
     response
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_plain_404_states_its_own_length() {
+        let response = super::not_found(None, &http::Method::GET, &http::HeaderMap::new());
+        let length = response.headers()[http::header::CONTENT_LENGTH]
+            .to_str()
+            .unwrap();
+        assert_eq!(length, b"404 Not Found\n".len().to_string());
+    }
 }
