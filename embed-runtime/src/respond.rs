@@ -132,6 +132,8 @@ pub(crate) fn respond(
     };
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
+    // Room for every field below (up to 9) at once: no regrowth mid-response.
+    *response.headers_mut() = HeaderMap::with_capacity(12);
     let out = response.headers_mut();
     put_cache_headers(out, rep, cache_control);
     out.insert(ACCEPT_RANGES, BYTES);
