@@ -229,6 +229,9 @@ fn brotli(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The modification time of every cache blob, in seconds: 2000-01-01, before any build.
+const BLOB_MTIME_SECS: u64 = 946_684_800;
+
 /// The bytes at `path` if an earlier build wrote them, else `make()` written there
 /// atomically (rename), so concurrent rustc runs never read a partial file.
 fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8>> {
@@ -247,7 +250,13 @@ fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8
         )
         .replace(['(', ')'], ""),
     );
-    fs::write(&tmp, &bytes)?;
+    let file = fs::File::create(&tmp)?;
+    (&file).write_all(&bytes)?;
+    // NOTE: an old mtime, not "now": the blob is written while rustc runs, after
+    // cargo's dep-info timestamp, so a fresh mtime made the next no-op build see the
+    // blob as changed and recompile the crate. Its content is keyed by hash anyway.
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(BLOB_MTIME_SECS))?;
+    drop(file);
     fs::rename(&tmp, path)?;
     Ok(bytes)
 }
@@ -329,6 +338,25 @@ mod tests {
         let text = b"deterministic output, please ".repeat(100);
         assert_eq!(gzip(&text), gzip(&text));
         assert_eq!(brotli(&text), brotli(&text));
+    }
+
+    #[test]
+    fn cache_blobs_are_written_once_with_an_old_mtime() {
+        let dir = std::env::temp_dir().join(format!("embed-macro-cache-{}", std::process::id()));
+        let path = dir.join("blob.gz9");
+        let _ = fs::remove_file(&path);
+        assert_eq!(cached(&path, || b"made".to_vec()).unwrap(), b"made");
+        assert_eq!(
+            cached(&path, || panic!("cached, not made again")).unwrap(),
+            b"made"
+        );
+        let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+        let secs = mtime
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        assert_eq!(secs, BLOB_MTIME_SECS, "older than any build's dep-info");
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

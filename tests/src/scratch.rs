@@ -13,6 +13,8 @@ use std::process::Command;
 #[derive(Debug)]
 pub struct Crate {
     dir: PathBuf,
+    /// The package (and binary) name.
+    package: String,
 }
 
 /// What `cargo` reported.
@@ -33,9 +35,10 @@ impl Crate {
         fs::create_dir_all(dir.join("src")).unwrap();
         fs::create_dir_all(dir.join("site")).unwrap();
         let runtime = workspace_root().join("embed-runtime");
+        let package = format!("macro-errors-{}", test.replace('_', "-"));
         let manifest = format!(
             "[package]\n\
-             name = \"macro-errors-{name}\"\n\
+             name = \"{package}\"\n\
              version = \"0.0.0\"\n\
              edition = \"2021\"\n\
              publish = false\n\n\
@@ -43,18 +46,29 @@ impl Crate {
              embed-runtime = {{ path = {runtime:?} }}\n\n\
              # Not a member of any workspace above the temp folder.\n\
              [workspace]\n",
-            name = test.replace('_', "-"),
             runtime = runtime.to_string_lossy(),
         );
         fs::write(dir.join("Cargo.toml"), manifest).unwrap();
         // The workspace's versions, so nothing new is resolved (or downloaded).
         fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-        Crate { dir }
+        Crate { dir, package }
     }
 
     /// The crate's own folder (with `Cargo.toml`).
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The modification time of the crate's debug binary, to tell a rebuild from a
+    /// no-op build.
+    ///
+    /// # Panics
+    /// If the binary has not been built.
+    pub fn binary_mtime(&self) -> std::time::SystemTime {
+        let binary = shared_target_dir().join("debug").join(&self.package);
+        fs::metadata(&binary)
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|err| panic!("{}: {err}", binary.display()))
     }
 
     /// The folder the macro embeds.

@@ -19,6 +19,7 @@ fn served(krate: &Crate) -> Vec<String> {
         .stderr
         .lines()
         .filter_map(|line| line.strip_prefix("ASSET "))
+        .filter(|line| !line.starts_with("/unique.txt="))
         .map(str::to_owned)
         .collect();
     lines.sort();
@@ -34,10 +35,24 @@ fn edits_additions_removals_and_renames_each_reach_the_next_build() {
     )
     .unwrap();
     fs::write(krate.site().join("a.txt"), "one").unwrap();
+    // Content no earlier run compressed, so the first build writes new cache blobs.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    fs::write(krate.site().join("unique.txt"), format!("unique {now:?}")).unwrap();
     fs::create_dir_all(krate.site().join("sub")).unwrap();
     fs::write(krate.site().join("sub/b.txt"), "bee").unwrap();
     krate.main_rs("\"site\"", PRINT_ALL);
     assert_eq!(served(&krate), ["/a.txt=one", "/sub/b.txt=bee"]);
+    // Nothing changed: the next build is a no-op (cache blobs written during the first
+    // build must not look newer than it).
+    let built = krate.binary_mtime();
+    assert_eq!(served(&krate), ["/a.txt=one", "/sub/b.txt=bee"]);
+    assert_eq!(
+        krate.binary_mtime(),
+        built,
+        "a no-op build must not recompile"
+    );
 
     // Edit (same length, so only the content changes).
     fs::write(krate.site().join("a.txt"), "two").unwrap();
