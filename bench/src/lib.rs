@@ -1,15 +1,22 @@
-//! Benchmark of large-file downloads from disk: `embed-runtime`'s streaming handler
-//! against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file.
+//! Benchmarks of `embed-runtime` against nginx and the crates users pick, on
+//! 127.0.0.1 (see the crate's README.md):
 //!
-//! `build.rs` writes a deterministic, incompressible 64 MiB [`VIDEO_PATH`] and a small
-//! `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that folder with
-//! `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`] is the HTTP
-//! server under test; the `bench-disk` binary drives the whole comparison (see the
-//! crate's README.md).
+//! - `bench-disk`: large-file downloads from disk, `embed-runtime`'s streaming handler
+//!   against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file;
+//! - `bench-static`: requests per second for a small embedded site against a
+//!   hand-written ceiling, memory-serve, static-serve, rust-embed, `ServeDir` and nginx
+//!   ([`site`]).
+//!
+//! For `bench-disk`, `build.rs` writes a deterministic, incompressible 64 MiB
+//! [`VIDEO_PATH`] and a small `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that
+//! folder with `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`]
+//! is the HTTP server under test; the `bench-disk` binary drives the whole comparison.
 
 use embed_runtime::{embed_assets, Assets};
 
+pub mod procs;
 pub mod server;
+pub mod site;
 
 /// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).
 pub const MEDIA_DIR: &str = concat!(env!("OUT_DIR"), "/media");

@@ -1,0 +1,171 @@
+//! Runs `wrk` (pinned with `taskset`) for a fixed time against one URL and parses what
+//! it prints.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use bench::procs::pinned;
+
+/// How one wrk run is set up.
+#[derive(Debug, Clone)]
+pub(crate) struct Load {
+    pub(crate) connections: usize,
+    /// Whole seconds (wrk takes no fractions).
+    pub(crate) seconds: u64,
+    pub(crate) cpu: Option<usize>,
+}
+
+/// What one wrk run measured.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Outcome {
+    pub(crate) requests: u64,
+    /// Seconds wrk ran.
+    pub(crate) elapsed: f64,
+    pub(crate) per_second: f64,
+    /// Bytes read from the sockets (wrk rounds it to 3 significant digits).
+    pub(crate) bytes: f64,
+    /// Responses whose status was not 2xx or 3xx.
+    pub(crate) bad_status: u64,
+    /// Connect, read, write and timeout errors.
+    pub(crate) socket_errors: u64,
+}
+
+/// Runs `wrk -t1 -cN -dS --timeout 10s [-H header]... http://addr/path`.
+pub(crate) fn run(
+    wrk: &Path,
+    load: &Load,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(String, String)],
+) -> Result<Outcome, String> {
+    let mut command = pinned(load.cpu, wrk);
+    command
+        .arg("-t1")
+        .arg(format!("-c{}", load.connections))
+        .arg(format!("-d{}s", load.seconds))
+        .args(["--timeout", "10s"]);
+    for (name, value) in headers {
+        command.arg("-H").arg(format!("{name}: {value}"));
+    }
+    command
+        .arg(format!("http://{addr}{path}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().map_err(|e| format!("start wrk: {e}"))?;
+    // wrk stops by itself after its duration; a hung one is killed.
+    let deadline = Instant::now() + Duration::from_secs(load.seconds + 30);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("wrk did not finish in time; killed".into());
+            }
+        }
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "wrk failed ({}): {}{}",
+            out.status,
+            text.trim(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    parse(&text).ok_or_else(|| format!("cannot read wrk's output:\n{text}"))
+}
+
+/// Reads `N requests in T, B read`, `Non-2xx or 3xx responses: N`, `Socket errors:
+/// ...` and `Requests/sec: R`.
+fn parse(text: &str) -> Option<Outcome> {
+    let mut outcome = Outcome {
+        requests: 0,
+        elapsed: 0.0,
+        per_second: 0.0,
+        bytes: 0.0,
+        bad_status: 0,
+        socket_errors: 0,
+    };
+    let mut seen_summary = false;
+    for line in text.lines().map(str::trim) {
+        if let Some((requests, rest)) = line.split_once(" requests in ") {
+            let (time, bytes) = rest.split_once(", ")?;
+            outcome.requests = requests.trim().parse().ok()?;
+            outcome.elapsed = seconds(time.trim())?;
+            outcome.bytes = size(bytes.trim().strip_suffix(" read")?)?;
+            seen_summary = true;
+        } else if let Some(n) = line.strip_prefix("Non-2xx or 3xx responses:") {
+            outcome.bad_status = n.trim().parse().ok()?;
+        } else if let Some(list) = line.strip_prefix("Socket errors:") {
+            outcome.socket_errors = list
+                .split(',')
+                .filter_map(|part| part.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .sum();
+        } else if let Some(rate) = line.strip_prefix("Requests/sec:") {
+            outcome.per_second = rate.trim().parse().ok()?;
+        }
+    }
+    (seen_summary && outcome.per_second > 0.0).then_some(outcome)
+}
+
+/// `2.00s`, `1.00m`, `500.00ms`, `10.00us` in seconds.
+fn seconds(text: &str) -> Option<f64> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    Some(match unit {
+        "us" => number / 1e6,
+        "ms" => number / 1e3,
+        "s" => number,
+        "m" => number * 60.0,
+        "h" => number * 3600.0,
+        _ => return None,
+    })
+}
+
+/// wrk's binary sizes: `512.00B`, `45.67KB`, `1.23MB`, `2.00GB` (1024-based).
+fn size(text: &str) -> Option<f64> {
+    let split = text.find(|c: char| c.is_ascii_alphabetic())?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit {
+        "B" => 1.0,
+        "KB" => 1024.0,
+        "MB" => 1024.0 * 1024.0,
+        "GB" => 1024.0 * 1024.0 * 1024.0,
+        "TB" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(number * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn reads_wrk_output() {
+        let text = "Running 2s test @ http://127.0.0.1:8080/index.html\n  1 threads and 64 \
+                    connections\n  Thread Stats   Avg      Stdev     Max   +/- Stdev\n    \
+                    Latency     1.01ms  100.00us   3.00ms   90.00%\n    Req/Sec    63.00k     \
+                    1.00k   64.00k    80.00%\n  126000 requests in 2.00s, 45.50MB read\n  \
+                    Non-2xx or 3xx responses: 3\n  Socket errors: connect 0, read 2, write 0, \
+                    timeout 1\nRequests/sec:  62999.50\nTransfer/sec:     22.75MB\n";
+        let outcome = parse(text).unwrap();
+        assert_eq!(outcome.requests, 126_000);
+        assert_eq!(outcome.elapsed, 2.0);
+        assert_eq!(outcome.bytes, 45.5 * 1024.0 * 1024.0);
+        assert_eq!(outcome.bad_status, 3);
+        assert_eq!(outcome.socket_errors, 3);
+        assert_eq!(outcome.per_second, 62_999.5);
+        assert!(parse("nothing").is_none());
+    }
+}
