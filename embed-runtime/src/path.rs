@@ -15,6 +15,10 @@ use percent_encoding::percent_decode_str;
 /// Returns `None` for a path that must be answered with 404. Borrows when the path
 /// has no `%`, so the common request allocates nothing.
 pub(crate) fn decode(raw: &str) -> Option<Cow<'_, str>> {
+    // Most paths have no escape: `raw` is already the key (a `&str` from `http::Uri`).
+    if !raw.contains('%') {
+        return is_safe(raw).then_some(Cow::Borrowed(raw));
+    }
     // NOTE: decode exactly once: `%252e` must stay `%2e`, never become `.`.
     let decoded = percent_decode_str(raw).decode_utf8().ok()?;
     is_safe(&decoded).then_some(decoded)

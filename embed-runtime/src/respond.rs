@@ -90,6 +90,7 @@ pub(crate) fn respond(
     method: &Method,
     headers: &HeaderMap,
     cache_control: &HeaderValue,
+    prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
     match evaluate(method, headers, &rep.validators) {
@@ -98,13 +99,25 @@ pub(crate) fn respond(
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
             // and no representation metadata (no Content-Type/Length/Encoding).
             let mut response = status_only(StatusCode::NOT_MODIFIED);
-            put_cache_headers(response.headers_mut(), rep, cache_control);
+            match prebuilt {
+                Some(prebuilt) => *response.headers_mut() = prebuilt.not_modified.clone(),
+                None => put_cache_headers(response.headers_mut(), rep, cache_control),
+            }
             return response;
         }
         Precondition::Failed => return status_only(StatusCode::PRECONDITION_FAILED),
     }
     let selection = select_ranges(method, headers, &rep.validators, rep.len);
     let is_head = method == Method::HEAD;
+    if let (RangeSelection::Full, Some(prebuilt)) = (&selection, prebuilt) {
+        // The common answer: every header was built once, with the service.
+        let mut response = Response::new(Body::empty());
+        *response.headers_mut() = prebuilt.ok.clone();
+        if !is_head {
+            *response.body_mut() = body(Slices::Whole);
+        }
+        return response;
+    }
     let (status, slices, content_length) = match selection {
         RangeSelection::Full => (StatusCode::OK, Slices::Whole, rep.content_length.clone()),
         RangeSelection::Single(range) => (
@@ -160,6 +173,40 @@ pub(crate) fn respond(
         *response.body_mut() = body(slices);
     }
     response
+}
+
+/// The headers of a 200 and of a 304 for one stored variant, built once per service so
+/// the common answers clone a finished map instead of inserting field by field.
+#[derive(Debug, Clone)]
+pub(crate) struct PrebuiltHeaders {
+    pub(crate) encoding: Encoding,
+    ok: HeaderMap,
+    not_modified: HeaderMap,
+}
+
+impl PrebuiltHeaders {
+    /// NOTE: must produce exactly what `respond` builds field by field for a full 200
+    /// and a 304 (the integration tests compare HEAD, GET, 304 and ranges).
+    pub(crate) fn new(rep: &Representation<'_>, cache_control: &HeaderValue) -> Self {
+        let mut not_modified = HeaderMap::with_capacity(4);
+        put_cache_headers(&mut not_modified, rep, cache_control);
+        let mut ok = HeaderMap::with_capacity(8);
+        put_cache_headers(&mut ok, rep, cache_control);
+        ok.insert(ACCEPT_RANGES, BYTES);
+        ok.insert(CONTENT_LENGTH, rep.content_length.clone());
+        if rep.encoding != Encoding::Identity {
+            ok.insert(
+                CONTENT_ENCODING,
+                HeaderValue::from_static(rep.encoding.as_str()),
+            );
+        }
+        ok.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+        PrebuiltHeaders {
+            encoding: rep.encoding,
+            ok,
+            not_modified,
+        }
+    }
 }
 
 /// Validators and caching policy: on 200, 206, 304 and 416 alike.

@@ -21,7 +21,7 @@ use crate::error::{DiskProblem, Error};
 use crate::negotiate::accepts_html;
 use crate::path;
 use crate::precondition::Validators;
-use crate::respond::{self, Representation, Slices};
+use crate::respond::{self, PrebuiltHeaders, Representation, Slices};
 
 /// The default `Cache-Control`: caches may store every response but must revalidate it
 /// before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs whose
@@ -98,6 +98,8 @@ struct Config {
     // Derived from the above by `Config::derive`, so a request only looks up.
     /// `Cache-Control` per asset, by index in the table.
     cache_control: Vec<HeaderValue>,
+    /// Finished 200/304 header maps per embedded asset and stored variant.
+    prebuilt: Vec<Vec<PrebuiltHeaders>>,
     /// `/dir/` → index of `/dir/index.html`.
     directories: HashMap<&'static str, usize>,
     /// `/dir` → `dir`, for the redirect to `dir/`.
@@ -121,6 +123,7 @@ impl Assets {
             disk_root: self.build_root().map(PathBuf::from),
             chunk_size: DEFAULT_CHUNK_SIZE,
             cache_control: Vec::new(),
+            prebuilt: Vec::new(),
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
@@ -145,6 +148,24 @@ impl Config {
                     .find(|(prefix, _)| asset.path().starts_with(prefix.as_str()))
                     .map_or(&self.default_cache_control, |(_, value)| value)
                     .clone()
+            })
+            .collect();
+        self.prebuilt = assets
+            .iter()
+            .zip(&self.cache_control)
+            .map(|(asset, cache_control)| {
+                if !asset.is_embedded() {
+                    return Vec::new();
+                }
+                asset
+                    .variants()
+                    .map(|variant| {
+                        PrebuiltHeaders::new(
+                            &Representation::embedded(asset, variant),
+                            cache_control,
+                        )
+                    })
+                    .collect()
             })
             .collect();
         self.directories.clear();
@@ -389,7 +410,10 @@ impl ServeAssets {
                     inner: FutureInner::Disk(Box::pin(request.respond())),
                 };
             }
-            let response = respond_embedded(asset, method, headers, cache_control, fallback);
+            // The SPA page goes out with its own `no-cache`, not the asset's prebuilt maps.
+            let prebuilt = (!fallback).then(|| config.prebuilt[index].as_slice());
+            let response =
+                respond_embedded(asset, prebuilt, method, headers, cache_control, fallback);
             return ResponseFuture::ready(response);
         }
         let Some(path) = asset
@@ -496,6 +520,7 @@ fn mount_path<B>(_request: &Request<B>) -> Option<&str> {
 /// An embedded asset's response: the stored variant the request negotiates.
 fn respond_embedded(
     asset: &'static Asset,
+    prebuilt: Option<&[PrebuiltHeaders]>,
     method: &Method,
     headers: &HeaderMap,
     cache_control: &HeaderValue,
@@ -504,7 +529,8 @@ fn respond_embedded(
     let variant = respond::select_variant(asset, headers);
     let rep = Representation::embedded(asset, variant);
     let body = variant.body();
-    let mut response = respond::respond(&rep, method, headers, cache_control, |slices| {
+    let prebuilt = prebuilt.and_then(|all| all.iter().find(|p| p.encoding == variant.encoding()));
+    let mut response = respond::respond(&rep, method, headers, cache_control, prebuilt, |slices| {
         respond::memory_body(Bytes::from_static(body), slices)
     });
     if fallback {
@@ -539,6 +565,7 @@ impl DevRequest {
         let Ok((bytes, identity)) = disk::read_whole(self.path).await else {
             return respond_embedded(
                 self.asset,
+                None,
                 &self.method,
                 &self.headers,
                 &self.cache_control,
@@ -571,6 +598,7 @@ impl DevRequest {
             &self.method,
             &self.headers,
             &self.cache_control,
+            None,
             |slices| respond::memory_body(bytes.clone(), slices),
         );
         // The answer no longer depends on Accept-Encoding: identity only.
@@ -644,6 +672,7 @@ impl DiskRequest {
             &self.method,
             &self.headers,
             &self.cache_control,
+            None,
             |slices| {
                 let segments = match slices {
                     Slices::Whole if identity.len == 0 => return Body::empty(),
