@@ -574,24 +574,8 @@ impl DevRequest {
         };
         // The same ETag the macro would compute for these bytes.
         let etag = content_etag(&bytes);
-        let last_modified = httpdate::fmt_http_date(identity.modified);
-        let (Ok(etag_value), Ok(last_modified)) = (
-            HeaderValue::try_from(etag.as_str()),
-            HeaderValue::try_from(last_modified),
-        ) else {
+        let Some(rep) = file_representation(self.asset, &etag, identity, bytes.len() as u64) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
-        };
-        let rep = Representation {
-            asset: self.asset,
-            encoding: Encoding::Identity,
-            validators: Validators {
-                etag: &etag,
-                modified: identity.modified_secs(),
-            },
-            etag: etag_value,
-            last_modified,
-            len: bytes.len() as u64,
-            content_length: HeaderValue::from(bytes.len()),
         };
         let mut response = respond::respond(
             &rep,
@@ -608,6 +592,30 @@ impl DevRequest {
         }
         response
     }
+}
+
+/// The identity representation of a file read at run time (on-disk assets, the dev
+/// folder): `etag` for validators, `Last-Modified` from the file's time. `None` only if
+/// a value cannot be a header, which our formats rule out.
+fn file_representation<'a>(
+    asset: &'a Asset,
+    etag: &'a str,
+    identity: disk::FileIdentity,
+    len: u64,
+) -> Option<Representation<'a>> {
+    let last_modified = httpdate::fmt_http_date(identity.modified);
+    Some(Representation {
+        asset,
+        encoding: Encoding::Identity,
+        validators: Validators {
+            etag,
+            modified: identity.modified_secs(),
+        },
+        etag: HeaderValue::try_from(etag).ok()?,
+        last_modified: HeaderValue::try_from(last_modified).ok()?,
+        len,
+        content_length: HeaderValue::from(len),
+    })
 }
 
 /// NOTE: the macro's ETag format (`encode::etag`): a quoted hex of the first 128 bits
@@ -647,24 +655,8 @@ impl DiskRequest {
         // gets a new ETag and Last-Modified.
         let identity = opened.identity;
         let etag = identity.etag();
-        let last_modified = httpdate::fmt_http_date(identity.modified);
-        let (Ok(etag_value), Ok(last_modified)) = (
-            HeaderValue::try_from(etag.as_str()),
-            HeaderValue::try_from(last_modified),
-        ) else {
+        let Some(rep) = file_representation(self.asset, &etag, identity, identity.len) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
-        };
-        let rep = Representation {
-            asset: self.asset,
-            encoding: Encoding::Identity,
-            validators: Validators {
-                etag: &etag,
-                modified: identity.modified_secs(),
-            },
-            etag: etag_value,
-            last_modified,
-            len: identity.len,
-            content_length: HeaderValue::from(identity.len),
         };
         let chunk_size = self.chunk_size;
         respond::respond(
