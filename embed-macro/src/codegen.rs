@@ -64,7 +64,6 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         etag,
         body,
     } = asset;
-    let content_length = len.to_string();
     let source = match body {
         Body::Embedded { identity, gzip, br } => {
             let identity = include_bytes(identity);
@@ -82,19 +81,17 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             last_modified: #last_modified,
             modified: #modified,
             len: #len,
-            content_length: #content_length,
             source: #source,
         })
     }
 }
 
 fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
-    let Some(Blob { path, etag, len }) = blob else {
+    let Some(Blob { path, etag, .. }) = blob else {
         return quote!(__embed::None);
     };
     let body = include_bytes(path);
-    let content_length = len.to_string();
-    quote!(__embed::Some(__embed::EncodedInit { etag: #etag, content_length: #content_length, body: #body }))
+    quote!(__embed::Some(__embed::EncodedInit { etag: #etag, body: #body }))
 }
 
 /// `include_bytes!` of an absolute path: no byte literals (slow and memory-hungry in

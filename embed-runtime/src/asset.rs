@@ -1,12 +1,11 @@
 //! The embedded table: [`Assets`], [`Asset`], [`Variant`], [`Encoding`].
 //!
-//! Everything here is built by `const fn`s from what the macro generates, so a request
-//! finds every header value ready and every body as a `&'static [u8]`.
+//! Everything here is plain data the macro generates: strings, numbers and
+//! `&'static [u8]` bodies, which rustc stores without evaluating anything. The service
+//! turns the strings into header values once, when it is built (`service.rs`).
 
 use std::fmt;
 use std::time::{Duration, SystemTime};
-
-use http::HeaderValue;
 
 /// A content coding the server can store a body in (RFC 9110 §8.4.1).
 ///
@@ -43,30 +42,6 @@ impl fmt::Display for Encoding {
     }
 }
 
-/// A string computed by the macro, kept both as text (for the API) and as a ready
-/// header value (for responses), so neither is converted per request.
-#[derive(Clone)]
-pub(crate) struct HeaderText {
-    pub(crate) text: &'static str,
-    pub(crate) value: HeaderValue,
-}
-
-impl HeaderText {
-    /// Validated at compile time: an invalid header value fails the build, never a request.
-    pub(crate) const fn new(text: &'static str) -> Self {
-        HeaderText {
-            text,
-            value: HeaderValue::from_static(text),
-        }
-    }
-}
-
-impl fmt::Debug for HeaderText {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.text, f)
-    }
-}
-
 /// One stored representation of an asset: its bytes in one content coding.
 ///
 /// Each variant has its own strong ETag (RFC 9110 §8.8.3: representations with different
@@ -74,8 +49,7 @@ impl fmt::Debug for HeaderText {
 #[derive(Debug)]
 pub struct Variant {
     encoding: Encoding,
-    etag: HeaderText,
-    content_length: HeaderText,
+    etag: &'static str,
     body: &'static [u8],
 }
 
@@ -87,7 +61,7 @@ impl Variant {
 
     /// The quoted strong entity tag of this representation, e.g. `"1f3a…"`.
     pub fn etag(&self) -> &'static str {
-        self.etag.text
+        self.etag
     }
 
     /// The stored bytes, already encoded; empty for an on-disk asset.
@@ -104,22 +78,14 @@ impl Variant {
     pub fn is_empty(&self) -> bool {
         self.body.is_empty()
     }
-
-    pub(crate) fn etag_value(&self) -> &HeaderValue {
-        &self.etag.value
-    }
-
-    pub(crate) fn content_length_value(&self) -> &HeaderValue {
-        &self.content_length.value
-    }
 }
 
 /// One file of the embedded folder, with everything a response needs precomputed.
 #[derive(Debug)]
 pub struct Asset {
     path: &'static str,
-    content_type: HeaderText,
-    last_modified: HeaderText,
+    content_type: &'static str,
+    last_modified: &'static str,
     modified: u64,
     len: u64,
     identity: Variant,
@@ -136,18 +102,18 @@ impl Asset {
 
     /// The `Content-Type`, with `; charset=utf-8` for text that is valid UTF-8.
     pub fn content_type(&self) -> &'static str {
-        self.content_type.text
+        self.content_type
     }
 
     /// The strong ETag of the identity (unencoded) representation, quoted.
     pub fn etag(&self) -> &'static str {
-        self.identity.etag.text
+        self.identity.etag
     }
 
     /// `Last-Modified` as an HTTP date (`SOURCE_DATE_EPOCH` when set at build time,
     /// else the file's modification time).
     pub fn last_modified(&self) -> &'static str {
-        self.last_modified.text
+        self.last_modified
     }
 
     /// [`last_modified`](Self::last_modified) as a time.
@@ -209,70 +175,44 @@ impl Asset {
         &self.identity
     }
 
-    pub(crate) fn content_type_value(&self) -> &HeaderValue {
-        &self.content_type.value
-    }
-
-    pub(crate) fn last_modified_value(&self) -> &HeaderValue {
-        &self.last_modified.value
-    }
-
     pub(crate) fn modified_secs(&self) -> u64 {
         self.modified
     }
 
-    /// Builds an asset from the macro's output; evaluated at compile time.
+    /// Builds an asset from the macro's output. Not a stable API.
+    ///
+    /// Plain moves, so rustc's const evaluation of a large table stays cheap: header
+    /// values are built by the service, not here.
     #[doc(hidden)]
     pub const fn __new(init: AssetInit) -> Asset {
-        // Each arm builds the whole value: const fns cannot drop partial tuples of
-        // `HeaderValue`s.
-        match init.source {
-            Source::Embedded { identity, gzip, br } => Asset {
-                path: init.path,
-                content_type: HeaderText::new(init.content_type),
-                last_modified: HeaderText::new(init.last_modified),
-                modified: init.modified,
-                len: init.len,
-                identity: identity_variant(init.etag, init.content_length, identity),
-                gzip: encoded(Encoding::Gzip, gzip),
-                br: encoded(Encoding::Brotli, br),
-                disk_path: None,
+        let (identity, gzip, br, disk_path) = match init.source {
+            Source::Embedded { identity, gzip, br } => (identity, gzip, br, None),
+            Source::OnDisk { relative_path } => (&[] as &[u8], None, None, Some(relative_path)),
+        };
+        Asset {
+            path: init.path,
+            content_type: init.content_type,
+            last_modified: init.last_modified,
+            modified: init.modified,
+            len: init.len,
+            identity: Variant {
+                encoding: Encoding::Identity,
+                etag: init.etag,
+                body: identity,
             },
-            Source::OnDisk { relative_path } => Asset {
-                path: init.path,
-                content_type: HeaderText::new(init.content_type),
-                last_modified: HeaderText::new(init.last_modified),
-                modified: init.modified,
-                len: init.len,
-                identity: identity_variant(init.etag, init.content_length, &[]),
-                gzip: None,
-                br: None,
-                disk_path: Some(relative_path),
-            },
+            gzip: encoded(Encoding::Gzip, gzip),
+            br: encoded(Encoding::Brotli, br),
+            disk_path,
         }
-    }
-}
-
-const fn identity_variant(
-    etag: &'static str,
-    content_length: &'static str,
-    body: &'static [u8],
-) -> Variant {
-    Variant {
-        encoding: Encoding::Identity,
-        etag: HeaderText::new(etag),
-        content_length: HeaderText::new(content_length),
-        body,
     }
 }
 
 const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Variant> {
     match init {
-        Some(init) => Some(Variant {
+        Some(EncodedInit { etag, body }) => Some(Variant {
             encoding,
-            etag: HeaderText::new(init.etag),
-            content_length: HeaderText::new(init.content_length),
-            body: init.body,
+            etag,
+            body,
         }),
         None => None,
     }
@@ -288,7 +228,6 @@ pub struct AssetInit {
     pub last_modified: &'static str,
     pub modified: u64,
     pub len: u64,
-    pub content_length: &'static str,
     pub source: Source,
 }
 
@@ -311,7 +250,6 @@ pub enum Source {
 #[derive(Debug)]
 pub struct EncodedInit {
     pub etag: &'static str,
-    pub content_length: &'static str,
     pub body: &'static [u8],
 }
 

@@ -31,16 +31,40 @@ pub(crate) struct Representation<'a> {
     pub(crate) asset: &'a Asset,
     pub(crate) encoding: Encoding,
     pub(crate) validators: Validators<'a>,
+    pub(crate) len: u64,
+    pub(crate) values: HeaderValues,
+}
+
+/// The header values stating a representation, ready to clone into responses.
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderValues {
     pub(crate) etag: HeaderValue,
     pub(crate) last_modified: HeaderValue,
-    pub(crate) len: u64,
+    pub(crate) content_type: HeaderValue,
     /// `Content-Length` of the whole representation.
     pub(crate) content_length: HeaderValue,
 }
 
 impl<'a> Representation<'a> {
-    /// The stored variant of an embedded asset.
+    /// The stored variant of an embedded asset, its header values built from the
+    /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
+    /// requests clone the result.
     pub(crate) fn embedded(asset: &'a Asset, variant: &'a Variant) -> Self {
+        Self::with_values(
+            asset,
+            variant,
+            HeaderValues {
+                // The macro writes only values that are valid headers: a quoted hex
+                // ETag, an HTTP date and a MIME type (`embed-macro/src/codegen.rs`).
+                etag: HeaderValue::from_static(variant.etag()),
+                last_modified: HeaderValue::from_static(asset.last_modified()),
+                content_type: HeaderValue::from_static(asset.content_type()),
+                content_length: HeaderValue::from(variant.len()),
+            },
+        )
+    }
+
+    fn with_values(asset: &'a Asset, variant: &'a Variant, values: HeaderValues) -> Self {
         Representation {
             asset,
             encoding: variant.encoding(),
@@ -48,10 +72,8 @@ impl<'a> Representation<'a> {
                 etag: variant.etag(),
                 modified: asset.modified_secs(),
             },
-            etag: variant.etag_value().clone(),
-            last_modified: asset.last_modified_value().clone(),
             len: variant.len(),
-            content_length: variant.content_length_value().clone(),
+            values,
         }
     }
 }
@@ -119,7 +141,11 @@ pub(crate) fn respond(
         return response;
     }
     let (status, slices, content_length) = match selection {
-        RangeSelection::Full => (StatusCode::OK, Slices::Whole, rep.content_length.clone()),
+        RangeSelection::Full => (
+            StatusCode::OK,
+            Slices::Whole,
+            rep.values.content_length.clone(),
+        ),
         RangeSelection::Single(range) => (
             StatusCode::PARTIAL_CONTENT,
             Slices::One(range),
@@ -162,11 +188,11 @@ pub(crate) fn respond(
             out.insert(CONTENT_TYPE, multipart_type(rep));
         }
         Slices::One(range) => {
-            out.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+            out.insert(CONTENT_TYPE, rep.values.content_type.clone());
             out.insert(CONTENT_RANGE, content_range(range, rep.len));
         }
         Slices::Whole => {
-            out.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+            out.insert(CONTENT_TYPE, rep.values.content_type.clone());
         }
     }
     if !is_head {
@@ -180,6 +206,7 @@ pub(crate) fn respond(
 #[derive(Debug, Clone)]
 pub(crate) struct PrebuiltHeaders {
     pub(crate) encoding: Encoding,
+    values: HeaderValues,
     ok: HeaderMap,
     not_modified: HeaderMap,
 }
@@ -193,19 +220,30 @@ impl PrebuiltHeaders {
         let mut ok = HeaderMap::with_capacity(8);
         put_cache_headers(&mut ok, rep, cache_control);
         ok.insert(ACCEPT_RANGES, BYTES);
-        ok.insert(CONTENT_LENGTH, rep.content_length.clone());
+        ok.insert(CONTENT_LENGTH, rep.values.content_length.clone());
         if rep.encoding != Encoding::Identity {
             ok.insert(
                 CONTENT_ENCODING,
                 HeaderValue::from_static(rep.encoding.as_str()),
             );
         }
-        ok.insert(CONTENT_TYPE, rep.asset.content_type_value().clone());
+        ok.insert(CONTENT_TYPE, rep.values.content_type.clone());
         PrebuiltHeaders {
             encoding: rep.encoding,
+            values: rep.values.clone(),
             ok,
             not_modified,
         }
+    }
+
+    /// The representation of `variant` (of `asset`, which these headers were built
+    /// for), with the values built once instead of per request.
+    pub(crate) fn representation<'a>(
+        &self,
+        asset: &'a Asset,
+        variant: &'a Variant,
+    ) -> Representation<'a> {
+        Representation::with_values(asset, variant, self.values.clone())
     }
 }
 
@@ -215,8 +253,8 @@ fn put_cache_headers(
     rep: &Representation<'_>,
     cache_control: &HeaderValue,
 ) {
-    headers.insert(ETAG, rep.etag.clone());
-    headers.insert(LAST_MODIFIED, rep.last_modified.clone());
+    headers.insert(ETAG, rep.values.etag.clone());
+    headers.insert(LAST_MODIFIED, rep.values.last_modified.clone());
     headers.insert(CACHE_CONTROL, cache_control.clone());
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
@@ -312,6 +350,7 @@ pub(crate) fn not_found(
         return response;
     };
     let variant = select_variant(page, headers);
+    let values = Representation::embedded(page, variant).values;
     let mut response = status_only(StatusCode::NOT_FOUND);
     if !is_head {
         *response.body_mut() = Body::from_static(variant.body());
@@ -323,8 +362,8 @@ pub(crate) fn not_found(
     if page.is_negotiated() {
         out.insert(VARY, ACCEPT_ENCODING_VARY);
     }
-    out.insert(CONTENT_TYPE, page.content_type_value().clone());
-    out.insert(CONTENT_LENGTH, variant.content_length_value().clone());
+    out.insert(CONTENT_TYPE, values.content_type);
+    out.insert(CONTENT_LENGTH, values.content_length);
     if variant.encoding() != Encoding::Identity {
         out.insert(
             CONTENT_ENCODING,

@@ -21,7 +21,7 @@ use crate::error::{DiskProblem, Error};
 use crate::negotiate::accepts_html;
 use crate::path;
 use crate::precondition::Validators;
-use crate::respond::{self, PrebuiltHeaders, Representation, Slices};
+use crate::respond::{self, HeaderValues, PrebuiltHeaders, Representation, Slices};
 
 /// The default `Cache-Control`: caches may store every response but must revalidate it
 /// before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs whose
@@ -527,9 +527,12 @@ fn respond_embedded(
     fallback: bool,
 ) -> Response<Body> {
     let variant = respond::select_variant(asset, headers);
-    let rep = Representation::embedded(asset, variant);
-    let body = variant.body();
     let prebuilt = prebuilt.and_then(|all| all.iter().find(|p| p.encoding == variant.encoding()));
+    let rep = match prebuilt {
+        Some(prebuilt) => prebuilt.representation(asset, variant),
+        None => Representation::embedded(asset, variant),
+    };
+    let body = variant.body();
     let mut response = respond::respond(&rep, method, headers, cache_control, prebuilt, |slices| {
         respond::memory_body(Bytes::from_static(body), slices)
     });
@@ -611,10 +614,13 @@ fn file_representation<'a>(
             etag,
             modified: identity.modified_secs(),
         },
-        etag: HeaderValue::try_from(etag).ok()?,
-        last_modified: HeaderValue::try_from(last_modified).ok()?,
         len,
-        content_length: HeaderValue::from(len),
+        values: HeaderValues {
+            etag: HeaderValue::try_from(etag).ok()?,
+            last_modified: HeaderValue::try_from(last_modified).ok()?,
+            content_type: HeaderValue::from_static(asset.content_type()),
+            content_length: HeaderValue::from(len),
+        },
     })
 }
 
