@@ -40,8 +40,9 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
         }
     }
     // Step 3 and 4: If-None-Match, else If-Modified-Since (GET/HEAD only).
-    if headers.contains_key(IF_NONE_MATCH) {
-        if EntityTagList::new(headers.get_all(IF_NONE_MATCH)).matches_weak(v.etag) {
+    let if_none_match = headers.get_all(IF_NONE_MATCH);
+    if let Some(first) = if_none_match.iter().next() {
+        if is_exactly(first, v.etag) || EntityTagList::new(if_none_match).matches_weak(v.etag) {
             return if is_get_or_head {
                 Precondition::NotModified
             } else {
@@ -56,6 +57,13 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
         }
     }
     Precondition::Proceed
+}
+
+/// Whether a field line is our ETag alone, strong or weak: what a browser or cache
+/// revalidating sends. A shortcut taken before parsing the list (the answer is the same).
+fn is_exactly(line: &HeaderValue, etag: &str) -> bool {
+    let line = line.as_bytes();
+    line.strip_prefix(b"W/").unwrap_or(line) == etag.as_bytes()
 }
 
 /// RFC 9110 §13.1.3 and §13.1.4: the representation has not changed after `since` when

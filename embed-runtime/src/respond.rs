@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 use http::header::{
     ACCEPT_ENCODING, ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH,
-    CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION, VARY,
+    CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH,
+    IF_UNMODIFIED_SINCE, LAST_MODIFIED, LOCATION, RANGE, VARY,
 };
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
@@ -115,7 +116,13 @@ pub(crate) fn respond(
     prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
-    match evaluate(method, headers, &rep.validators) {
+    let fields = Fields::scan(headers);
+    let precondition = if fields.conditional {
+        evaluate(method, headers, &rep.validators)
+    } else {
+        Precondition::Proceed
+    };
+    match precondition {
         Precondition::Proceed => {}
         Precondition::NotModified => {
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
@@ -129,7 +136,11 @@ pub(crate) fn respond(
         }
         Precondition::Failed => return status_only(StatusCode::PRECONDITION_FAILED),
     }
-    let selection = select_ranges(method, headers, &rep.validators, rep.len);
+    let selection = if fields.range {
+        select_ranges(method, headers, &rep.validators, rep.len)
+    } else {
+        RangeSelection::Full
+    };
     let is_head = method == Method::HEAD;
     if let (RangeSelection::Full, Some(prebuilt)) = (&selection, prebuilt) {
         // The common answer: every header was built once, with the service.
@@ -199,6 +210,38 @@ pub(crate) fn respond(
         *response.body_mut() = body(slices);
     }
     response
+}
+
+/// Which of the fields that can change a response's status the request has.
+///
+/// Most requests have none, and one pass over their few fields costs less than a
+/// hashed lookup of each absent name (`evaluate` and `select_ranges` make five).
+struct Fields {
+    /// `If-Match`, `If-None-Match`, `If-Modified-Since` or `If-Unmodified-Since`.
+    conditional: bool,
+    /// `Range` (`If-Range` means nothing without it).
+    range: bool,
+}
+
+impl Fields {
+    fn scan(headers: &HeaderMap) -> Self {
+        let mut fields = Fields {
+            conditional: false,
+            range: false,
+        };
+        for name in headers.keys() {
+            if name == IF_NONE_MATCH
+                || name == IF_MODIFIED_SINCE
+                || name == IF_MATCH
+                || name == IF_UNMODIFIED_SINCE
+            {
+                fields.conditional = true;
+            } else if name == RANGE {
+                fields.range = true;
+            }
+        }
+        fields
+    }
 }
 
 /// The headers of a 200 and of a 304 for one stored variant, built once per service so
