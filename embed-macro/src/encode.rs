@@ -13,14 +13,19 @@ use sha2::{Digest, Sha256};
 
 use crate::content_type::{content_type, is_precompressed};
 use crate::errors::Errors;
-use crate::options::Options;
+use crate::options::{Compression, Options};
 use crate::scan::{display_path, io_cause, FileEntry};
 
-/// gzip level: flate2's best.
-const GZIP_LEVEL: u32 = 9;
-/// brotli quality and window: the maximum, which browsers decode as fast as any other.
-const BROTLI_QUALITY: i32 = 11;
+/// brotli's window: the maximum, which browsers decode as fast as any other.
 const BROTLI_WINDOW: i32 = 22;
+
+/// gzip level and brotli quality for `compression`.
+fn levels(compression: Compression) -> (u32, i32) {
+    match compression {
+        Compression::Best => (9, 11),
+        Compression::Fast => (6, 5),
+    }
+}
 
 /// One file with everything the generated code states about it.
 #[derive(Debug)]
@@ -69,6 +74,7 @@ pub(crate) fn encode_all(
     let settings = Settings {
         gzip: options.gzip,
         brotli: options.brotli,
+        compression: options.compression,
         root_display: &options.root_display,
     };
     let next = AtomicUsize::new(0);
@@ -114,6 +120,7 @@ pub(crate) fn encode_all(
 struct Settings<'a> {
     gzip: bool,
     brotli: bool,
+    compression: Compression,
     root_display: &'a str,
 }
 
@@ -147,9 +154,10 @@ fn encode_one(
     let digest = Sha256::digest(&bytes);
     let compress = !bytes.is_empty() && !is_precompressed(&file.abs_path);
     let key = hex(&digest);
+    let (gzip_level, brotli_quality) = levels(options.compression);
     let blob = |enabled: bool,
                 suffix: &str,
-                encoder: fn(&[u8]) -> Vec<u8>|
+                encoder: &dyn Fn(&[u8]) -> Vec<u8>|
      -> Result<Option<Blob>, String> {
         if !(enabled && compress) {
             return Ok(None);
@@ -168,11 +176,14 @@ fn encode_one(
             path,
         }))
     };
-    let gzip = blob(options.gzip, &format!("gz{GZIP_LEVEL}"), gzip)?;
+    // The cache key names the settings: a fast blob is never taken for a best one.
+    let gzip = blob(options.gzip, &format!("gz{gzip_level}"), &|bytes| {
+        gzip(bytes, gzip_level)
+    })?;
     let br = blob(
         options.brotli,
-        &format!("br{BROTLI_QUALITY}w{BROTLI_WINDOW}"),
-        brotli,
+        &format!("br{brotli_quality}w{BROTLI_WINDOW}"),
+        &|bytes| brotli(bytes, brotli_quality),
     )?;
     Ok(EncodedAsset {
         url_path: file.url_path.clone(),
@@ -207,19 +218,18 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {
     // flate2's GzEncoder writes mtime 0 and no file name: the output depends on the
     // bytes alone, so builds are reproducible.
-    let mut encoder =
-        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(GZIP_LEVEL));
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(bytes);
     encoder.finish().unwrap_or_default()
 }
 
-fn brotli(bytes: &[u8]) -> Vec<u8> {
+fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
     let params = brotli::enc::BrotliEncoderParams {
-        quality: BROTLI_QUALITY,
+        quality,
         lgwin: BROTLI_WINDOW,
         size_hint: bytes.len(),
         ..Default::default()
@@ -318,26 +328,29 @@ mod tests {
     }
 
     #[test]
-    fn both_codings_round_trip() {
+    fn both_codings_round_trip_at_both_settings() {
         let text = "body { color: red }\n".repeat(500);
-        let gz = gzip(text.as_bytes());
-        let mut decoded = String::new();
-        flate2::read::GzDecoder::new(&gz[..])
-            .read_to_string(&mut decoded)
-            .unwrap();
-        assert_eq!(decoded, text);
-        let br = brotli(text.as_bytes());
-        let mut decoded = Vec::new();
-        brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
-        assert_eq!(decoded, text.as_bytes());
-        assert!(br.len() < gz.len() && gz.len() < text.len() / 10);
+        for compression in [Compression::Best, Compression::Fast] {
+            let (level, quality) = levels(compression);
+            let gz = gzip(text.as_bytes(), level);
+            let mut decoded = String::new();
+            flate2::read::GzDecoder::new(&gz[..])
+                .read_to_string(&mut decoded)
+                .unwrap();
+            assert_eq!(decoded, text);
+            let br = brotli(text.as_bytes(), quality);
+            let mut decoded = Vec::new();
+            brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
+            assert_eq!(decoded, text.as_bytes());
+            assert!(br.len() < gz.len() && gz.len() < text.len() / 10);
+        }
     }
 
     #[test]
     fn compression_is_deterministic() {
         let text = b"deterministic output, please ".repeat(100);
-        assert_eq!(gzip(&text), gzip(&text));
-        assert_eq!(brotli(&text), brotli(&text));
+        assert_eq!(gzip(&text, 9), gzip(&text, 9));
+        assert_eq!(brotli(&text, 11), brotli(&text, 11));
     }
 
     #[test]

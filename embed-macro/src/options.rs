@@ -24,8 +24,50 @@ pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str =
-    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `include`, `exclude`, `dotfiles`, \
-                    `follow_symlinks`, `crate`";
+    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `compression`, `include`, `exclude`, \
+                    `dotfiles`, `follow_symlinks`, `crate`";
+
+/// How hard to compress: the encoders' settings (part of the cache key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compression {
+    /// gzip 9, brotli 11: the smallest bodies, seconds per MiB of brotli.
+    Best,
+    /// gzip 6, brotli 5: nearly as small, tens of milliseconds per MiB, for the
+    /// edit-build-refresh loop of unoptimised builds.
+    Fast,
+}
+
+impl Compression {
+    /// `best` when rustc optimises this crate (`-C opt-level` other than 0, as in
+    /// `--release`), else `fast`. The proc macro runs inside rustc, so its arguments
+    /// are this crate's. Either way the bodies decode to the same bytes and each
+    /// carries the ETag of its own bytes.
+    pub(crate) fn for_this_build() -> Self {
+        Self::for_rustc_args(std::env::args())
+    }
+
+    fn for_rustc_args(args: impl IntoIterator<Item = String>) -> Self {
+        let mut level = None;
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let codegen = if arg == "-C" {
+                args.next()
+            } else {
+                arg.strip_prefix("-C").map(str::to_owned)
+            };
+            if let Some(value) = codegen
+                .as_deref()
+                .and_then(|c| c.strip_prefix("opt-level="))
+            {
+                level = Some(value.to_owned());
+            }
+        }
+        match level.as_deref() {
+            None | Some("0") => Compression::Fast,
+            Some(_) => Compression::Best,
+        }
+    }
+}
 
 /// Everything the later phases need, validated.
 pub(crate) struct Options {
@@ -41,6 +83,7 @@ pub(crate) struct Options {
     pub(crate) max_total_span: Option<Span>,
     pub(crate) gzip: bool,
     pub(crate) brotli: bool,
+    pub(crate) compression: Compression,
     pub(crate) include: Option<GlobSet>,
     pub(crate) exclude: Option<GlobSet>,
     pub(crate) dotfiles: bool,
@@ -62,6 +105,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         max_total_span: None,
         gzip: true,
         brotli: true,
+        compression: Compression::for_this_build(),
         include: None,
         exclude: None,
         dotfiles: false,
@@ -90,6 +134,18 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
             }
             "gzip" => set_bool(&mut options.gzip, &value, &mut errors),
             "brotli" => set_bool(&mut options.brotli, &value, &mut errors),
+            "compression" => match &value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) if lit.value() == "best" => options.compression = Compression::Best,
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(lit), ..
+                }) if lit.value() == "fast" => options.compression = Compression::Fast,
+                other => errors.at(
+                    other,
+                    "expected `\"best\"` (gzip 9, brotli 11) or `\"fast\"` (gzip 6, brotli 5)",
+                ),
+            },
             "dotfiles" => set_bool(&mut options.dotfiles, &value, &mut errors),
             "follow_symlinks" => set_bool(&mut options.follow_symlinks, &value, &mut errors),
             "include" => options.include = parse_globs(&value, &mut errors),
@@ -356,6 +412,25 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    #[test]
+    fn compression_follows_rustc_opt_level() {
+        let level =
+            |args: &[&str]| Compression::for_rustc_args(args.iter().map(|a| (*a).to_owned()));
+        assert_eq!(level(&["rustc", "--crate-name", "app"]), Compression::Fast);
+        assert_eq!(level(&["rustc", "-C", "opt-level=0"]), Compression::Fast);
+        assert_eq!(level(&["rustc", "-C", "opt-level=3"]), Compression::Best);
+        assert_eq!(level(&["rustc", "-Copt-level=s"]), Compression::Best);
+        assert_eq!(
+            level(&["rustc", "-C", "debuginfo=2", "-C", "opt-level=1"]),
+            Compression::Best
+        );
+        assert_eq!(
+            level(&["rustc", "-C", "opt-level=3", "-C", "opt-level=0"]),
+            Compression::Fast,
+            "the last one wins, as in rustc"
+        );
+    }
+
     fn messages(tokens: TokenStream) -> Vec<String> {
         let args: Args = syn::parse2(tokens).unwrap();
         match validate(args) {
@@ -398,13 +473,15 @@ mod tests {
             max_embed_size = "lots",
             include = [1],
             max_embed_size = 3,
+            compression = "max",
         ));
-        assert_eq!(found.len(), 5, "{found:#?}");
+        assert_eq!(found.len(), 6, "{found:#?}");
         assert!(found[0].starts_with("unknown option `max_size`; expected one of"));
         assert_eq!(found[1], "expected `true` or `false`");
         assert!(found[2].starts_with("invalid size `lots`"));
         assert!(found[3].starts_with("expected a glob string"));
         assert_eq!(found[4], "duplicate option `max_embed_size`");
+        assert!(found[5].starts_with("expected `\"best\"`"), "{}", found[5]);
     }
 
     #[test]
@@ -414,6 +491,7 @@ mod tests {
             max_embed_size = "1 MiB",
             gzip = false,
             dotfiles = true,
+            compression = "fast",
             include = ["*.css", "js/**"],
             exclude = "*.map",
             crate = ::my::rt,
@@ -422,6 +500,7 @@ mod tests {
         let options = validate(args).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(options.max_embed_size, 1 << 20);
         assert!(!options.gzip && options.brotli && options.dotfiles);
+        assert_eq!(options.compression, Compression::Fast);
         let include = options.include.unwrap();
         assert!(include.is_match("css/app.css") && include.is_match("js/a/b.js"));
         assert!(!include.is_match("index.html"));
