@@ -65,11 +65,17 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         body,
     } = asset;
     let source = match body {
-        Body::Embedded { identity, gzip, br } => {
+        Body::Embedded {
+            identity,
+            gzip,
+            br,
+            zstd,
+        } => {
             let identity = include_bytes(identity);
             let gzip = encoded_tokens(gzip.as_ref());
             let br = encoded_tokens(br.as_ref());
-            quote!(__embed::Source::Embedded { identity: #identity, gzip: #gzip, br: #br })
+            let zstd = encoded_tokens(zstd.as_ref());
+            quote!(__embed::Source::Embedded { identity: #identity, gzip: #gzip, br: #br, zstd: #zstd })
         }
         Body::OnDisk { relative } => quote!(__embed::Source::OnDisk { relative_path: #relative }),
     };
@@ -151,6 +157,7 @@ mod tests {
             identity: PathBuf::from("/abs/public/a.css"),
             gzip,
             br: None,
+            zstd: None,
         }
     }
 

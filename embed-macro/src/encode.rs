@@ -27,6 +27,16 @@ fn levels(compression: Compression) -> (u32, i32) {
     }
 }
 
+/// zstd level for `compression`. At most 19: the "ultra" levels above it use windows
+/// over the 8 MiB that HTTP's `zstd` coding allows a client to refuse (RFC 9659 §3).
+#[cfg(feature = "zstd")]
+fn zstd_level(compression: Compression) -> i32 {
+    match compression {
+        Compression::Best => 19,
+        Compression::Fast => 3,
+    }
+}
+
 /// One file with everything the generated code states about it.
 #[derive(Debug)]
 pub(crate) struct EncodedAsset {
@@ -50,6 +60,7 @@ pub(crate) enum Body {
         identity: PathBuf,
         gzip: Option<Blob>,
         br: Option<Blob>,
+        zstd: Option<Blob>,
     },
     /// Over `max_embed_size`: only listed; `relative` is below the folder.
     OnDisk { relative: String },
@@ -74,6 +85,7 @@ pub(crate) fn encode_all(
     let settings = Settings {
         gzip: options.gzip,
         brotli: options.brotli,
+        zstd: options.zstd,
         compression: options.compression,
         root_display: &options.root_display,
     };
@@ -120,6 +132,9 @@ pub(crate) fn encode_all(
 struct Settings<'a> {
     gzip: bool,
     brotli: bool,
+    // Always `false` without the feature (options.rs), so unread there.
+    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
+    zstd: bool,
     compression: Compression,
     root_display: &'a str,
 }
@@ -185,6 +200,16 @@ fn encode_one(
         &format!("br{brotli_quality}w{BROTLI_WINDOW}"),
         &|bytes| brotli(bytes, brotli_quality),
     )?;
+    #[cfg(feature = "zstd")]
+    let zstd = {
+        let level = zstd_level(options.compression);
+        blob(options.zstd, &format!("zst{level}"), &|bytes| {
+            zstd(bytes, level)
+        })?
+    };
+    // `options.zstd` is refused without the feature (options.rs).
+    #[cfg(not(feature = "zstd"))]
+    let zstd = None;
     Ok(EncodedAsset {
         url_path: file.url_path.clone(),
         content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
@@ -196,6 +221,7 @@ fn encode_one(
             identity: file.abs_path.clone(),
             gzip,
             br,
+            zstd,
         },
     })
 }
@@ -237,6 +263,12 @@ fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
     let mut out = Vec::new();
     let _ = brotli::BrotliCompress(&mut &bytes[..], &mut out, &params);
     out
+}
+
+/// A single zstd frame with the content size in its header; deterministic.
+#[cfg(feature = "zstd")]
+fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
+    zstd::bulk::compress(bytes, level).unwrap_or_default()
 }
 
 /// The modification time of every cache blob, in seconds: 2000-01-01, before any build.

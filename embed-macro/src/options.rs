@@ -24,8 +24,8 @@ pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str =
-    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `compression`, `include`, `exclude`, \
-                    `dotfiles`, `follow_symlinks`, `crate`";
+    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, `include`, \
+                    `exclude`, `dotfiles`, `follow_symlinks`, `crate`";
 
 /// How hard to compress: the encoders' settings (part of the cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +83,8 @@ pub(crate) struct Options {
     pub(crate) max_total_span: Option<Span>,
     pub(crate) gzip: bool,
     pub(crate) brotli: bool,
+    /// Only ever `true` with the `zstd` feature.
+    pub(crate) zstd: bool,
     pub(crate) compression: Compression,
     pub(crate) include: Option<GlobSet>,
     pub(crate) exclude: Option<GlobSet>,
@@ -105,6 +107,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         max_total_span: None,
         gzip: true,
         brotli: true,
+        zstd: cfg!(feature = "zstd"),
         compression: Compression::for_this_build(),
         include: None,
         exclude: None,
@@ -134,6 +137,16 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
             }
             "gzip" => set_bool(&mut options.gzip, &value, &mut errors),
             "brotli" => set_bool(&mut options.brotli, &value, &mut errors),
+            "zstd" => {
+                set_bool(&mut options.zstd, &value, &mut errors);
+                if options.zstd && !cfg!(feature = "zstd") {
+                    options.zstd = false;
+                    errors.at(
+                        &value,
+                        "zstd bodies need the `zstd` feature: `embed-runtime = { version = \"..\", features = [\"zstd\"] }`",
+                    );
+                }
+            }
             "compression" => match &value {
                 Expr::Lit(ExprLit {
                     lit: Lit::Str(lit), ..
@@ -411,6 +424,21 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
 mod tests {
     use super::*;
     use quote::quote;
+
+    #[test]
+    fn zstd_is_on_with_the_feature_and_an_error_at_the_value_without_it() {
+        let args: Args = syn::parse2(quote!("src")).unwrap();
+        let default = validate(args).map(|o| o.zstd);
+        assert!(matches!(default, Ok(on) if on == cfg!(feature = "zstd")));
+        let found = messages(quote!("src", zstd = true));
+        if cfg!(feature = "zstd") {
+            assert!(found.is_empty(), "{found:?}");
+        } else {
+            assert_eq!(found.len(), 1, "{found:?}");
+            assert!(found[0].starts_with("zstd bodies need the `zstd` feature"));
+        }
+        assert!(messages(quote!("src", zstd = false)).is_empty());
+    }
 
     #[test]
     fn compression_follows_rustc_opt_level() {

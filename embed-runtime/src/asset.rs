@@ -10,12 +10,15 @@ use std::time::{Duration, SystemTime};
 /// A content coding the server can store a body in (RFC 9110 §8.4.1).
 ///
 /// The declaration order is the server's preference among codings a client accepts
-/// with equal q-values: brotli first, then gzip, then identity.
+/// with equal q-values: brotli first, then zstd, then gzip, then identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Encoding {
     /// `br` (RFC 7932): the smallest bodies.
     Brotli,
+    /// `zstd` (RFC 8878), stored when the `zstd` feature is on: about the size of
+    /// brotli's, faster for the client to decode.
+    Zstd,
     /// `gzip` (RFC 1952).
     Gzip,
     /// No content coding: the file's own bytes.
@@ -24,12 +27,18 @@ pub enum Encoding {
 
 impl Encoding {
     /// Every coding, in the server's order of preference.
-    pub const ALL: [Encoding; 3] = [Encoding::Brotli, Encoding::Gzip, Encoding::Identity];
+    pub const ALL: [Encoding; 4] = [
+        Encoding::Brotli,
+        Encoding::Zstd,
+        Encoding::Gzip,
+        Encoding::Identity,
+    ];
 
     /// The token used in `Content-Encoding` and `Accept-Encoding`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Encoding::Brotli => "br",
+            Encoding::Zstd => "zstd",
             Encoding::Gzip => "gzip",
             Encoding::Identity => "identity",
         }
@@ -91,6 +100,7 @@ pub struct Asset {
     identity: Variant,
     gzip: Option<Variant>,
     br: Option<Variant>,
+    zstd: Option<Variant>,
     disk_path: Option<&'static str>,
 }
 
@@ -144,7 +154,11 @@ impl Asset {
 
     /// The stored representations, in the server's order of preference (identity last).
     pub fn variants(&self) -> impl Iterator<Item = &Variant> + '_ {
-        self.br.iter().chain(&self.gzip).chain(Some(&self.identity))
+        self.br
+            .iter()
+            .chain(&self.zstd)
+            .chain(&self.gzip)
+            .chain(Some(&self.identity))
     }
 
     /// The representation stored in `encoding`, if any.
@@ -153,6 +167,7 @@ impl Asset {
             Encoding::Identity => Some(&self.identity),
             Encoding::Gzip => self.gzip.as_ref(),
             Encoding::Brotli => self.br.as_ref(),
+            Encoding::Zstd => self.zstd.as_ref(),
         }
     }
 
@@ -168,7 +183,7 @@ impl Asset {
     /// Whether any encoded variant exists, i.e. whether responses depend on
     /// `Accept-Encoding` and so carry `Vary: Accept-Encoding`.
     pub fn is_negotiated(&self) -> bool {
-        self.gzip.is_some() || self.br.is_some()
+        self.gzip.is_some() || self.br.is_some() || self.zstd.is_some()
     }
 
     pub(crate) fn identity(&self) -> &Variant {
@@ -185,9 +200,16 @@ impl Asset {
     /// values are built by the service, not here.
     #[doc(hidden)]
     pub const fn __new(init: AssetInit) -> Asset {
-        let (identity, gzip, br, disk_path) = match init.source {
-            Source::Embedded { identity, gzip, br } => (identity, gzip, br, None),
-            Source::OnDisk { relative_path } => (&[] as &[u8], None, None, Some(relative_path)),
+        let (identity, gzip, br, zstd, disk_path) = match init.source {
+            Source::Embedded {
+                identity,
+                gzip,
+                br,
+                zstd,
+            } => (identity, gzip, br, zstd, None),
+            Source::OnDisk { relative_path } => {
+                (&[] as &[u8], None, None, None, Some(relative_path))
+            }
         };
         Asset {
             path: init.path,
@@ -202,6 +224,7 @@ impl Asset {
             },
             gzip: encoded(Encoding::Gzip, gzip),
             br: encoded(Encoding::Brotli, br),
+            zstd: encoded(Encoding::Zstd, zstd),
             disk_path,
         }
     }
@@ -239,6 +262,7 @@ pub enum Source {
         identity: &'static [u8],
         gzip: Option<EncodedInit>,
         br: Option<EncodedInit>,
+        zstd: Option<EncodedInit>,
     },
     OnDisk {
         relative_path: &'static str,
@@ -333,6 +357,10 @@ impl Assets {
                 report.br_files += 1;
                 report.br_bytes += br.len();
             }
+            if let Some(zstd) = &asset.zstd {
+                report.zstd_files += 1;
+                report.zstd_bytes += zstd.len();
+            }
         }
         report
     }
@@ -364,6 +392,10 @@ pub struct Report {
     pub br_files: usize,
     /// Bytes of all brotli bodies.
     pub br_bytes: u64,
+    /// Embedded files that also have a zstd body.
+    pub zstd_files: usize,
+    /// Bytes of all zstd bodies.
+    pub zstd_bytes: u64,
     /// Files over `max_embed_size`, served from disk.
     pub on_disk: usize,
     /// Their size at build time.
@@ -373,7 +405,7 @@ pub struct Report {
 impl Report {
     /// Bytes the binary carries for these assets: identity plus encoded bodies.
     pub fn stored_bytes(&self) -> u64 {
-        self.identity_bytes + self.gzip_bytes + self.br_bytes
+        self.identity_bytes + self.gzip_bytes + self.br_bytes + self.zstd_bytes
     }
 }
 
@@ -381,13 +413,25 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} files: {} embedded ({}; {} stored with br for {} files ({}) and gzip for {} ({})), {} on disk ({})",
+            "{} files: {} embedded ({}; {} stored with br for {} files ({}), ",
             self.files,
             self.embedded,
             Size(self.identity_bytes),
             Size(self.stored_bytes()),
             self.br_files,
             Size(self.br_bytes),
+        )?;
+        if self.zstd_files > 0 {
+            write!(
+                f,
+                "zstd for {} ({}), ",
+                self.zstd_files,
+                Size(self.zstd_bytes)
+            )?;
+        }
+        write!(
+            f,
+            "gzip for {} ({})), {} on disk ({})",
             self.gzip_files,
             Size(self.gzip_bytes),
             self.on_disk,

@@ -42,6 +42,7 @@
 //! | feature | what it enables | default |
 //! |---|---|---|
 //! | `axum` | `tower_service::Service` for [`ServeAssets`], for axum 0.8's `fallback_service` / `nest_service` and hyper-util | yes |
+//! | `zstd` | `embed_assets!` also stores a zstd body (RFC 8878) of each compressible file; the macro links libzstd | no |
 //!
 //! # HTTP behaviour
 //!
@@ -100,6 +101,7 @@ pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
 /// | `max_total_size` | a size, as above | `"128 MiB"` | a compile error, naming the largest files, when the embedded files add up to more |
 /// | `gzip` | `true`/`false` | `true` | store a gzip body where it pays |
 /// | `brotli` | `true`/`false` | `true` | store a brotli body where it pays |
+/// | `zstd` | `true`/`false` | `true` with the `zstd` feature | store a zstd body where it pays (needs the feature) |
 /// | `compression` | `"best"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | gzip 9 and brotli 11, or gzip 6 and brotli 5 (much faster to build, a few percent larger) |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one |

@@ -12,6 +12,7 @@ pub(crate) type Quality = u16;
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Preferences {
     br: Option<Quality>,
+    zstd: Option<Quality>,
     gzip: Option<Quality>,
     identity: Option<Quality>,
     any: Option<Quality>,
@@ -23,7 +24,8 @@ struct Preferences {
 ///   that send nothing (scripts, old tools) rarely decode anything.
 /// - Otherwise each offered coding gets its listed q-value, else the `*` q-value, else
 ///   0 (for identity: acceptable, but ranked below every listed coding). The highest
-///   q wins; ties go to the server's preference (`Encoding`'s order: br, gzip, identity).
+///   q wins; ties go to the server's preference (`Encoding`'s order: br, zstd, gzip,
+///   identity).
 /// - Codings are case-insensitive, `x-gzip` is `gzip` (RFC 9110 §8.4.1.3), repeated
 ///   field lines are one list, and members with an invalid q-value are ignored.
 /// - When nothing offered is acceptable (`identity;q=0` with no other match), the
@@ -31,8 +33,7 @@ struct Preferences {
 ///   a page that renders beats an error a browser shows raw.
 pub(crate) fn choose_encoding(
     accept: GetAll<'_, HeaderValue>,
-    gzip_offered: bool,
-    br_offered: bool,
+    offered: impl Fn(Encoding) -> bool,
 ) -> Encoding {
     let mut lines = accept.iter().peekable();
     if lines.peek().is_none() {
@@ -43,13 +44,14 @@ pub(crate) fn choose_encoding(
     // Identity is acceptable unless excluded: rank it just above zero when unlisted.
     let identity = prefs.identity.or(prefs.any).unwrap_or(1);
     let mut best = (identity, Encoding::Identity);
-    for (offered, listed, encoding) in [
-        (gzip_offered, prefs.gzip, Encoding::Gzip),
-        (br_offered, prefs.br, Encoding::Brotli),
+    for (listed, encoding) in [
+        (prefs.gzip, Encoding::Gzip),
+        (prefs.zstd, Encoding::Zstd),
+        (prefs.br, Encoding::Brotli),
     ] {
         let q = quality(listed);
         // `>=` because the loop goes from least to most preferred.
-        if offered && q > 0 && q >= best.0 {
+        if q > 0 && q >= best.0 && offered(encoding) {
             best = (q, encoding);
         }
     }
@@ -77,6 +79,8 @@ fn parse<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Preferences {
         let Some(q) = q else { continue };
         let slot = if coding.eq_ignore_ascii_case(b"br") {
             &mut prefs.br
+        } else if coding.eq_ignore_ascii_case(b"zstd") {
+            &mut prefs.zstd
         } else if coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip") {
             &mut prefs.gzip
         } else if coding.eq_ignore_ascii_case(b"identity") {
@@ -157,11 +161,42 @@ mod tests {
 
     /// `choose_encoding` with br and gzip on offer, one field line per `lines` entry.
     fn choose_lines(lines: &[&str]) -> Encoding {
+        choose_from(lines, &[Encoding::Brotli, Encoding::Gzip])
+    }
+
+    /// `choose_encoding` with `stored` on offer (and identity, always).
+    fn choose_from(lines: &[&str], stored: &[Encoding]) -> Encoding {
         let mut headers = HeaderMap::new();
         for line in lines {
             headers.append(ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
         }
-        choose_encoding(headers.get_all(ACCEPT_ENCODING), true, true)
+        choose_encoding(headers.get_all(ACCEPT_ENCODING), |e| stored.contains(&e))
+    }
+
+    #[test]
+    fn zstd_ranks_between_br_and_gzip_at_equal_quality() {
+        use Encoding::*;
+        let all = [Brotli, Zstd, Gzip];
+        for (accept, stored, expected) in [
+            ("gzip, deflate, br, zstd", &all[..], Brotli),
+            ("gzip, zstd", &all[..], Zstd),
+            ("zstd, gzip", &[Zstd, Gzip][..], Zstd),
+            ("gzip, deflate, br, zstd", &[Zstd, Gzip][..], Zstd),
+            ("br;q=0.5, zstd;q=0.6, gzip", &all[..], Gzip),
+            ("br;q=0.5, zstd;q=0.6, gzip;q=0.1", &all[..], Zstd),
+            ("ZSTD", &all[..], Zstd),
+            ("zstd;q=0, gzip", &all[..], Gzip),
+            ("zstd", &[Brotli, Gzip][..], Identity),
+            ("*", &[Zstd, Gzip][..], Zstd),
+            ("*, zstd;q=0", &[Zstd, Gzip][..], Gzip),
+            ("zstdx, xzstd", &all[..], Identity),
+        ] {
+            assert_eq!(
+                choose_from(&[accept], stored),
+                expected,
+                "{accept:?} with {stored:?}"
+            );
+        }
     }
 
     fn choose(accept: &str) -> Encoding {
@@ -272,11 +307,11 @@ mod tests {
 
     #[test]
     fn only_offered_codings_are_chosen() {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"));
-        let all = || headers.get_all(ACCEPT_ENCODING);
-        assert_eq!(choose_encoding(all(), true, false), Encoding::Gzip);
-        assert_eq!(choose_encoding(all(), false, false), Encoding::Identity);
+        assert_eq!(
+            choose_from(&["br, gzip"], &[Encoding::Gzip]),
+            Encoding::Gzip
+        );
+        assert_eq!(choose_from(&["br, gzip"], &[]), Encoding::Identity);
     }
 
     #[test]

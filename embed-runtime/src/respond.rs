@@ -93,11 +93,9 @@ pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a V
     if !asset.is_negotiated() {
         return asset.identity();
     }
-    let encoding = choose_encoding(
-        headers.get_all(ACCEPT_ENCODING),
-        asset.variant(Encoding::Gzip).is_some(),
-        asset.variant(Encoding::Brotli).is_some(),
-    );
+    let encoding = choose_encoding(headers.get_all(ACCEPT_ENCODING), |encoding| {
+        asset.variant(encoding).is_some()
+    });
     asset.variant(encoding).unwrap_or(asset.identity())
 }
 

@@ -334,6 +334,7 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> Vec<u8> {
         [] => body.to_vec(),
         [one] if one == "gzip" || one == "x-gzip" => gunzip(body),
         [one] if one == "br" => unbrotli(body),
+        [one] if one == "zstd" => zstd::decode_all(body).expect("a valid zstd body"),
         other => panic!("unexpected Content-Encoding {other:?}"),
     }
 }

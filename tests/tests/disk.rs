@@ -322,8 +322,14 @@ fn the_report_counts_embedded_encoded_and_on_disk_files() {
     assert!(report.br_files > 0 && report.gzip_files >= report.br_files - 1);
     assert_eq!(
         report.stored_bytes(),
-        report.identity_bytes + report.gzip_bytes + report.br_bytes
+        report.identity_bytes + report.gzip_bytes + report.br_bytes + report.zstd_bytes
     );
+    let zstd: u64 = DISK
+        .iter()
+        .filter_map(|a| a.body(embed_runtime::Encoding::Zstd))
+        .map(|b| b.len() as u64)
+        .sum();
+    assert_eq!(report.zstd_bytes, zstd);
     let line = report.to_string();
     assert!(
         line.starts_with(&format!("{all} files: {} embedded", all - 1)),

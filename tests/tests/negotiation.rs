@@ -2,12 +2,20 @@
 //! `Content-Encoding`, §12.5.5 `Vary`): which stored body is sent, that it decodes to
 //! the file's bytes, and that caches are told the response depends on the request.
 
+use embed_runtime::Encoding;
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG, VARY};
 use http::{HeaderMap, StatusCode};
 use integration_tests::{
     decode_body, encode_path, fixture, get, head, header, list_values, public_fixture_paths,
-    spawn_site,
+    spawn_site, SITE,
 };
+
+/// Whether the fixture `path` has a zstd body (the `zstd` feature).
+fn stores_zstd(path: &str) -> bool {
+    SITE.get(path)
+        .and_then(|asset| asset.variant(Encoding::Zstd))
+        .is_some()
+}
 
 /// Assets that compress well (README of the fixtures): both codings must be stored.
 const COMPRESSIBLE: [&str; 3] = ["/css/app.css", "/js/app.js", "/data.json"];
@@ -152,6 +160,12 @@ async fn each_coding_has_its_own_strong_quoted_etag() {
 #[tokio::test]
 async fn q_values_choose_the_coding() {
     let addr = spawn_site().await;
+    // With the `zstd` feature, `*` and `zstd` can pick the zstd body, ranked above gzip.
+    let zstd_or_gzip = if stores_zstd("/css/app.css") {
+        "zstd"
+    } else {
+        "gzip"
+    };
     for (accept, expected) in [
         ("gzip;q=1.0, br;q=0.5", "gzip"),
         ("gzip;q=0.5, br;q=0.8", "br"),
@@ -167,14 +181,15 @@ async fn q_values_choose_the_coding() {
         // `*` matches any coding not listed (§12.5.3).
         ("*", "br"),
         ("*;q=0.5, gzip", "gzip"),
-        ("*, br;q=0", "gzip"),
+        ("*, br;q=0", zstd_or_gzip),
+        ("*, br;q=0, zstd;q=0", "gzip"),
         ("*;q=0, gzip;q=0.2", "gzip"),
         ("*;q=0, identity", "identity"),
         // Optional whitespace around `;` (§12.4.2 weight = OWS ";" OWS "q=" qvalue).
         ("br ; q=0.4 , gzip ; q=0.5", "gzip"),
         // Codings we do not store are ignored.
         ("deflate, compress", "identity"),
-        ("zstd;q=1, gzip;q=0.1", "gzip"),
+        ("zstd;q=1, gzip;q=0.1", zstd_or_gzip),
     ] {
         assert_eq!(
             coding_for(addr, "/css/app.css", &[accept]).await,
@@ -344,5 +359,61 @@ async fn assets_without_variants_are_never_encoded_and_do_not_vary() {
             assert_eq!(status, StatusCode::NOT_MODIFIED, "{what}");
             assert_eq!(header(&headers, VARY), None, "304 of {what}");
         }
+    }
+}
+
+/// RFC 8878 `zstd` (with the `zstd` feature): stored for compressible text, chosen by
+/// q-value like the others, below br and above gzip at equal q, with its own ETag.
+#[cfg(feature = "zstd")]
+#[tokio::test]
+async fn zstd_bodies_are_negotiated_decoded_and_tagged() {
+    let addr = spawn_site().await;
+    for path in COMPRESSIBLE {
+        assert!(
+            stores_zstd(path),
+            "{path}: no zstd body with the zstd feature"
+        );
+        for (accept, expected) in [
+            ("zstd", "zstd"),
+            ("gzip, zstd", "zstd"),
+            ("zstd;q=0.5, gzip", "gzip"),
+            ("gzip, deflate, br, zstd", "br"),
+            ("br;q=0, zstd, gzip", "zstd"),
+            ("zstd;q=0, gzip", "gzip"),
+        ] {
+            // `coding_for` also checks the decoded body and Content-Length.
+            assert_eq!(
+                coding_for(addr, path, &[accept]).await,
+                expected,
+                "{path} with Accept-Encoding: {accept}"
+            );
+        }
+        let (_, zstd, _) = get(addr, path, &[("accept-encoding", "zstd")]).await;
+        let zstd_etag = header(&zstd, ETAG).expect("ETag").to_owned();
+        assert!(is_strong_quoted_etag(&zstd_etag), "{path}: {zstd_etag}");
+        assert!(
+            varies_on_accept_encoding(&zstd),
+            "{path}: zstd without Vary"
+        );
+        for other in ["identity", "gzip", "br"] {
+            let (_, headers, _) = get(addr, path, &[("accept-encoding", other)]).await;
+            assert_ne!(
+                header(&headers, ETAG),
+                Some(zstd_etag.as_str()),
+                "{path}: zstd and {other} share an ETag"
+            );
+        }
+        // Revalidating the zstd body with its own tag: 304.
+        let (status, _, body) = get(
+            addr,
+            path,
+            &[("accept-encoding", "zstd"), ("if-none-match", &zstd_etag)],
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(body.is_empty());
+    }
+    for path in INCOMPRESSIBLE {
+        assert!(!stores_zstd(path), "{path}: zstd where it cannot pay");
     }
 }
