@@ -3,9 +3,10 @@
 //! ones), the file is deleted, truncated, overwritten in place, replaced by a rename,
 //! and made unreadable. Only downloads of that file may be affected, and only cleanly:
 //! a complete body is always one whole version of the file, a cut one ends short of
-//! its `Content-Length` with the connection closed, a new request gets 404 or the new
-//! content. Nothing panics, and the process's open file descriptors return to their
-//! count before the load. `disk.rs` covers each fault alone, without load.
+//! its `Content-Length` with the connection closed, and a new request gets 404
+//! (deleted), 403 (unreadable) or the new content. Nothing panics, and the process's
+//! open file descriptors return to their count before the load. `disk.rs` covers each
+//! fault alone, without load.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -81,6 +82,8 @@ enum Download {
     Cut,
     /// 404: the file is gone.
     Gone,
+    /// 403: the file is there but cannot be read.
+    Forbidden,
     /// Anything else: a wrong status, a complete body matching no version, a
     /// connection that failed before the head. Always a test failure.
     Wrong,
@@ -126,6 +129,7 @@ async fn download(addr: SocketAddr, path: &str, versions: &[Arc<Vec<u8>>]) -> (D
         .and_then(|v| v.trim().parse().ok());
     match (status.as_str(), length) {
         ("404", _) => (Download::Gone, String::new()),
+        ("403", _) => (Download::Forbidden, String::new()),
         ("200", Some(length)) if body.len() < length => (Download::Cut, String::new()),
         ("200", Some(length)) if body.len() == length => {
             match versions.iter().position(|v| v[..] == body[..]) {
@@ -229,6 +233,7 @@ impl Load {
 struct Allowed {
     cut: bool,
     gone: bool,
+    forbidden: bool,
 }
 
 fn tally(results: &[(Download, String)]) -> BTreeMap<Download, usize> {
@@ -299,6 +304,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             Allowed {
                 cut: false,
                 gone: true,
+                forbidden: false,
             },
             Box::new(|big: &Path| std::fs::remove_file(big).unwrap()),
         ),
@@ -307,6 +313,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             Allowed {
                 cut: true,
                 gone: false,
+                forbidden: false,
             },
             Box::new(|big: &Path| {
                 std::fs::OpenOptions::new()
@@ -322,6 +329,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             Allowed {
                 cut: true,
                 gone: false,
+                forbidden: false,
             },
             Box::new({
                 let overwritten = overwritten.clone();
@@ -337,6 +345,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             Allowed {
                 cut: false,
                 gone: false,
+                forbidden: false,
             },
             Box::new({
                 let replaced = replaced.clone();
@@ -347,7 +356,8 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             "made unreadable (mode 000)",
             Allowed {
                 cut: false,
-                gone: true,
+                gone: false,
+                forbidden: true,
             },
             Box::new(|big: &Path| {
                 use std::os::unix::fs::PermissionsExt;
@@ -387,7 +397,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
         let counts = tally(&target);
         eprintln!(
             "{name}: target {counts:?}, control {:?}, {embedded} embedded answers \
-             (fault at {:.0?} after start)",
+             (the load ran on {:.0?} after the fault)",
             tally(&control_results),
             at.elapsed()
         );
@@ -396,6 +406,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
                 Download::Wrong => panic!("{name}: {TARGET}: {detail}"),
                 Download::Cut => assert!(allowed.cut, "{name}: a download was cut"),
                 Download::Gone => assert!(allowed.gone, "{name}: 404"),
+                Download::Forbidden => assert!(allowed.forbidden, "{name}: 403"),
                 Download::Complete(_) => {}
             }
         }
@@ -408,6 +419,8 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
         let (now, detail) = download(addr, TARGET, &known).await;
         let expected = if allowed.gone {
             Download::Gone
+        } else if allowed.forbidden {
+            Download::Forbidden
         } else {
             Download::Complete(1)
         };

@@ -254,7 +254,7 @@ const PREFIXES: [&str; 8] = [
 const DEPTHS: [usize; 3] = [1, 2, 8];
 
 /// What a traversal reaches for, relative to the folder above the served root (or to
-/// `/` at depth eight); `{beside}` is [`Secrets::beside_name`].
+/// `/` at depth eight), among them the secret planted beside each root.
 fn traversal_targets() -> Vec<String> {
     vec![
         "outside/secret.txt".into(),
