@@ -106,6 +106,50 @@ impl Crate {
         }
     }
 
+    /// `cargo <subcommand>` as [`cargo`](Self::cargo), but killed after `limit`:
+    /// `None` when it had not finished by then (a build that hangs).
+    pub fn cargo_within(&self, subcommand: &str, limit: std::time::Duration) -> Option<Outcome> {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut child = Command::new(cargo)
+            .arg(subcommand)
+            .arg("--quiet")
+            .arg("--color=never")
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", shared_target_dir())
+            .env_remove("EMBED_ASSETS_MANIFEST_DIR")
+            .env_remove("OUT_DIR")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Drain stderr on a thread, so a chatty build never blocks on a full pipe.
+        let mut pipe = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut pipe, &mut text);
+            text
+        });
+        let deadline = std::time::Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                // rustc may outlive cargo and keep the pipe open: leave the reader be.
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let stderr = reader.join().unwrap();
+        Some(Outcome {
+            success: status.success(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        })
+    }
+
     /// Builds, expecting our compile error: returns stderr.
     pub fn build_fails(&self) -> String {
         let outcome = self.cargo("build");

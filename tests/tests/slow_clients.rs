@@ -1,0 +1,178 @@
+//! Slow clients of a large on-disk file hold about one chunk of the server's memory
+//! each, not the file: eight clients with a 4 KiB receive buffer read a few KiB at a
+//! time from a 64 MiB file while the server (`disk-server`, a process of its own) is
+//! watched through `/proc/PID/status`.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use http::StatusCode;
+use integration_tests::get;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpSocket;
+
+/// The server's read size for on-disk files.
+const CHUNK: usize = 2 << 20;
+/// The file the slow clients download.
+const FILE_LEN: usize = 64 << 20;
+/// Slow clients at once.
+const CLIENTS: usize = 8;
+
+/// The `disk-server` process; stopped (its stdin closed, then killed) on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start(root: &std::path::Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_disk-server"))
+            .arg(root)
+            .arg(CHUNK.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start disk-server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("the port line");
+        let port: u16 = line.trim().parse().expect("a port");
+        Server {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        }
+    }
+
+    /// Resident memory, in bytes.
+    fn rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("the server's /proc status");
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .expect("VmRSS");
+        kib << 10
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads `GET /big.bin` `step` bytes at a time with a pause after each read, for
+/// `reads` reads at most; returns the bytes received (head included).
+async fn slow_download(addr: SocketAddr, reads: usize, step: usize, pause: Duration) -> usize {
+    let socket = TcpSocket::new_v4().expect("socket");
+    // Before connecting, so the window the server sees is small from the start.
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let mut stream = socket.connect(addr).await.expect("connect");
+    stream
+        .write_all(
+            format!("GET /big.bin HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .expect("write request");
+    let mut buf = vec![0u8; step];
+    let mut total = 0;
+    for _ in 0..reads {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => total += n,
+        }
+        tokio::time::sleep(pause).await;
+    }
+    total
+}
+
+/// Downloads `/big.bin` at full speed and returns the body length.
+async fn fast_download(addr: SocketAddr) -> usize {
+    let (status, _, body) = get(addr, "/big.bin", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    body.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_clients_hold_about_a_chunk_each_not_the_file() {
+    let root = std::env::temp_dir().join(format!("embed-slow-clients-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let block: Vec<u8> = (0..1u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(root.join("big.bin"), block.repeat(FILE_LEN >> 20)).unwrap();
+    let server = Server::start(&root);
+    let addr = server.addr;
+
+    // Warm up: a full download touches the runtime, the blocking pool and a chunk.
+    assert_eq!(fast_download(addr).await, FILE_LEN);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle = server.rss();
+
+    let started = Instant::now();
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|_| tokio::spawn(slow_download(addr, 120, 4096, Duration::from_millis(25))))
+        .collect();
+    let mut peak = idle;
+    let mut samples = 0;
+    while started.elapsed() < Duration::from_millis(2500) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        peak = peak.max(server.rss());
+        samples += 1;
+    }
+    // The server goes on answering others meanwhile.
+    let (status, _, body) = get(addr, "/api/health", &[]).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"ok"[..]));
+    peak = peak.max(server.rss());
+    let mut received = Vec::new();
+    for client in clients {
+        received.push(client.await.expect("slow client"));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after = server.rss();
+
+    let growth = peak.saturating_sub(idle);
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    eprintln!(
+        "{CLIENTS} slow clients, chunk {} MiB, file {} MiB: RSS idle {:.1} MiB, peak {:.1} MiB \
+         ({samples} samples), after {:.1} MiB; growth {:.1} MiB = {:.2} chunks per client; \
+         each client received {:?} bytes",
+        CHUNK >> 20,
+        FILE_LEN >> 20,
+        mib(idle),
+        mib(peak),
+        mib(after),
+        mib(growth),
+        growth as f64 / (CLIENTS * CHUNK) as f64,
+        received
+    );
+    // They were slow: far less than the file each, so the server had the rest to hold.
+    for bytes in &received {
+        assert!(
+            *bytes < FILE_LEN / 4,
+            "a slow client received {bytes} bytes"
+        );
+    }
+    // About a chunk each (one being sent, at most one more read ahead), plus slack for
+    // the connections' own buffers and allocator rounding; holding the file would be
+    // 64 MiB per client.
+    let budget = (CLIENTS * 2 * CHUNK + (16 << 20)) as u64;
+    assert!(
+        growth < budget,
+        "RSS grew by {:.1} MiB with {CLIENTS} slow clients; budget {:.1} MiB",
+        mib(growth),
+        mib(budget)
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
