@@ -88,6 +88,18 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
                 continue;
             }
         };
+        if !file_type.is_file() {
+            // A named pipe would block the build forever on open; a socket or device
+            // has no bytes to embed. `exclude` (above) is the way out.
+            errors.at_span(
+                options.root_span,
+                format!(
+                    "`{}` is not a regular file (a named pipe, socket or device): remove it or `exclude` it",
+                    shown(&relative)
+                ),
+            );
+            continue;
+        }
         let meta = match entry.metadata() {
             Ok(meta) => meta,
             Err(err) => {

@@ -84,11 +84,7 @@ fn clamp_to_http_date(time: SystemTime) -> SystemTime {
 /// two), on the blocking pool. `NotFound` also when it is not a regular file.
 pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
     let opened = tokio::task::spawn_blocking(move || {
-        let file = File::open(&path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(io::Error::new(io::ErrorKind::NotFound, "not a file"));
-        }
+        let (file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         Ok(Opened {
             file,
             identity: FileIdentity::of(&meta),
@@ -102,11 +98,7 @@ pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
 /// whose files are small enough to embed.
 pub(crate) async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity)> {
     let read = tokio::task::spawn_blocking(move || {
-        let mut file = File::open(&path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Err(io::Error::new(io::ErrorKind::NotFound, "not a file"));
-        }
+        let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
         Ok((Bytes::from(bytes), FileIdentity::of(&meta)))
@@ -117,11 +109,27 @@ pub(crate) async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity
 
 /// Checks one on-disk asset for the start-up check: exists, is a file, can be read.
 pub(crate) fn check(path: &Path) -> io::Result<()> {
-    let file = File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file"));
+    open_regular(path, io::ErrorKind::InvalidInput).map(drop)
+}
+
+/// Opens a regular file, with its metadata from the open handle; anything else is an
+/// error of kind `not_a_file`.
+///
+/// NOTE: the type is checked before opening too: opening a named pipe blocks until a
+/// writer appears, which would hold a blocking-pool thread (and the request) forever.
+/// A FIFO swapped in between the two checks can still block; the second check, on the
+/// handle, is the one the response relies on.
+fn open_regular(path: &Path, not_a_file: io::ErrorKind) -> io::Result<(File, std::fs::Metadata)> {
+    let refuse = || io::Error::new(not_a_file, "not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(refuse());
     }
-    Ok(())
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse());
+    }
+    Ok((file, meta))
 }
 
 type ChunkResult = Result<(File, Bytes), Error>;

@@ -224,6 +224,31 @@ async fn a_changed_file_gets_new_validators_and_a_deleted_one_is_404() {
     assert_eq!(status, StatusCode::OK);
 }
 
+/// A named pipe where the file was: opening it would wait for a writer forever, so it
+/// must be refused as "not a file" (404) at once, by requests and the start-up check.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_named_pipe_in_place_of_a_file_is_a_prompt_404() {
+    let root = Root::new("fifo");
+    std::fs::remove_file(root.big()).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(root.big())
+        .status()
+        .expect("mkfifo (coreutils)");
+    assert!(made.success());
+    let service = DISK.service().disk_root(&root.0);
+    assert!(
+        service.check_disk().is_err(),
+        "the check must not accept a pipe"
+    );
+    let addr = spawn_service(service).await;
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(10), get(addr, BIG, &[]));
+    let (status, _, _) = answer.await.expect("answered without waiting on the pipe");
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, _) = get(addr, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
 #[tokio::test]
 async fn a_file_truncated_mid_download_closes_the_connection_short() {
     let root = Root::new("truncate");

@@ -1,4 +1,4 @@
-//! The macro given folders nobody would write on purpose: thousands of files, deep
+//! The macro given folders nobody would write on purpose: ten thousand files, deep
 //! nesting, empty folders and files, names that differ only in case or Unicode
 //! normalisation, names with URL metacharacters, and a special file (a Unix socket).
 //! Each must give a clear compile error or correct output, never a panic and never a
@@ -72,9 +72,9 @@ fn run_and_list(krate: &Crate) -> Vec<Printed> {
 }
 
 #[test]
-fn four_thousand_tiny_files_are_all_embedded_with_distinct_etags() {
-    let krate = Crate::new("four_thousand_files");
-    let (folders, per_folder) = (40, 100);
+fn ten_thousand_tiny_files_are_all_embedded_with_distinct_etags() {
+    let krate = Crate::new("ten_thousand_files");
+    let (folders, per_folder) = (100, 100);
     for folder in 0..folders {
         let dir = krate.site().join(format!("f{folder:02}"));
         fs::create_dir_all(&dir).unwrap();
@@ -295,4 +295,20 @@ fn a_unix_socket_in_the_folder_is_skipped_or_reported() {
     let _listener = std::os::unix::net::UnixListener::bind(krate.site().join("app.sock")).unwrap();
     krate.main_rs("\"site\"", SPECIAL_MAIN);
     assert_special_file_is_handled(&krate, "app.sock");
+}
+
+/// A named pipe: opening it would block the build until a writer appears, so the macro
+/// must refuse it by type (a compile error naming it) without opening it.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_in_the_folder_is_reported_without_blocking() {
+    let krate = Crate::new("named_pipe");
+    fs::write(krate.site().join("index.html"), "<p>hi</p>").unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(krate.site().join("events.fifo"))
+        .status()
+        .expect("mkfifo (coreutils)");
+    assert!(made.success());
+    krate.main_rs("\"site\"", SPECIAL_MAIN);
+    assert_special_file_is_handled(&krate, "events.fifo");
 }
