@@ -1,4 +1,5 @@
-//! Syntax of the macro input: `[$crate] "dir", key = value, ...`.
+//! Syntax of the macro input: `[$crate] "dir", key = value, ...`, or in item position
+//! `[$crate] pub static NAME = "dir", key = value, ...`.
 //!
 //! Only the shape is checked here; what the keys and values mean is `options.rs`'s job,
 //! so that one malformed token stops parsing but every semantic mistake is reported.
@@ -13,10 +14,18 @@ pub(crate) struct Args {
     /// The runtime's path as passed by the `embed_runtime::embed_assets!` wrapper
     /// (`$crate`), absent when the proc macro is called directly.
     pub(crate) runtime_path: Option<TokenStream>,
+    /// `pub static NAME =`: the item form, which also defines a `paths` module.
+    pub(crate) item: Option<ItemHeader>,
     /// The folder literal, exactly as written.
     pub(crate) path: LitStr,
     /// `key = value` pairs in source order, duplicates included.
     pub(crate) options: Vec<KeyValue>,
+}
+
+/// `pub static ASSETS =` before the folder.
+pub(crate) struct ItemHeader {
+    pub(crate) vis: syn::Visibility,
+    pub(crate) name: Ident,
 }
 
 /// One `key = value` option.
@@ -31,6 +40,20 @@ impl Parse for Args {
             let inner;
             bracketed!(inner in input);
             Some(inner.parse::<TokenStream>()?)
+        } else {
+            None
+        };
+        let item = if input.peek(Token![static]) || input.peek(Token![pub]) {
+            let vis: syn::Visibility = input.parse()?;
+            input.parse::<Token![static]>()?;
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>().map_err(|err| {
+                syn::Error::new(
+                    err.span(),
+                    format!("expected `=` and the folder: `static {name} = \"public\"`"),
+                )
+            })?;
+            Some(ItemHeader { vis, name })
         } else {
             None
         };
@@ -72,6 +95,7 @@ impl Parse for Args {
         }
         Ok(Args {
             runtime_path,
+            item,
             path,
             options,
         })
@@ -101,6 +125,23 @@ mod tests {
             quote!(::rt).to_string()
         );
         assert_eq!(args.options[0].key.to_string(), "crate");
+    }
+
+    #[test]
+    fn parses_the_item_form() {
+        let args: Args =
+            syn::parse2(quote!([::rt] pub(crate) static SITE = "public", gzip = false)).unwrap();
+        let item = args.item.unwrap();
+        assert_eq!(item.name.to_string(), "SITE");
+        assert!(matches!(item.vis, syn::Visibility::Restricted(_)));
+        assert_eq!(args.path.value(), "public");
+        let private: Args = syn::parse2(quote!(static SITE = "public")).unwrap();
+        assert!(matches!(
+            private.item.unwrap().vis,
+            syn::Visibility::Inherited
+        ));
+        assert!(syn::parse2::<Args>(quote!(static SITE "public")).is_err());
+        assert!(syn::parse2::<Args>(quote!(pub static = "public")).is_err());
     }
 
     #[test]

@@ -63,7 +63,12 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         len,
         etag,
         body,
+        fingerprinted,
     } = asset;
+    let fingerprinted = match fingerprinted {
+        Some(url) => quote!(__embed::Some(#url)),
+        None => quote!(__embed::None),
+    };
     let source = match body {
         Body::Embedded {
             identity,
@@ -87,6 +92,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             last_modified: #last_modified,
             modified: #modified,
             len: #len,
+            fingerprinted: #fingerprinted,
             source: #source,
         })
     }
@@ -107,9 +113,20 @@ fn include_bytes(path: &Path) -> TokenStream {
     quote!(::core::include_bytes!(#path))
 }
 
-/// A `phf::Map` from URL path to index in `FILES`, solved at compile time.
+/// A `phf::Map` from URL path to index in `FILES`, solved at compile time; a
+/// fingerprinted URL maps to its file's index with `FINGERPRINTED` set.
 fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
-    let keys: Vec<&str> = assets.iter().map(|a| a.url_path.as_str()).collect();
+    let mut keys: Vec<&str> = Vec::with_capacity(assets.len());
+    let mut values: Vec<TokenStream> = Vec::with_capacity(assets.len());
+    for (index, asset) in assets.iter().enumerate() {
+        let index = index as u32;
+        keys.push(&asset.url_path);
+        values.push(quote!(#index));
+        if let Some(url) = &asset.fingerprinted {
+            keys.push(url);
+            values.push(quote!(#index | __embed::FINGERPRINTED));
+        }
+    }
     if keys.is_empty() {
         return quote!(__embed::phf::Map {
             key: 0,
@@ -121,10 +138,10 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     let state = phf_generator::generate_hash(&keys);
     let key = state.key;
     let disps = state.disps.iter().map(|(d1, d2)| quote!((#d1, #d2)));
-    let entries = state.map.iter().map(|&index| {
-        let path = keys[index];
-        let index = index as u32;
-        quote!((#path, #index))
+    let entries = state.map.iter().map(|&key| {
+        let path = keys[key];
+        let value = &values[key];
+        quote!((#path, #value))
     });
     quote! {
         __embed::phf::Map {
@@ -149,6 +166,7 @@ mod tests {
             len: 3,
             etag: "\"00\"".into(),
             body,
+            fingerprinted: None,
         }
     }
 

@@ -49,6 +49,8 @@ pub(crate) struct EncodedAsset {
     /// Quoted strong ETag of the identity bytes.
     pub(crate) etag: String,
     pub(crate) body: Body,
+    /// The content-hashed URL it is also served at (`fingerprint.rs`).
+    pub(crate) fingerprinted: Option<String>,
 }
 
 /// Where the bytes are.
@@ -162,6 +164,7 @@ fn encode_one(
             body: Body::OnDisk {
                 relative: file.relative.clone(),
             },
+            fingerprinted: None,
         });
     }
     let bytes = fs::read(&file.abs_path)
@@ -223,6 +226,7 @@ fn encode_one(
             br,
             zstd,
         },
+        fingerprinted: None,
     })
 }
 

@@ -13,6 +13,7 @@ mod content_type;
 mod encode;
 mod errors;
 mod expand;
+mod fingerprint;
 mod options;
 mod scan;
 

@@ -24,8 +24,31 @@ pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str =
-    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, `include`, \
-                    `exclude`, `dotfiles`, `follow_symlinks`, `crate`";
+    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, `fingerprint`, \
+                    `include`, `exclude`, `dotfiles`, `follow_symlinks`, `crate`";
+
+/// Which embedded files are also served at a content-hashed URL.
+pub(crate) enum Fingerprint {
+    /// `fingerprint = true`: every embedded file but HTML pages, whose URLs are what
+    /// people type and link to.
+    AllButPages,
+    /// `fingerprint = "glob"` or a list: the files whose path below the folder matches.
+    Matching(GlobSet),
+}
+
+impl Fingerprint {
+    /// Whether the file at `relative` (below the folder, `/`-separated) is fingerprinted.
+    pub(crate) fn covers(&self, relative: &str) -> bool {
+        match self {
+            Fingerprint::AllButPages => {
+                let name = relative.rsplit('/').next().unwrap_or(relative);
+                let lower = name.to_ascii_lowercase();
+                !(lower.ends_with(".html") || lower.ends_with(".htm"))
+            }
+            Fingerprint::Matching(set) => set.is_match(relative),
+        }
+    }
+}
 
 /// How hard to compress: the encoders' settings (part of the cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,8 +113,11 @@ pub(crate) struct Options {
     pub(crate) exclude: Option<GlobSet>,
     pub(crate) dotfiles: bool,
     pub(crate) follow_symlinks: bool,
+    pub(crate) fingerprint: Option<Fingerprint>,
     /// Path of the runtime crate in the generated code.
     pub(crate) runtime_path: TokenStream,
+    /// `pub static NAME =`: the item form (a static and a `paths` module).
+    pub(crate) item: Option<crate::args::ItemHeader>,
 }
 
 /// Validates `args`, reporting every problem in one error.
@@ -113,7 +139,9 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         exclude: None,
         dotfiles: false,
         follow_symlinks: false,
+        fingerprint: None,
         runtime_path: args.runtime_path.unwrap_or_else(|| quote!(::embed_runtime)),
+        item: args.item,
     };
     let mut seen: Vec<String> = Vec::new();
     for KeyValue { key, value } in args.options {
@@ -161,6 +189,24 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
             },
             "dotfiles" => set_bool(&mut options.dotfiles, &value, &mut errors),
             "follow_symlinks" => set_bool(&mut options.follow_symlinks, &value, &mut errors),
+            "fingerprint" => {
+                options.fingerprint = match &value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Bool(b), ..
+                    }) => b.value.then_some(Fingerprint::AllButPages),
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(_), ..
+                    })
+                    | Expr::Array(_) => parse_globs(&value, &mut errors).map(Fingerprint::Matching),
+                    other => {
+                        errors.at(
+                            other,
+                            "expected `true` (every file but HTML pages) or globs of the files to fingerprint, like `[\"css/**\", \"js/**\"]`",
+                        );
+                        None
+                    }
+                }
+            }
             "include" => options.include = parse_globs(&value, &mut errors),
             "exclude" => options.exclude = parse_globs(&value, &mut errors),
             "crate" => match &value {

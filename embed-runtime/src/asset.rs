@@ -102,6 +102,7 @@ pub struct Asset {
     br: Option<Variant>,
     zstd: Option<Variant>,
     disk_path: Option<&'static str>,
+    fingerprinted: Option<&'static str>,
 }
 
 impl Asset {
@@ -139,6 +140,19 @@ impl Asset {
     /// Whether the file is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The content-hashed URL this asset is also served at (`/js/app.3f2a1b9c.js`),
+    /// with a long-lived `immutable` cache policy; `None` unless the macro's
+    /// `fingerprint` option selected it.
+    pub fn fingerprinted_path(&self) -> Option<&'static str> {
+        self.fingerprinted
+    }
+
+    /// The URL to link to: the fingerprinted one when there is one, else
+    /// [`path`](Self::path).
+    pub fn url(&self) -> &'static str {
+        self.fingerprinted.unwrap_or(self.path)
     }
 
     /// `true` when the bytes are in the binary; `false` for a file over
@@ -226,6 +240,7 @@ impl Asset {
             br: encoded(Encoding::Brotli, br),
             zstd: encoded(Encoding::Zstd, zstd),
             disk_path,
+            fingerprinted: init.fingerprinted,
         }
     }
 }
@@ -251,6 +266,7 @@ pub struct AssetInit {
     pub last_modified: &'static str,
     pub modified: u64,
     pub len: u64,
+    pub fingerprinted: Option<&'static str>,
     pub source: Source,
 }
 
@@ -276,6 +292,10 @@ pub struct EncodedInit {
     pub etag: &'static str,
     pub body: &'static [u8],
 }
+
+/// Set in a map value when the key is an asset's fingerprinted URL. Not a stable API.
+#[doc(hidden)]
+pub const FINGERPRINTED: u32 = 1 << 31;
 
 /// Every file of one `embed_assets!` folder, looked up by URL path.
 ///
@@ -310,9 +330,18 @@ impl Assets {
     };
 
     /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no
-    /// index-file or trailing-slash handling, which belongs to the service).
+    /// index-file or trailing-slash handling, which belongs to the service), or at its
+    /// fingerprinted URL.
     pub fn get(&self, path: &str) -> Option<&'static Asset> {
         self.index_of(path).map(|index| &self.files[index])
+    }
+
+    /// The URL to link to for the file at `path`: its fingerprinted URL when the
+    /// `fingerprint` option covers it, else `path` itself; `None` if there is no such
+    /// file. For templates: `ASSETS.url("/js/app.js")` → `/js/app.3f2a1b9c.js`.
+    /// (The item form of the macro also defines these as constants in `paths`.)
+    pub fn url(&self, path: &str) -> Option<&'static str> {
+        self.get(path).map(Asset::url)
     }
 
     /// Every asset, sorted by path.
@@ -366,7 +395,17 @@ impl Assets {
     }
 
     pub(crate) fn index_of(&self, path: &str) -> Option<usize> {
-        self.map.get(path).map(|&index| index as usize)
+        self.lookup(path).map(|(index, _)| index)
+    }
+
+    /// The index of the asset at `path`, and whether `path` is its fingerprinted URL.
+    pub(crate) fn lookup(&self, path: &str) -> Option<(usize, bool)> {
+        self.map.get(path).map(|&value| {
+            (
+                (value & !FINGERPRINTED) as usize,
+                value & FINGERPRINTED != 0,
+            )
+        })
     }
 
     pub(crate) fn files(&self) -> &'static [Asset] {

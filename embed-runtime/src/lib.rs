@@ -73,7 +73,9 @@ pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
 #[cfg(feature = "axum")]
 pub use service::ServiceFuture;
-pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
+pub use service::{
+    ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL, FINGERPRINTED_CACHE_CONTROL,
+};
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.
 ///
@@ -103,6 +105,7 @@ pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
 /// | `brotli` | `true`/`false` | `true` | store a brotli body where it pays |
 /// | `zstd` | `true`/`false` | `true` with the `zstd` feature | store a zstd body where it pays (needs the feature) |
 /// | `compression` | `"best"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | gzip 9 and brotli 11, or gzip 6 and brotli 5 (much faster to build, a few percent larger) |
+/// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one |
 /// | `dotfiles` | `true`/`false` | `false` | embed files and folders whose name starts with `.` |
@@ -118,11 +121,37 @@ pub use service::{ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL};
 ///
 /// Every mistake is a compile error at the offending argument, all reported at once.
 ///
+/// # Fingerprinted URLs and the item form
+///
+/// With `fingerprint`, `/js/app.js` is also served at `/js/app.3f2a1b9c.js` (the first
+/// 8 hex digits of its content hash) with [`FINGERPRINTED_CACHE_CONTROL`] (a year,
+/// `immutable`), while `/js/app.js` keeps its revalidating policy. Link to the hashed
+/// URL with [`Assets::url`], or, in item position, with the constants of a `paths`
+/// module the macro defines next to the static, so a mistyped name fails the build:
+///
+/// ```
+/// use embed_runtime::embed_assets;
+///
+/// embed_assets!(pub static ASSETS = "../examples/public", fingerprint = true);
+///
+/// let css = ASSETS.url("/css/app.css").unwrap();
+/// assert_eq!(css, paths::CSS_APP_CSS);
+/// assert!(css.starts_with("/css/app.") && css.len() == "/css/app.12345678.css".len());
+/// assert_eq!(paths::INDEX_HTML, "/index.html"); // pages keep their URL
+/// ```
+///
 /// Editing an embedded file rebuilds the crate (the macro uses `include_bytes!`).
 /// Cargo does not notice added or removed files on its own; add a build script with
 /// `println!("cargo:rerun-if-changed=public");` for that.
 #[macro_export]
 macro_rules! embed_assets {
+    // The item form: forwarded with braces, which item position requires.
+    (pub $($rest:tt)*) => {
+        $crate::__private::embed_assets! {[$crate] pub $($rest)*}
+    };
+    (static $($rest:tt)*) => {
+        $crate::__private::embed_assets! {[$crate] static $($rest)*}
+    };
     ($($args:tt)*) => {
         $crate::__private::embed_assets!([$crate] $($args)*)
     };
@@ -131,7 +160,7 @@ macro_rules! embed_assets {
 /// What generated code uses. Not a stable API: it changes with the macro.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::asset::{Asset, AssetInit, Assets, EncodedInit, Source};
+    pub use crate::asset::{Asset, AssetInit, Assets, EncodedInit, Source, FINGERPRINTED};
     pub use ::core::option::Option::{None, Some};
     pub use embed_macro::embed_assets;
     pub use phf;

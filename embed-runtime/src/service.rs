@@ -29,6 +29,10 @@ use crate::respond::{self, HeaderValues, PrebuiltHeaders, Representation, Slices
 /// fingerprinted ones.
 pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
 
+/// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
+/// the URL changes whenever the bytes do.
+pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
+
 /// Bytes escaped in a redirect's path segment (RFC 3986 §3.3 `pchar` keeps the rest).
 const SEGMENT: &AsciiSet = &CONTROLS
     .add(b' ')
@@ -71,6 +75,8 @@ const SEGMENT: &AsciiSet = &CONTROLS
 /// - Optionally `/about` serves `/about.html` ([`clean_urls`](Self::clean_urls)), and
 ///   unknown page-like paths serve a single-page app
 ///   ([`spa_fallback`](Self::spa_fallback)).
+/// - A fingerprinted URL (the macro's `fingerprint` option, `/js/app.3f2a1b9c.js`)
+///   serves its asset with [`FINGERPRINTED_CACHE_CONTROL`]: its bytes can never change.
 /// - Methods other than GET and HEAD on an existing asset get 405 with `Allow`.
 /// - Otherwise: content negotiation, preconditions (304/412), `ETag`, `Last-Modified`,
 ///   `Cache-Control`, `Vary`, as RFC 9110 specifies.
@@ -84,6 +90,8 @@ pub struct ServeAssets {
 struct Config {
     index_file: Option<String>,
     default_cache_control: HeaderValue,
+    /// `Cache-Control` at fingerprinted URLs.
+    fingerprinted_cache_control: HeaderValue,
     /// `(path prefix, value)`, applied longest prefix first.
     cache_rules: Vec<(String, HeaderValue)>,
     not_found_page: Option<&'static Asset>,
@@ -100,6 +108,8 @@ struct Config {
     cache_control: Vec<HeaderValue>,
     /// Finished 200/304 header maps per embedded asset and stored variant.
     prebuilt: Vec<Vec<PrebuiltHeaders>>,
+    /// The same at the fingerprinted URL, for assets that have one (else empty).
+    prebuilt_fingerprinted: Vec<Vec<PrebuiltHeaders>>,
     /// `/dir/` → index of `/dir/index.html`.
     directories: HashMap<&'static str, usize>,
     /// `/dir` → `dir`, for the redirect to `dir/`.
@@ -115,6 +125,7 @@ impl Assets {
         let mut config = Config {
             index_file: Some("index.html".to_owned()),
             default_cache_control: HeaderValue::from_static(DEFAULT_CACHE_CONTROL),
+            fingerprinted_cache_control: HeaderValue::from_static(FINGERPRINTED_CACHE_CONTROL),
             cache_rules: Vec::new(),
             not_found_page: None,
             spa_fallback: None,
@@ -124,6 +135,7 @@ impl Assets {
             chunk_size: DEFAULT_CHUNK_SIZE,
             cache_control: Vec::new(),
             prebuilt: Vec::new(),
+            prebuilt_fingerprinted: Vec::new(),
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
@@ -150,22 +162,30 @@ impl Config {
                     .clone()
             })
             .collect();
+        let prebuild = |asset: &'static Asset, cache_control: &HeaderValue| {
+            asset
+                .variants()
+                .map(|variant| {
+                    PrebuiltHeaders::new(&Representation::embedded(asset, variant), cache_control)
+                })
+                .collect::<Vec<_>>()
+        };
         self.prebuilt = assets
             .iter()
             .zip(&self.cache_control)
             .map(|(asset, cache_control)| {
-                if !asset.is_embedded() {
-                    return Vec::new();
+                if asset.is_embedded() {
+                    prebuild(asset, cache_control)
+                } else {
+                    Vec::new()
                 }
-                asset
-                    .variants()
-                    .map(|variant| {
-                        PrebuiltHeaders::new(
-                            &Representation::embedded(asset, variant),
-                            cache_control,
-                        )
-                    })
-                    .collect()
+            })
+            .collect();
+        self.prebuilt_fingerprinted = assets
+            .iter()
+            .map(|asset| match asset.fingerprinted_path() {
+                Some(_) => prebuild(asset, &self.fingerprinted_cache_control),
+                None => Vec::new(),
             })
             .collect();
         self.directories.clear();
@@ -235,6 +255,14 @@ impl ServeAssets {
     /// [`DEFAULT_CACHE_CONTROL`].
     pub fn cache_control(self, value: HeaderValue) -> Self {
         self.configure(|config| config.default_cache_control = value)
+    }
+
+    /// The `Cache-Control` of responses at fingerprinted URLs (the macro's
+    /// `fingerprint` option); default [`FINGERPRINTED_CACHE_CONTROL`]. In
+    /// [dev mode](Self::dev_folder) they get the asset's usual policy instead, since
+    /// the file behind them can change.
+    pub fn fingerprinted_cache_control(self, value: HeaderValue) -> Self {
+        self.configure(|config| config.fingerprinted_cache_control = value)
     }
 
     /// The `Cache-Control` of assets whose path starts with `prefix` (e.g. `/assets/`
@@ -378,6 +406,20 @@ impl ServeAssets {
         let config = &*self.config;
         let (index, fallback) = match self.route(method, uri, headers, mount_path(request)) {
             Route::Asset(index) => (index, false),
+            Route::Fingerprinted(index) if config.dev_folder.is_none() => {
+                let asset = &self.assets.files()[index];
+                let prebuilt = config.prebuilt_fingerprinted[index].as_slice();
+                let cache_control = &config.fingerprinted_cache_control;
+                return ResponseFuture::ready(respond_embedded(
+                    asset,
+                    Some(prebuilt),
+                    method,
+                    headers,
+                    cache_control,
+                    false,
+                ));
+            }
+            Route::Fingerprinted(index) => (index, false),
             Route::Fallback(index) => (index, true),
             Route::Redirect(location) => return ResponseFuture::ready(respond::redirect(location)),
             Route::MethodNotAllowed => return ResponseFuture::ready(respond::method_not_allowed()),
@@ -451,21 +493,27 @@ impl ServeAssets {
         let raw = uri.path();
         // A path without escapes that is a key of the table is safe by construction
         // (the table is the security model, see `path`): skip the checks.
+        let found = |(index, fingerprinted)| {
+            if !is_get_or_head(method) {
+                Route::MethodNotAllowed
+            } else if fingerprinted {
+                Route::Fingerprinted(index)
+            } else {
+                Route::Asset(index)
+            }
+        };
         if !raw.contains('%') {
-            if let Some(index) = self.assets.index_of(raw) {
-                return if is_get_or_head(method) {
-                    Route::Asset(index)
-                } else {
-                    Route::MethodNotAllowed
-                };
+            if let Some(hit) = self.assets.lookup(raw) {
+                return found(hit);
             }
         }
         let Some(path) = path::decode(raw) else {
             return Route::NotFound;
         };
-        let route = if let Some(index) = self.assets.index_of(&path) {
-            Route::Asset(index)
-        } else if let Some(&index) = config.directories.get(&*path) {
+        if let Some(hit) = self.assets.lookup(&path) {
+            return found(hit);
+        }
+        let route = if let Some(&index) = config.directories.get(&*path) {
             match mount.filter(|_| &*path == "/") {
                 // Mounted with `nest_service("/static", ..)`, `/static` arrives as `/`:
                 // redirect to `static/` so the page's relative links resolve.
@@ -556,6 +604,8 @@ fn respond_embedded(
 
 enum Route {
     Asset(usize),
+    /// An asset at its fingerprinted URL.
+    Fingerprinted(usize),
     /// The single-page app's page for an unknown page-like path.
     Fallback(usize),
     Redirect(HeaderValue),

@@ -1,0 +1,7 @@
+use embed_runtime::embed_assets;
+
+embed_assets!(pub static ASSETS = "fixtures/site", fingerprint = 3);
+
+fn main() {
+    let _ = ASSETS.len();
+}

@@ -1,0 +1,7 @@
+use embed_runtime::embed_assets;
+
+embed_assets!(pub static ASSETS = "fixtures/site", fingerprint = true);
+
+fn main() {
+    let _ = paths::CSS_APP_CS;
+}
