@@ -72,11 +72,23 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     let source = match body {
         Body::Embedded {
             identity,
+            store_identity,
             gzip,
             br,
             zstd,
         } => {
-            let identity = include_bytes(identity);
+            let identity = if *store_identity {
+                let bytes = include_bytes(identity);
+                quote!(__embed::Some(#bytes))
+            } else {
+                // Read, so rustc rebuilds when the file changes, but never used, so
+                // not in the binary.
+                let bytes = include_bytes(identity);
+                quote!({
+                    const _: &[u8] = #bytes;
+                    __embed::None
+                })
+            };
             let gzip = encoded_tokens(gzip.as_ref());
             let br = encoded_tokens(br.as_ref());
             let zstd = encoded_tokens(zstd.as_ref());
@@ -173,6 +185,7 @@ mod tests {
     fn embedded(gzip: Option<Blob>) -> Body {
         Body::Embedded {
             identity: PathBuf::from("/abs/public/a.css"),
+            store_identity: true,
             gzip,
             br: None,
             zstd: None,

@@ -60,6 +60,9 @@ pub(crate) enum Body {
         /// The original file, embedded with `include_bytes!` (which also makes rustc
         /// rebuild when it changes).
         identity: PathBuf,
+        /// `false` with `compressed_only` when a gzip body exists: the binary leaves
+        /// the file's own bytes out and the runtime decodes them from gzip.
+        store_identity: bool,
         gzip: Option<Blob>,
         br: Option<Blob>,
         zstd: Option<Blob>,
@@ -89,6 +92,7 @@ pub(crate) fn encode_all(
         brotli: options.brotli,
         zstd: options.zstd,
         compression: options.compression,
+        compressed_only: options.compressed_only,
         root_display: &options.root_display,
     };
     let next = AtomicUsize::new(0);
@@ -138,6 +142,7 @@ struct Settings<'a> {
     #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
     zstd: bool,
     compression: Compression,
+    compressed_only: bool,
     root_display: &'a str,
 }
 
@@ -213,6 +218,21 @@ fn encode_one(
     // `options.zstd` is refused without the feature (options.rs).
     #[cfg(not(feature = "zstd"))]
     let zstd = None;
+    // The runtime will decode the identity bytes from this gzip body: prove now that
+    // it gives them back, so that decoding at run time cannot fail.
+    let store_identity = match (&gzip, options.compressed_only) {
+        (Some(blob), true) => {
+            let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));
+            if decoded.as_deref() != Some(&bytes[..]) {
+                return Err(format!(
+                    "the gzip body of `{shown}` in `{}` does not decode to the file; delete the cache folder and build again",
+                    blob.path.display()
+                ));
+            }
+            false
+        }
+        _ => true,
+    };
     Ok(EncodedAsset {
         url_path: file.url_path.clone(),
         content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
@@ -222,6 +242,7 @@ fn encode_one(
         etag: etag(&digest),
         body: Body::Embedded {
             identity: file.abs_path.clone(),
+            store_identity,
             gzip,
             br,
             zstd,
@@ -255,6 +276,15 @@ fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(bytes);
     encoder.finish().unwrap_or_default()
+}
+
+fn gunzip(gzip: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(gzip)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
 }
 
 fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {

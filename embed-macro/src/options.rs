@@ -23,9 +23,9 @@ pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 /// expand the macro in a generated crate (trybuild), whose manifest dir is not theirs.
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
-const KEYS: &str =
-    "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, `fingerprint`, \
-                    `include`, `exclude`, `dotfiles`, `follow_symlinks`, `crate`";
+const KEYS: &str = "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, \
+                    `compressed_only`, `fingerprint`, `include`, `exclude`, `dotfiles`, \
+                    `follow_symlinks`, `crate`";
 
 /// Which embedded files are also served at a content-hashed URL.
 pub(crate) enum Fingerprint {
@@ -114,6 +114,8 @@ pub(crate) struct Options {
     pub(crate) dotfiles: bool,
     pub(crate) follow_symlinks: bool,
     pub(crate) fingerprint: Option<Fingerprint>,
+    /// Leave out the identity bytes of files that have a gzip body.
+    pub(crate) compressed_only: bool,
     /// Path of the runtime crate in the generated code.
     pub(crate) runtime_path: TokenStream,
     /// `pub static NAME =`: the item form (a static and a `paths` module).
@@ -140,6 +142,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         dotfiles: false,
         follow_symlinks: false,
         fingerprint: None,
+        compressed_only: false,
         runtime_path: args.runtime_path.unwrap_or_else(|| quote!(::embed_runtime)),
         item: args.item,
     };
@@ -207,6 +210,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                     }
                 }
             }
+            "compressed_only" => set_bool(&mut options.compressed_only, &value, &mut errors),
             "include" => options.include = parse_globs(&value, &mut errors),
             "exclude" => options.exclude = parse_globs(&value, &mut errors),
             "crate" => match &value {
@@ -223,6 +227,12 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 format!("unknown option `{name}`; expected one of {KEYS}"),
             ),
         }
+    }
+    if options.compressed_only && !options.gzip {
+        errors.at_span(
+            options.root_span,
+            "`compressed_only = true` decodes the files' own bytes from their gzip bodies: it needs `gzip = true`",
+        );
     }
     errors.finish().map(|()| options)
 }
@@ -484,6 +494,14 @@ mod tests {
             assert!(found[0].starts_with("zstd bodies need the `zstd` feature"));
         }
         assert!(messages(quote!("src", zstd = false)).is_empty());
+    }
+
+    #[test]
+    fn compressed_only_needs_gzip() {
+        assert!(messages(quote!("src", compressed_only = true)).is_empty());
+        let found = messages(quote!("src", compressed_only = true, gzip = false));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("it needs `gzip = true`"), "{}", found[0]);
     }
 
     #[test]

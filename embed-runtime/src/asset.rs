@@ -5,6 +5,8 @@
 //! turns the strings into header values once, when it is built (`service.rs`).
 
 use std::fmt;
+use std::io::Read;
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 /// A content coding the server can store a body in (RFC 9110 §8.4.1).
@@ -59,7 +61,12 @@ impl fmt::Display for Encoding {
 pub struct Variant {
     encoding: Encoding,
     etag: &'static str,
+    len: u64,
     body: &'static [u8],
+    /// With `compressed_only`, for the identity variant: the gzip body the bytes are
+    /// decoded from on first use, into `decoded`, once.
+    gzip_source: Option<&'static [u8]>,
+    decoded: OnceLock<&'static [u8]>,
 }
 
 impl Variant {
@@ -73,20 +80,41 @@ impl Variant {
         self.etag
     }
 
-    /// The stored bytes, already encoded; empty for an on-disk asset.
+    /// The bytes, already encoded; empty for an on-disk asset.
+    ///
+    /// For the identity variant of a `compressed_only` asset, the first call decodes
+    /// the gzip body (once per process; the bytes are then kept, like a stored body).
     pub fn body(&self) -> &'static [u8] {
-        self.body
+        match self.gzip_source {
+            None => self.body,
+            Some(gzip) => self.decoded.get_or_init(|| gunzip(gzip)),
+        }
     }
 
-    /// Length in bytes of this representation.
+    /// Length in bytes of this representation (known without decoding anything).
     pub fn len(&self) -> u64 {
-        self.body.len() as u64
+        self.len
     }
 
     /// Whether this representation has no bytes.
     pub fn is_empty(&self) -> bool {
-        self.body.is_empty()
+        self.len == 0
     }
+
+    /// Whether the binary stores these bytes, rather than decoding them on demand
+    /// (the identity bytes of a `compressed_only` asset).
+    pub fn is_stored(&self) -> bool {
+        self.gzip_source.is_none()
+    }
+}
+
+/// Decodes a gzip body the macro wrote, for the process's lifetime.
+fn gunzip(gzip: &[u8]) -> &'static [u8] {
+    let mut bytes = Vec::new();
+    // NOTE: cannot fail: the macro decoded this very body after writing it and checked
+    // the bytes (encode.rs), and it is in the binary, read-only.
+    let _ = flate2::read::GzDecoder::new(gzip).read_to_end(&mut bytes);
+    Box::leak(bytes.into_boxed_slice())
 }
 
 /// One file of the embedded folder, with everything a response needs precomputed.
@@ -222,8 +250,13 @@ impl Asset {
                 zstd,
             } => (identity, gzip, br, zstd, None),
             Source::OnDisk { relative_path } => {
-                (&[] as &[u8], None, None, None, Some(relative_path))
+                (Some(&[] as &[u8]), None, None, None, Some(relative_path))
             }
+        };
+        // No identity bytes: decoded from the gzip body on first use.
+        let gzip_source = match (identity, &gzip) {
+            (None, Some(gzip)) => Some(gzip.body),
+            _ => None,
         };
         Asset {
             path: init.path,
@@ -234,7 +267,13 @@ impl Asset {
             identity: Variant {
                 encoding: Encoding::Identity,
                 etag: init.etag,
-                body: identity,
+                len: init.len,
+                body: match identity {
+                    Some(body) => body,
+                    None => &[],
+                },
+                gzip_source,
+                decoded: OnceLock::new(),
             },
             gzip: encoded(Encoding::Gzip, gzip),
             br: encoded(Encoding::Brotli, br),
@@ -250,7 +289,10 @@ const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Varian
         Some(EncodedInit { etag, body }) => Some(Variant {
             encoding,
             etag,
+            len: body.len() as u64,
             body,
+            gzip_source: None,
+            decoded: OnceLock::new(),
         }),
         None => None,
     }
@@ -275,7 +317,8 @@ pub struct AssetInit {
 #[derive(Debug)]
 pub enum Source {
     Embedded {
-        identity: &'static [u8],
+        /// `None` with `compressed_only`: decoded from `gzip` on first use.
+        identity: Option<&'static [u8]>,
         gzip: Option<EncodedInit>,
         br: Option<EncodedInit>,
         zstd: Option<EncodedInit>,
@@ -378,6 +421,10 @@ impl Assets {
             }
             report.embedded += 1;
             report.identity_bytes += asset.len;
+            if !asset.identity.is_stored() {
+                report.decoded_on_demand += 1;
+                report.decoded_on_demand_bytes += asset.len;
+            }
             if let Some(gzip) = &asset.gzip {
                 report.gzip_files += 1;
                 report.gzip_bytes += gzip.len();
@@ -435,6 +482,11 @@ pub struct Report {
     pub zstd_files: usize,
     /// Bytes of all zstd bodies.
     pub zstd_bytes: u64,
+    /// Embedded files stored only compressed (`compressed_only`), whose own bytes are
+    /// decoded from gzip when first needed.
+    pub decoded_on_demand: usize,
+    /// Their own bytes, which the binary does not carry.
+    pub decoded_on_demand_bytes: u64,
     /// Files over `max_embed_size`, served from disk.
     pub on_disk: usize,
     /// Their size at build time.
@@ -442,9 +494,13 @@ pub struct Report {
 }
 
 impl Report {
-    /// Bytes the binary carries for these assets: identity plus encoded bodies.
+    /// Bytes the binary carries for these assets: the stored identity bodies plus the
+    /// encoded ones.
     pub fn stored_bytes(&self) -> u64 {
-        self.identity_bytes + self.gzip_bytes + self.br_bytes + self.zstd_bytes
+        self.identity_bytes - self.decoded_on_demand_bytes
+            + self.gzip_bytes
+            + self.br_bytes
+            + self.zstd_bytes
     }
 }
 
@@ -460,6 +516,14 @@ impl fmt::Display for Report {
             self.br_files,
             Size(self.br_bytes),
         )?;
+        if self.decoded_on_demand > 0 {
+            write!(
+                f,
+                "{} decoded from gzip on demand ({}), ",
+                self.decoded_on_demand,
+                Size(self.decoded_on_demand_bytes)
+            )?;
+        }
         if self.zstd_files > 0 {
             write!(
                 f,

@@ -592,9 +592,10 @@ fn respond_embedded(
         Some(prebuilt) => prebuilt.representation(asset, variant),
         None => Representation::embedded(asset, variant),
     };
-    let body = variant.body();
+    // Asked for only when a body is sent: a `compressed_only` asset's identity bytes
+    // are decoded on first use, never for a HEAD or a 304.
     let mut response = respond::respond(&rep, method, headers, cache_control, prebuilt, |slices| {
-        respond::memory_body(Bytes::from_static(body), slices)
+        respond::memory_body(Bytes::from_static(variant.body()), slices)
     });
     if fallback {
         respond::add_vary_accept(response.headers_mut());
