@@ -72,23 +72,26 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     let source = match body {
         Body::Embedded {
             identity,
+            source,
             store_identity,
             gzip,
             br,
             zstd,
         } => {
-            let identity = if *store_identity {
+            // The folder's file is read (so rustc rebuilds when it changes) even when
+            // its bytes are not what is stored, but then never used: not in the binary.
+            let track = (!*store_identity || identity != source).then(|| include_bytes(source));
+            let track = track.iter();
+            let stored = if *store_identity {
                 let bytes = include_bytes(identity);
                 quote!(__embed::Some(#bytes))
             } else {
-                // Read, so rustc rebuilds when the file changes, but never used, so
-                // not in the binary.
-                let bytes = include_bytes(identity);
-                quote!({
-                    const _: &[u8] = #bytes;
-                    __embed::None
-                })
+                quote!(__embed::None)
             };
+            let identity = quote!({
+                #(const _: &[u8] = #track;)*
+                #stored
+            });
             let gzip = encoded_tokens(gzip.as_ref());
             let br = encoded_tokens(br.as_ref());
             let zstd = encoded_tokens(zstd.as_ref());
@@ -185,6 +188,7 @@ mod tests {
     fn embedded(gzip: Option<Blob>) -> Body {
         Body::Embedded {
             identity: PathBuf::from("/abs/public/a.css"),
+            source: PathBuf::from("/abs/public/a.css"),
             store_identity: true,
             gzip,
             br: None,

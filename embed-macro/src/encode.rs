@@ -4,6 +4,7 @@
 //! embedded with `include_bytes!`: rustc digests a file include much faster, and with
 //! far less memory, than the same bytes as a literal token.
 
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::content_type::{content_type, is_precompressed};
 use crate::errors::Errors;
 use crate::options::{Compression, Options};
+use crate::rewrite::{self, Document};
 use crate::scan::{display_path, io_cause, FileEntry};
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
@@ -57,9 +59,12 @@ pub(crate) struct EncodedAsset {
 #[derive(Debug)]
 pub(crate) enum Body {
     Embedded {
-        /// The original file, embedded with `include_bytes!` (which also makes rustc
-        /// rebuild when it changes).
+        /// The bytes to embed with `include_bytes!`: the file itself, or a cache blob
+        /// of it with its references rewritten (`rewrite.rs`).
         identity: PathBuf,
+        /// The file in the folder, also passed to `include_bytes!` when it is not
+        /// `identity` (or not stored), so rustc still rebuilds when it changes.
+        source: PathBuf,
         /// `false` with `compressed_only` when a gzip body exists: the binary leaves
         /// the file's own bytes out and the runtime decodes them from gzip.
         store_identity: bool,
@@ -95,34 +100,21 @@ pub(crate) fn encode_all(
         compressed_only: options.compressed_only,
         root_display: &options.root_display,
     };
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(files.len())
-        .max(1);
-    let mut results: Vec<(usize, Result<EncodedAsset, String>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(file) = files.get(i) else { break };
-                        done.push((i, encode_one(file, &settings, &cache)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
-            .collect()
+    // With `rewrite_references`, HTML and CSS wait for the hashes of what they link to.
+    let (documents, others): (Vec<usize>, Vec<usize>) = (0..files.len()).partition(|&i| {
+        options.rewrite_references && files[i].embed && Document::of(&files[i].url_path).is_some()
     });
-    results.sort_by_key(|(i, _)| *i);
+    let mut results: Vec<Option<Result<EncodedAsset, String>>> =
+        (0..files.len()).map(|_| None).collect();
+    for (i, result) in encode_parallel(&files, &others, &settings, &cache) {
+        results[i] = Some(result);
+    }
+    if !documents.is_empty() {
+        encode_documents(&files, documents, &mut results, options, &settings, &cache);
+    }
     let mut errors = Errors::default();
     let mut assets = Vec::with_capacity(results.len());
-    for (_, result) in results {
+    for result in results.into_iter().flatten() {
         match result {
             Ok(asset) => assets.push(asset),
             Err(msg) => errors.at_span(options.root_span, msg),
@@ -132,6 +124,121 @@ pub(crate) fn encode_all(
         errors.at_span(options.root_span, "compressing the assets failed");
     }
     errors.finish().map(|()| assets)
+}
+
+/// Encodes `files[i]` for every `i` of `which`, spread over the cores.
+fn encode_parallel(
+    files: &[FileEntry],
+    which: &[usize],
+    settings: &Settings<'_>,
+    cache: &Path,
+) -> Vec<(usize, Result<EncodedAsset, String>)> {
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(which.len())
+        .max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(&i) = which.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push((i, encode_one(&files[i], settings, cache)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Encodes the HTML and CSS files of `documents` with their references pointed at the
+/// fingerprinted URLs (`rewrite.rs`), each after the documents it links to, so that a
+/// page names its stylesheet's hash as computed on the rewritten stylesheet. Documents
+/// that link to each other in a cycle are done in one pass, without those links.
+fn encode_documents(
+    files: &[FileEntry],
+    mut pending: Vec<usize>,
+    results: &mut [Option<Result<EncodedAsset, String>>],
+    options: &Options,
+    settings: &Settings<'_>,
+    cache: &Path,
+) {
+    let fingerprint = options.fingerprint.as_ref();
+    let covers = |url: &str| fingerprint.is_some_and(|f| f.covers(url.trim_start_matches('/')));
+    let mut hashed: HashMap<String, String> = HashMap::new();
+    let note = |asset: &EncodedAsset, hashed: &mut HashMap<String, String>| {
+        if matches!(asset.body, Body::Embedded { .. }) && covers(&asset.url_path) {
+            let url = crate::fingerprint::hashed_url(&asset.url_path, &asset.etag);
+            hashed.insert(asset.url_path.clone(), url);
+        }
+    };
+    for asset in results.iter().flatten().flatten() {
+        note(asset, &mut hashed);
+    }
+    let mut stuck = false;
+    while !pending.is_empty() {
+        let waiting: HashSet<&str> = pending
+            .iter()
+            .map(|&i| files[i].url_path.as_str())
+            .collect();
+        let mut later = Vec::new();
+        for &i in &pending {
+            let file = &files[i];
+            let Ok(text) = fs::read_to_string(&file.abs_path) else {
+                // Not UTF-8 (or unreadable, reported there): served as it is.
+                results[i] = Some(encode_one(file, settings, cache));
+                continue;
+            };
+            let kind = Document::of(&file.url_path).unwrap_or(Document::Html);
+            let url = file.url_path.as_str();
+            let waits = rewrite::references(kind, &text)
+                .into_iter()
+                .filter_map(|range| rewrite::resolve(&text[range], url))
+                .any(|target| {
+                    target != url && waiting.contains(target.as_str()) && covers(&target)
+                });
+            if waits && !stuck {
+                later.push(i);
+                continue;
+            }
+            let result = match rewrite::rewrite(kind, &text, url, |target| {
+                hashed.get(target).cloned()
+            }) {
+                None => encode_bytes(
+                    file,
+                    settings,
+                    cache,
+                    text.into_bytes(),
+                    file.abs_path.clone(),
+                ),
+                Some(new) => {
+                    let bytes = new.into_bytes();
+                    let blob = cache.join(format!("{}.rewritten", hex(&Sha256::digest(&bytes))));
+                    match cached(&blob, || bytes.clone()) {
+                        Ok(_) => encode_bytes(file, settings, cache, bytes, blob),
+                        Err(err) => Err(format!(
+                            "cannot write the rewritten copy of `{}` to `{}`: {}",
+                            display_path(settings.root_display, &file.relative),
+                            blob.display(),
+                            io_cause(&err)
+                        )),
+                    }
+                }
+            };
+            if let Ok(asset) = &result {
+                note(asset, &mut hashed);
+            }
+            results[i] = Some(result);
+        }
+        stuck = later.len() == pending.len();
+        pending = later;
+    }
 }
 
 /// What a worker thread needs from the options.
@@ -174,6 +281,21 @@ fn encode_one(
     }
     let bytes = fs::read(&file.abs_path)
         .map_err(|err| format!("cannot read `{shown}`: {}", io_cause(&err)))?;
+    encode_bytes(file, options, cache, bytes, file.abs_path.clone())
+}
+
+/// Hashes and compresses `bytes`, the content served for `file`, stored at `identity`.
+fn encode_bytes(
+    file: &FileEntry,
+    options: &Settings<'_>,
+    cache: &Path,
+    bytes: Vec<u8>,
+    identity: PathBuf,
+) -> Result<EncodedAsset, String> {
+    let shown = display_path(options.root_display, &file.relative);
+    let last_modified = httpdate::fmt_http_date(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(file.modified),
+    );
     let digest = Sha256::digest(&bytes);
     let compress = !bytes.is_empty() && !is_precompressed(&file.abs_path);
     let key = hex(&digest);
@@ -241,7 +363,8 @@ fn encode_one(
         len: bytes.len() as u64,
         etag: etag(&digest),
         body: Body::Embedded {
-            identity: file.abs_path.clone(),
+            identity,
+            source: file.abs_path.clone(),
             store_identity,
             gzip,
             br,

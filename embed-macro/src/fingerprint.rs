@@ -136,6 +136,7 @@ mod tests {
             etag: etag.into(),
             body: Body::Embedded {
                 identity: PathBuf::from("/x"),
+                source: PathBuf::from("/x"),
                 store_identity: true,
                 gzip: None,
                 br: None,

@@ -15,6 +15,7 @@ mod errors;
 mod expand;
 mod fingerprint;
 mod options;
+mod rewrite;
 mod scan;
 
 use proc_macro::TokenStream;

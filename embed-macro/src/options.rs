@@ -24,8 +24,8 @@ pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str = "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, \
-                    `compressed_only`, `fingerprint`, `include`, `exclude`, `dotfiles`, \
-                    `follow_symlinks`, `crate`";
+                    `compressed_only`, `fingerprint`, `rewrite_references`, `include`, `exclude`, \
+                    `dotfiles`, `follow_symlinks`, `crate`";
 
 /// Which embedded files are also served at a content-hashed URL.
 pub(crate) enum Fingerprint {
@@ -116,6 +116,10 @@ pub(crate) struct Options {
     pub(crate) fingerprint: Option<Fingerprint>,
     /// Leave out the identity bytes of files that have a gzip body.
     pub(crate) compressed_only: bool,
+    /// Point links in HTML and CSS at fingerprinted URLs.
+    pub(crate) rewrite_references: bool,
+    /// The `rewrite_references` key, where its error points.
+    rewrite_span: Option<Span>,
     /// Path of the runtime crate in the generated code.
     pub(crate) runtime_path: TokenStream,
     /// `pub static NAME =`: the item form (a static and a `paths` module).
@@ -143,6 +147,8 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         follow_symlinks: false,
         fingerprint: None,
         compressed_only: false,
+        rewrite_references: false,
+        rewrite_span: None,
         runtime_path: args.runtime_path.unwrap_or_else(|| quote!(::embed_runtime)),
         item: args.item,
     };
@@ -211,6 +217,10 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 }
             }
             "compressed_only" => set_bool(&mut options.compressed_only, &value, &mut errors),
+            "rewrite_references" => {
+                set_bool(&mut options.rewrite_references, &value, &mut errors);
+                options.rewrite_span = Some(syn::spanned::Spanned::span(&key));
+            }
             "include" => options.include = parse_globs(&value, &mut errors),
             "exclude" => options.exclude = parse_globs(&value, &mut errors),
             "crate" => match &value {
@@ -227,6 +237,16 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 format!("unknown option `{name}`; expected one of {KEYS}"),
             ),
         }
+    }
+    if let (true, None, Some(span)) = (
+        options.rewrite_references,
+        &options.fingerprint,
+        options.rewrite_span,
+    ) {
+        errors.at_span(
+            span,
+            "`rewrite_references = true` points links at fingerprinted URLs: it needs `fingerprint`",
+        );
     }
     if options.compressed_only && !options.gzip {
         errors.at_span(
@@ -494,6 +514,14 @@ mod tests {
             assert!(found[0].starts_with("zstd bodies need the `zstd` feature"));
         }
         assert!(messages(quote!("src", zstd = false)).is_empty());
+    }
+
+    #[test]
+    fn rewriting_references_needs_fingerprints() {
+        assert!(messages(quote!("src", fingerprint = true, rewrite_references = true)).is_empty());
+        let found = messages(quote!("src", rewrite_references = true));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("it needs `fingerprint`"), "{}", found[0]);
     }
 
     #[test]

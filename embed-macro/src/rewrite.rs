@@ -1,0 +1,306 @@
+//! `rewrite_references = true`: links inside embedded HTML and CSS are pointed at the
+//! fingerprinted URLs of the files they name, at compile time.
+//!
+//! A reference is an HTML `href`/`src` attribute value, a CSS `url(...)` (also in HTML
+//! `style` attributes and `<style>` blocks) or a CSS `@import "..."`. Only references
+//! that resolve to a file of the folder change, and only in their last path segment
+//! (`../img/logo.png?v=2` → `../img/logo.3f2a1b9c.png?v=2`), so relative links stay
+//! relative. URLs with a scheme (`https:`, `data:`), protocol-relative ones (`//cdn`),
+//! fragments alone and percent-escaped ones are left as written.
+//!
+//! NOTE: a scanner, not a parser: it looks for the attribute names and `url(` where
+//! they appear, so a `src="..."` inside a `<script>` string is treated as a reference
+//! too. It can only ever rename a file of the folder to its hashed name, which still
+//! serves the same bytes.
+
+use std::ops::Range;
+
+/// The kinds of file whose references are rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Document {
+    Html,
+    Css,
+}
+
+impl Document {
+    /// By extension: `.html`/`.htm`, `.css`.
+    pub(crate) fn of(url_path: &str) -> Option<Self> {
+        let name = url_path.rsplit('/').next().unwrap_or(url_path);
+        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+        match ext.as_str() {
+            "html" | "htm" => Some(Document::Html),
+            "css" => Some(Document::Css),
+            _ => None,
+        }
+    }
+}
+
+/// Where the references of `text` are: byte ranges of the URLs, in order.
+pub(crate) fn references(kind: Document, text: &str) -> Vec<Range<usize>> {
+    let mut found = css_references(text);
+    if kind == Document::Html {
+        found.extend(attribute_references(text));
+        found.sort_by_key(|range| range.start);
+        found.dedup_by(|b, a| b.start < a.end);
+    }
+    found
+}
+
+/// The file a reference names, as a URL path of the folder (`/img/logo.png`), with
+/// `.` and `..` resolved against `base` (the document's URL path); `None` for
+/// references that are not to a file of this site.
+pub(crate) fn resolve(reference: &str, base: &str) -> Option<String> {
+    let path = path_part(reference);
+    if path.is_empty()
+        || path.starts_with("//")
+        || path.contains('%')
+        || path.contains('\\')
+        || path
+            .split('/')
+            .next()
+            .is_some_and(|first| first.contains(':'))
+    {
+        return None;
+    }
+    let mut segments: Vec<&str> = if path.starts_with('/') {
+        Vec::new()
+    } else {
+        let dir = base.rsplit_once('/').map_or("", |(dir, _)| dir);
+        dir.split('/').filter(|s| !s.is_empty()).collect()
+    };
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                segments.pop()?;
+            }
+            other => segments.push(other),
+        }
+    }
+    (!path.ends_with('/')).then(|| format!("/{}", segments.join("/")))
+}
+
+/// `text` with every reference whose file `hashed` knows pointed at that file's
+/// hashed URL; `None` when nothing changes.
+pub(crate) fn rewrite(
+    kind: Document,
+    text: &str,
+    base: &str,
+    hashed: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut copied = 0;
+    let mut changed = false;
+    for range in references(kind, text) {
+        let reference = &text[range.clone()];
+        let Some(url) = resolve(reference, base).and_then(|file| hashed(&file)) else {
+            continue;
+        };
+        let path = path_part(reference);
+        let new_name = url.rsplit('/').next().unwrap_or(&url);
+        let keep = path.rfind('/').map_or(0, |slash| slash + 1);
+        out.push_str(&text[copied..range.start]);
+        out.push_str(&path[..keep]);
+        out.push_str(new_name);
+        out.push_str(&reference[path.len()..]);
+        copied = range.end;
+        changed = true;
+    }
+    out.push_str(&text[copied..]);
+    changed.then_some(out)
+}
+
+/// The reference without its `?query` or `#fragment`.
+fn path_part(reference: &str) -> &str {
+    let end = reference.find(['?', '#']).unwrap_or(reference.len());
+    &reference[..end]
+}
+
+/// `url(x)`, `url("x")`, `url('x')` and `@import "x"` / `@import 'x'`.
+fn css_references(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    for (at, _) in lower.match_indices("url(") {
+        let mut start = at + 4;
+        while bytes.get(start).is_some_and(u8::is_ascii_whitespace) {
+            start += 1;
+        }
+        let range = match bytes.get(start) {
+            Some(&quote @ (b'"' | b'\'')) => quoted(bytes, start, quote),
+            Some(_) => {
+                let end = bytes[start..]
+                    .iter()
+                    .position(|&b| b == b')' || b.is_ascii_whitespace())
+                    .map(|n| start + n);
+                end.map(|end| start..end)
+            }
+            None => None,
+        };
+        found.extend(range.filter(|r| !r.is_empty()));
+    }
+    for (at, _) in lower.match_indices("@import") {
+        let mut start = at + 7;
+        while bytes.get(start).is_some_and(u8::is_ascii_whitespace) {
+            start += 1;
+        }
+        if let Some(&quote @ (b'"' | b'\'')) = bytes.get(start) {
+            found.extend(quoted(bytes, start, quote).filter(|r| !r.is_empty()));
+        }
+    }
+    found.sort_by_key(|range| range.start);
+    found
+}
+
+/// `href=` and `src=` attribute values, quoted or not, names case-insensitive.
+fn attribute_references(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    for name in ["href", "src"] {
+        for (at, _) in lower.match_indices(name) {
+            // A whole attribute name: after whitespace, not `data-src` or `xhref`.
+            if !at
+                .checked_sub(1)
+                .is_some_and(|before| bytes[before].is_ascii_whitespace())
+            {
+                continue;
+            }
+            let mut i = at + name.len();
+            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if bytes.get(i) != Some(&b'=') {
+                continue;
+            }
+            i += 1;
+            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            let range = match bytes.get(i) {
+                Some(&quote @ (b'"' | b'\'')) => quoted(bytes, i, quote),
+                Some(_) => {
+                    let end = bytes[i..]
+                        .iter()
+                        .position(|&b| b.is_ascii_whitespace() || b == b'>')
+                        .map_or(bytes.len(), |n| i + n);
+                    Some(i..end)
+                }
+                None => None,
+            };
+            found.extend(range.filter(|r| !r.is_empty()));
+        }
+    }
+    found
+}
+
+/// The inside of a string opened by `quote` at `open`.
+fn quoted(bytes: &[u8], open: usize, quote: u8) -> Option<Range<usize>> {
+    let start = open + 1;
+    let len = bytes.get(start..)?.iter().position(|&b| b == quote)?;
+    Some(start..start + len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hashed(file: &str) -> Option<String> {
+        let known = [
+            "/css/app.css",
+            "/img/logo.png",
+            "/js/app.js",
+            "/fonts/a.woff2",
+        ];
+        known.contains(&file).then(|| {
+            let (stem, ext) = file.rsplit_once('.').unwrap();
+            format!("{stem}.abcd1234.{ext}")
+        })
+    }
+
+    #[test]
+    fn html_attributes_and_inline_css_are_rewritten_relative_stays_relative() {
+        let html = r##"<link rel="stylesheet" href="css/app.css">
+<script src='/js/app.js?v=2' defer></script>
+<img src=../img/logo.png alt="logo" data-src="img/logo.png">
+<a href="https://example.com/js/app.js">x</a> <a href="#top">top</a>
+<div style="background: url( '/img/logo.png' )"></div>
+<a href="/docs/">docs</a> <a href="/missing.css">gone</a>"##;
+        let out = rewrite(Document::Html, html, "/sub/index.html", hashed);
+        let expected = r##"<link rel="stylesheet" href="css/app.css">
+<script src='/js/app.abcd1234.js?v=2' defer></script>
+<img src=../img/logo.abcd1234.png alt="logo" data-src="img/logo.png">
+<a href="https://example.com/js/app.js">x</a> <a href="#top">top</a>
+<div style="background: url( '/img/logo.abcd1234.png' )"></div>
+<a href="/docs/">docs</a> <a href="/missing.css">gone</a>"##;
+        // `css/app.css` from /sub/ is /sub/css/app.css: not a file, left alone.
+        assert_eq!(out.as_deref(), Some(expected));
+        let root = rewrite(
+            Document::Html,
+            r#"<link href="css/app.css">"#,
+            "/index.html",
+            hashed,
+        );
+        assert_eq!(
+            root.as_deref(),
+            Some(r#"<link href="css/app.abcd1234.css">"#)
+        );
+    }
+
+    #[test]
+    fn css_urls_and_imports_are_rewritten() {
+        let css = r##"@import "app.css";
+@import url(../css/app.css);
+.a { background: url(../img/logo.png) no-repeat; }
+@font-face { src: url("../fonts/a.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##;
+        let out = rewrite(Document::Css, css, "/css/theme.css", hashed).unwrap();
+        assert_eq!(
+            out,
+            r##"@import "app.abcd1234.css";
+@import url(../css/app.abcd1234.css);
+.a { background: url(../img/logo.abcd1234.png) no-repeat; }
+@font-face { src: url("../fonts/a.abcd1234.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##
+        );
+        assert_eq!(
+            rewrite(Document::Css, "a { color: red }", "/x.css", hashed),
+            None
+        );
+    }
+
+    #[test]
+    fn resolution_handles_dots_and_refuses_what_is_not_a_site_file() {
+        assert_eq!(
+            resolve("../img/a.png", "/css/x.css").as_deref(),
+            Some("/img/a.png")
+        );
+        assert_eq!(
+            resolve("./a.png", "/css/x.css").as_deref(),
+            Some("/css/a.png")
+        );
+        assert_eq!(
+            resolve("/a/./b/../c.js?x#y", "/i.html").as_deref(),
+            Some("/a/c.js")
+        );
+        assert_eq!(resolve("../../a.png", "/css/x.css"), None, "above the root");
+        for foreign in [
+            "https://x/a.js",
+            "//cdn/a.js",
+            "data:x",
+            "mailto:a@b",
+            "#f",
+            "a%20b.js",
+            "dir/",
+        ] {
+            assert_eq!(resolve(foreign, "/index.html"), None, "{foreign}");
+        }
+    }
+
+    #[test]
+    fn documents_are_known_by_extension() {
+        assert_eq!(Document::of("/a/index.HTML"), Some(Document::Html));
+        assert_eq!(Document::of("/a.htm"), Some(Document::Html));
+        assert_eq!(Document::of("/css/app.css"), Some(Document::Css));
+        assert_eq!(Document::of("/app.js"), None);
+        assert_eq!(Document::of("/css"), None);
+    }
+}
