@@ -103,9 +103,21 @@ impl<'r> Expectation<'r> {
         let Some(asset) = self.asset else {
             if self.redirect {
                 assert_eq!(status, StatusCode::MOVED_PERMANENTLY, "{context}");
-                let location = headers[LOCATION].to_str().unwrap();
-                let path = location.split('?').next().unwrap_or_default();
+                // A URI-reference: visible ASCII only, relative, the query kept.
+                let location = headers[LOCATION].as_bytes();
+                assert!(location.iter().all(u8::is_ascii_graphic), "{context}");
+                let location = std::str::from_utf8(location).unwrap();
+                let (path, query) = match location.split_once('?') {
+                    Some((path, query)) => (path, Some(query)),
+                    None => (location, None),
+                };
                 assert!(path.starts_with("./") && path.ends_with('/'), "{context}");
+                let decoded = |query: &str| percent_decode(query.as_bytes()).collect::<Vec<u8>>();
+                assert_eq!(
+                    query.map(decoded),
+                    self.request.uri().query().map(decoded),
+                    "{context}"
+                );
                 assert!(body.is_empty(), "{context}");
                 return;
             }
