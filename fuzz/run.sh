@@ -51,15 +51,16 @@ for target in "${targets[@]}"; do
     -artifact_prefix="$root/fuzz/artifacts/$target/" >"$log" 2>&1
   rc=$?
   set -e
+  # A crashed run has no final stats: tolerate the missing lines.
   runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -1)
-  final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)
+  final=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$final")
   corp=$(sed -n 's/.* corp: \([0-9]*\/[0-9a-zA-Z]*\).*/\1/p' <<<"$final")
   seeds=$(find "fuzz/corpus/$target" -type f | wc -l)
   generated=$(find "fuzz/generated/$target" -type f | wc -l)
   if [ "$rc" -ne 0 ]; then
     status=1
-    tail -40 "$log"
+    grep -v '^#' "$log" | grep -m1 -A3 'panicked at' || tail -40 "$log"
     summary+=("$target: FAILED (exit $rc), see $log and fuzz/artifacts/$target/")
   else
     summary+=("$target: ${runs:-?} executions, cov ${cov:-?}, corpus ${corp:-?} (seeds $seeds, generated $generated)")
