@@ -60,6 +60,8 @@ mod asset;
 mod body;
 mod disk;
 mod error;
+#[cfg(feature = "__fuzz")]
+mod fuzz;
 mod negotiate;
 mod path;
 mod precondition;
@@ -166,4 +168,12 @@ pub mod __private {
     pub use ::core::option::Option::{None, Some};
     pub use embed_macro::embed_assets;
     pub use phf;
+}
+
+/// The HTTP decisions and their invariant checks, for the fuzz targets in `fuzz/` and
+/// the property tests (feature `__fuzz`). Not a stable API.
+#[cfg(feature = "__fuzz")]
+#[doc(hidden)]
+pub mod __fuzz {
+    pub use crate::fuzz::*;
 }

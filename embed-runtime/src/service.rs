@@ -50,6 +50,21 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'|')
     .add(b'}');
 
+/// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
+/// escapes pass through unchanged. Non-ASCII bytes are always escaped.
+const QUERY: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
 /// (with the default `axum` feature) and a plain [`respond`](Self::respond) method.
 ///
@@ -808,7 +823,8 @@ fn directory_location(segment: &str, query: Option<&str>) -> Option<HeaderValue>
     let mut location = format!("./{}/", utf8_percent_encode(segment, SEGMENT));
     if let Some(query) = query {
         location.push('?');
-        location.push_str(query);
+        // `http::Uri` lets raw UTF-8 into a query: escape it, a Location is a URI.
+        location.extend(utf8_percent_encode(query, QUERY));
     }
     HeaderValue::try_from(location).ok()
 }
@@ -890,6 +906,8 @@ mod tests {
         assert_eq!(location("docs", Some("a=1")), "./docs/?a=1");
         assert_eq!(location("my dir", None), "./my%20dir/");
         assert_eq!(location("café", None), "./caf%C3%A9/");
+        assert_eq!(location("docs", Some("q=café")), "./docs/?q=caf%C3%A9");
+        assert_eq!(location("docs", Some("q=%2F/x?y")), "./docs/?q=%2F/x?y");
         // A colon in the first segment would read as a scheme without the `./`.
         assert_eq!(
             location("javascript:alert(1)", None),
