@@ -41,8 +41,12 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
     }
     // Step 3 and 4: If-None-Match, else If-Modified-Since (GET/HEAD only).
     let if_none_match = headers.get_all(IF_NONE_MATCH);
-    if let Some(first) = if_none_match.iter().next() {
-        if is_exactly(first, v.etag) || EntityTagList::new(if_none_match).matches_weak(v.etag) {
+    let mut lines = if_none_match.iter();
+    if let Some(first) = lines.next() {
+        let alone = lines.next().is_none();
+        if (alone && is_exactly(first, v.etag))
+            || EntityTagList::new(if_none_match).matches_weak(v.etag)
+        {
             return if is_get_or_head {
                 Precondition::NotModified
             } else {
@@ -150,8 +154,17 @@ impl<'h> EntityTagList<'h> {
         })
     }
 
-    /// Whether any member satisfies `pred`; stops at the first syntax error of a line.
+    /// Whether any member satisfies `pred`; `false` for a list with a syntax error
+    /// anywhere (checked first, so a valid prefix cannot match).
     fn any(&self, mut pred: impl FnMut(ListMember<'_>) -> bool) -> bool {
+        self.members(|_| false) == Some(false) && self.members(&mut pred) == Some(true)
+    }
+
+    /// Calls `pred` on each member until it returns `true` (`Some(true)`); `Some(false)`
+    /// when the list ends, `None` at a syntax error.
+    fn members(&self, mut pred: impl FnMut(ListMember<'_>) -> bool) -> Option<bool> {
+        // `"*" / #entity-tag`: a `*` is the whole list or a syntax error.
+        let (mut seen, mut star) = (0usize, false);
         for line in self.lines.iter() {
             let mut rest = line.as_bytes();
             loop {
@@ -159,21 +172,24 @@ impl<'h> EntityTagList<'h> {
                 if rest.is_empty() {
                     break;
                 }
-                let Some((member, after)) = Self::parse_one(rest) else {
-                    break;
-                };
+                let (member, after) = Self::parse_one(rest)?;
+                if star || (member == ListMember::Any && seen > 0) {
+                    return None;
+                }
+                star = member == ListMember::Any;
+                seen += 1;
                 if pred(member) {
-                    return true;
+                    return Some(true);
                 }
                 rest = after;
                 // Members are separated by a comma (after optional whitespace).
                 let after_ows = skip_ows(rest);
                 if !after_ows.is_empty() && after_ows[0] != b',' {
-                    break;
+                    return None;
                 }
             }
         }
-        false
+        Some(false)
     }
 
     /// One member at the start of `bytes` and what follows it.
@@ -285,6 +301,32 @@ pub(crate) mod tests {
     fn if_none_match_lines_are_combined() {
         assert_eq!(
             eval(&[(IF_NONE_MATCH, "\"x\""), (IF_NONE_MATCH, "\"abc\"")]),
+            NotModified
+        );
+    }
+
+    #[test]
+    fn a_list_with_a_syntax_error_anywhere_matches_nothing() {
+        for value in [
+            "\"abc\"garbage",
+            "\"abc\", garbage",
+            "W/\"abc\" \"x\"",
+            "*junk",
+        ] {
+            assert_eq!(
+                eval(&[(IF_NONE_MATCH, value)]),
+                Proceed,
+                "If-None-Match: {value}"
+            );
+            assert_eq!(eval(&[(IF_MATCH, value)]), Failed, "If-Match: {value}");
+        }
+        // Also when the bad part is another field line (one list, RFC 9110 §5.3).
+        assert_eq!(
+            eval(&[(IF_NONE_MATCH, ETAG), (IF_NONE_MATCH, "garbage")]),
+            Proceed
+        );
+        assert_eq!(
+            eval(&[(IF_NONE_MATCH, ETAG), (IF_NONE_MATCH, "\"x\"")]),
             NotModified
         );
     }

@@ -20,10 +20,12 @@ const ETAG: &str = "\"abc\"";
 ///
 /// - `If-None-Match` on GET gives 304 or proceeds, never 412; on POST a match gives 412.
 /// - A strong match (`If-Match` proceeds) is also a weak match (`If-None-Match` → 304).
-/// - An added field line holding the ETag always matches, whatever the other lines hold.
-/// - For a line that is a valid list, each member's tag matches (weakly, and strongly
-///   when not weak), `*` matches anything, and when every line is valid exactly the
-///   listed tags match.
+/// - A list with a syntax error in any line matches nothing (`If-None-Match` proceeds,
+///   `If-Match` fails), even where a valid part names the ETag.
+/// - When the list is valid (`*` alone, or entity-tags): an added field line holding
+///   the ETag matches (unless the list is `*`); each
+///   member's tag matches (weakly, and strongly when not weak), `*` matches anything,
+///   and exactly the listed tags match.
 /// - A single entity-tag parses back to the same bytes.
 ///
 /// # Panics
@@ -33,7 +35,11 @@ pub fn check_entity_tags(data: &[u8]) {
     let values: Vec<&HeaderValue> = headers.get_all(IF_NONE_MATCH).iter().collect();
     let parsed: Vec<Option<Vec<Member<'_>>>> =
         values.iter().map(|v| list_members(v.as_bytes())).collect();
-    let all_valid = parsed.iter().all(Option::is_some);
+    // `"*" / #entity-tag` over all lines together (RFC 9110 §5.3, §13.1.1): a `*` must
+    // be the only member.
+    let count = parsed.iter().flatten().flatten().count();
+    let has_star = parsed.iter().flatten().flatten().any(|m| *m == Member::Any);
+    let all_valid = parsed.iter().all(Option::is_some) && !(has_star && count > 1);
     let mut etags: Vec<&str> = vec![ETAG];
     for member in parsed.iter().flatten().flatten() {
         if let Member::Tag { opaque, .. } = member {
@@ -65,6 +71,23 @@ pub fn check_entity_tags(data: &[u8]) {
         };
         assert_eq!(on_post, expected_post, "If-None-Match on POST, {context}");
 
+        if !all_valid {
+            assert_eq!(
+                none_match,
+                Precondition::Proceed,
+                "invalid If-None-Match, {context}"
+            );
+            assert_eq!(
+                if_match,
+                Precondition::Failed,
+                "invalid If-Match, {context}"
+            );
+            continue;
+        }
+        if has_star {
+            // A line added to `*` would make the list invalid.
+            continue;
+        }
         let mut with_etag = headers.clone();
         with_etag.append(IF_NONE_MATCH, HeaderValue::from_str(etag).unwrap());
         assert_eq!(
