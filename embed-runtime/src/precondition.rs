@@ -173,7 +173,12 @@ impl<'h> EntityTagList<'h> {
                     break;
                 }
                 let (member, after) = Self::parse_one(rest)?;
-                if star || (member == ListMember::Any && seen > 0) {
+                let whole_line_is_star = || {
+                    let line = skip_ows(line.as_bytes());
+                    line.strip_prefix(b"*")
+                        .is_some_and(|rest| skip_ows(rest).is_empty())
+                };
+                if star || (member == ListMember::Any && (seen > 0 || !whole_line_is_star())) {
                     return None;
                 }
                 star = member == ListMember::Any;
