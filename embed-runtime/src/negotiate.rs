@@ -39,7 +39,10 @@ pub(crate) fn choose_encoding(
     if lines.peek().is_none() {
         return Encoding::Identity;
     }
-    let prefs = parse(lines.map(HeaderValue::as_bytes));
+    let prefs = match (lines.next(), lines.peek()) {
+        (Some(line), None) => common(line.as_bytes()).unwrap_or_else(|| parse([line.as_bytes()])),
+        (first, _) => parse(first.into_iter().chain(lines).map(HeaderValue::as_bytes)),
+    };
     let quality = |listed: Option<Quality>| listed.or(prefs.any).unwrap_or(0);
     // Identity is acceptable unless excluded: rank it just above zero when unlisted.
     let identity = prefs.identity.or(prefs.any).unwrap_or(1);
@@ -58,9 +61,35 @@ pub(crate) fn choose_encoding(
     best.1
 }
 
-fn parse<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Preferences {
+/// What browsers send, known without parsing: Chrome and Edge, then Firefox and
+/// Safari, then common clients. The same result as `parse` (a unit test checks).
+fn common(line: &[u8]) -> Option<Preferences> {
+    const Q1: Option<Quality> = Some(1000);
+    let gzip_br = Preferences {
+        br: Q1,
+        gzip: Q1,
+        ..Preferences::default()
+    };
+    match line {
+        b"gzip, deflate, br, zstd" => Some(Preferences {
+            zstd: Q1,
+            ..gzip_br
+        }),
+        b"gzip, deflate, br" | b"br, gzip" | b"gzip, br" => Some(gzip_br),
+        b"gzip, deflate" | b"gzip" => Some(Preferences {
+            gzip: Q1,
+            ..Preferences::default()
+        }),
+        _ => None,
+    }
+}
+
+fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
     let mut prefs = Preferences::default();
-    for member in lines.flat_map(|line| line.split(|&b| b == b',')) {
+    for member in lines
+        .into_iter()
+        .flat_map(|line| line.split(|&b| b == b','))
+    {
         let mut parts = member.split(|&b| b == b';');
         let coding = trim(parts.next().unwrap_or_default());
         if coding.is_empty() {
@@ -171,6 +200,25 @@ mod tests {
             headers.append(ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
         }
         choose_encoding(headers.get_all(ACCEPT_ENCODING), |e| stored.contains(&e))
+    }
+
+    #[test]
+    fn common_values_read_as_parsed() {
+        for line in [
+            "gzip, deflate, br, zstd",
+            "gzip, deflate, br",
+            "br, gzip",
+            "gzip, br",
+            "gzip, deflate",
+            "gzip",
+        ] {
+            assert_eq!(
+                common(line.as_bytes()),
+                Some(parse([line.as_bytes()])),
+                "{line}"
+            );
+        }
+        assert_eq!(common(b"gzip;q=0"), None);
     }
 
     #[test]
