@@ -460,6 +460,19 @@ fn remove_dot_segments(path: &str) -> String {
     }
 }
 
+/// Deterministic bytes that do not compress (xorshift), `len` long.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
 const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
 const LONG_DAYS: [&str; 7] = [
     "Thursday",

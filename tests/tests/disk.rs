@@ -9,7 +9,9 @@ use http::header::{
     ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
 };
 use http::StatusCode;
-use integration_tests::{fixture, get, head, header, parse_multipart, site_dir, spawn_service};
+use integration_tests::{
+    fixture, get, head, header, noise, parse_multipart, site_dir, spawn_service,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
@@ -42,19 +44,6 @@ impl Drop for Root {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Deterministic bytes that do not compress, `len` long.
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use embed_runtime::{embed_assets, Assets};
 use http::StatusCode;
-use integration_tests::{fixture, get, site_dir, spawn_service};
+use integration_tests::{fixture, get, noise, site_dir, spawn_service};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -42,19 +42,6 @@ fn count_panics() {
             default(info);
         }));
     });
-}
-
-/// Deterministic bytes that do not compress.
-fn noise(len: usize, seed: u64) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
 }
 
 fn open_fds() -> usize {

@@ -298,49 +298,17 @@ fn range_spec() -> impl Strategy<Value = Spec> {
 }
 
 /// `secs` after the epoch as IMF-fixdate, asctime and (for 1970-2069, whose two-digit
-/// years read back unambiguously) RFC 850, computed from the civil calendar here.
+/// years read back unambiguously) RFC 850.
 fn http_date_forms(secs: u64) -> Vec<String> {
-    const DAYS: [&str; 7] = [
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-    ];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let days = secs / 86_400;
-    let clock = format!(
-        "{:02}:{:02}:{:02}",
-        secs % 86_400 / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    );
-    let weekday = DAYS[(days % 7) as usize];
-    let short_day = &weekday[..3];
-    // Days to civil date (proleptic Gregorian), after H. Hinnant's `civil_from_days`.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let month = MONTHS[(month - 1) as usize];
+    use integration_tests::{format_http_date, DateForm};
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
     let mut forms = vec![
-        format!("{short_day}, {day:02} {month} {year} {clock} GMT"),
-        format!("{short_day} {month} {day:>2} {clock} {year}"),
+        format_http_date(time, DateForm::ImfFixdate),
+        format_http_date(time, DateForm::Asctime),
     ];
-    if year < 2070 {
-        forms.push(format!(
-            "{weekday}, {day:02}-{month}-{:02} {clock} GMT",
-            year % 100
-        ));
+    // 2070-01-01T00:00:00Z
+    if secs < 3_155_760_000 {
+        forms.push(format_http_date(time, DateForm::Rfc850));
     }
     forms
 }
