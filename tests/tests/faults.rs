@@ -65,14 +65,15 @@ fn is_root() -> bool {
 enum Download {
     /// 200 with every byte of one of the file's versions (index into the versions).
     Complete(usize),
-    /// 200 that ended before its `Content-Length`, the connection closed.
+    /// 200 that ended before its `Content-Length`, the connection closed; or the
+    /// connection closed before any byte of a response.
     Cut,
     /// 404: the file is gone.
     Gone,
     /// 403: the file is there but cannot be read.
     Forbidden,
-    /// Anything else: a wrong status, a complete body matching no version, a
-    /// connection that failed before the head. Always a test failure.
+    /// Anything else: a wrong status, a complete body matching no version, a head
+    /// cut short, an error or a timeout. Always a test failure.
     Wrong,
 }
 
@@ -101,6 +102,12 @@ async fn download(addr: SocketAddr, path: &str, versions: &[Arc<Vec<u8>>]) -> (D
         Ok(Err(err)) => return (Download::Wrong, err),
         Err(_) => return (Download::Wrong, "timed out".into()),
     };
+    if received.is_empty() {
+        // The file changed between the open (whose length the head states) and the
+        // first read: the server gives up before any byte, and the client sees the
+        // connection close. A failed request, never wrong bytes.
+        return (Download::Cut, "closed before the head".into());
+    }
     let Some(end) = received.windows(4).position(|w| w == b"\r\n\r\n") else {
         return (
             Download::Wrong,
