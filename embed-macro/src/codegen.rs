@@ -1,11 +1,13 @@
-//! Tokens only: the perfect-hash map and the asset table.
+//! Tokens only: the perfect-hash map, the asset table and the item form's `paths`.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 use crate::encode::{Blob, Body, EncodedAsset};
+use crate::errors::Errors;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
 /// Everything generated below reaches the runtime (and `Some`/`None`) via `__embed`,
@@ -167,6 +169,66 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     }
 }
 
+/// `pub mod paths { pub const JS_APP_JS: &str = "/js/app.3f2a1b9c.js"; … }`: the URL
+/// each file is best requested at (its fingerprinted one when it has one), as a
+/// constant, so a mistyped asset name fails the build.
+pub(crate) fn paths_module(
+    assets: &[EncodedAsset],
+    vis: &syn::Visibility,
+    root_span: Span,
+) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let mut names: HashMap<String, &str> = HashMap::new();
+    let mut consts = Vec::with_capacity(assets.len());
+    for asset in assets {
+        let name = const_name(&asset.url_path);
+        if let Some(other) = names.insert(name.clone(), &asset.url_path) {
+            errors.at_span(
+                root_span,
+                format!(
+                    "`{other}` and `{}` would both be `paths::{name}`; rename or `exclude` one of them",
+                    asset.url_path
+                ),
+            );
+            continue;
+        }
+        let ident = syn::Ident::new(&name, Span::call_site());
+        let url = asset.fingerprinted.as_deref().unwrap_or(&asset.url_path);
+        let doc = format!("`{}`", asset.url_path);
+        consts.push(quote! {
+            #[doc = #doc]
+            pub const #ident: &str = #url;
+        });
+    }
+    errors.finish()?;
+    Ok(quote! {
+        /// The URL of every embedded file, fingerprinted where it is: use these in
+        /// templates, so a mistyped asset name fails the build.
+        #vis mod paths {
+            #(#consts)*
+        }
+    })
+}
+
+/// `/css/app.min.css` → `CSS_APP_MIN_CSS`: ASCII letters and digits upper-cased, any
+/// other run of characters one `_`, a leading `_` before a digit.
+fn const_name(url_path: &str) -> String {
+    let mut name = String::with_capacity(url_path.len());
+    for c in url_path.trim_start_matches('/').chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_uppercase());
+        } else if !name.ends_with('_') {
+            name.push('_');
+        }
+    }
+    let name = name.trim_end_matches('_');
+    match name.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => name.to_owned(),
+        Some(_) => format!("_{name}"),
+        None => "_".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +333,29 @@ mod tests {
         assert!(text.contains("compile_error"), "{text}");
         assert!(text.contains("Assets :: EMPTY"), "{text}");
         syn::parse2::<syn::Expr>(tokens).unwrap();
+    }
+
+    #[test]
+    fn constant_names_are_screaming_snake_case() {
+        assert_eq!(const_name("/css/app.min.css"), "CSS_APP_MIN_CSS");
+        assert_eq!(const_name("/index.html"), "INDEX_HTML");
+        assert_eq!(const_name("/img/2x/logo-big.png"), "IMG_2X_LOGO_BIG_PNG");
+        assert_eq!(const_name("/3d.glb"), "_3D_GLB");
+        assert_eq!(const_name("/café.txt"), "CAF_TXT");
+        assert_eq!(const_name("/a--b__c.js"), "A_B_C_JS");
+    }
+
+    #[test]
+    fn colliding_constant_names_are_an_error() {
+        let assets = [
+            asset("/a-b.js", embedded(None)),
+            asset("/a_b.js", embedded(None)),
+        ];
+        let vis = syn::Visibility::Inherited;
+        let err = paths_module(&assets, &vis, Span::call_site()).unwrap_err();
+        assert!(
+            err.to_string().contains("would both be `paths::A_B_JS`"),
+            "{err}"
+        );
     }
 }

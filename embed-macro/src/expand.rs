@@ -37,7 +37,7 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
         return Ok(table);
     };
     let runtime = &options.runtime_path;
-    let paths = fingerprint::paths_module(&assets, vis, options.root_span)?;
+    let paths = codegen::paths_module(&assets, vis, options.root_span)?;
     Ok(quote! {
         #vis static #name: #runtime::Assets = #table;
         #paths
