@@ -14,6 +14,7 @@
 
 use embed_runtime::{embed_assets, Assets};
 
+pub mod child;
 pub mod procs;
 pub mod server;
 pub mod site;

@@ -19,6 +19,8 @@ use bench::{MEDIA_DIR, VIDEO_LEN, VIDEO_PATH, VIDEO_URL};
 use embed_runtime::DEFAULT_CHUNK_SIZE;
 
 use crate::client::{download, Request};
+use bench::procs::median;
+
 use crate::procs::{Kind, Server};
 
 /// Longest any one download may take before it counts as failed.
@@ -206,17 +208,6 @@ fn mb_per_s(bytes: u64, elapsed: Duration) -> f64 {
     bytes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
 }
 
-fn median(values: &[f64]) -> Option<f64> {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
-    }
-}
-
 /// One 32-concurrent memory round.
 #[derive(Default, Clone, Copy)]
 struct MemRound {
@@ -250,10 +241,10 @@ struct Results {
 
 fn run(args: &Args) -> Result<bool, String> {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pin = args.pin && cpus >= 2 && procs::have_taskset();
+    let pin = args.pin && cpus >= 2 && bench::procs::have_taskset();
     let (server_cpu, client_cpu) = if pin { (Some(0), 1) } else { (None, 0) };
     if pin {
-        procs::pin_self(client_cpu)?;
+        bench::procs::pin_self(client_cpu)?;
     }
     println!("bench-disk: {} file {VIDEO_PATH}", size(VIDEO_LEN));
     match server_cpu {
@@ -264,7 +255,7 @@ fn run(args: &Args) -> Result<bool, String> {
         None if args.pin => println!(
             "bench-disk: not pinning ({cpus} CPU(s), taskset {}); servers and client share \
              the CPUs",
-            if procs::have_taskset() {
+            if bench::procs::have_taskset() {
                 "found"
             } else {
                 "missing"
@@ -297,7 +288,11 @@ fn run(args: &Args) -> Result<bool, String> {
     // Start every server at once (idle ones cost nothing) so rounds can interleave.
     let mut servers: Vec<Server> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    match args.nginx.clone().or_else(procs::find_nginx) {
+    match args
+        .nginx
+        .clone()
+        .or_else(|| bench::procs::find_program("nginx"))
+    {
         Some(nginx) => match Server::start_nginx(&nginx, MEDIA_DIR, server_cpu) {
             Ok(server) => servers.push(server),
             Err(message) => notes.push(format!(
@@ -492,9 +487,12 @@ fn run(args: &Args) -> Result<bool, String> {
 
 /// CPU seconds of the servers and this process, and of the whole machine.
 fn ours_and_machine_cpu(servers: &[Server]) -> Option<(f64, f64)> {
-    let ours: f64 = servers.iter().map(Server::cpu_seconds).sum::<f64>()
-        + procs::cpu_seconds(std::process::id())?;
-    Some((ours, procs::machine_cpu_seconds()?))
+    let ours: f64 = servers
+        .iter()
+        .map(|server| server.cpu_seconds())
+        .sum::<f64>()
+        + bench::procs::cpu_seconds(std::process::id())?;
+    Some((ours, bench::procs::machine_cpu_seconds()?))
 }
 
 /// The share of one CPU that processes other than ours used over `sample`.
@@ -587,7 +585,7 @@ fn throughput_round(
     let cpu = |server: &Server| {
         (
             server.cpu_seconds(),
-            procs::cpu_seconds(me).unwrap_or(0.0),
+            bench::procs::cpu_seconds(me).unwrap_or(0.0),
             Instant::now(),
         )
     };

@@ -306,12 +306,12 @@ fn run(args: &Args) -> Result<bool, String> {
     let mut notes: Vec<String> = Vec::new();
     for mode in Mode::ALL {
         if wanted(mode.name()) {
-            servers.push(Server::start_rust(mode, server_cpu)?);
+            servers.push(servers::start_rust(mode, server_cpu)?);
         }
         if mode == Mode::Ours && wanted("nginx") {
             match args.nginx.clone().or_else(|| procs::find_program("nginx")) {
                 Some(nginx) => {
-                    match Server::start_nginx(&nginx, SITE_PRECOMPRESSED_DIR, server_cpu) {
+                    match servers::start_nginx(&nginx, SITE_PRECOMPRESSED_DIR, server_cpu) {
                         Ok(server) => servers.push(server),
                         Err(message) => notes.push(format!(
                             "nginx not measured ({}): {message}\n  install it with \
