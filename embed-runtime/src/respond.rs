@@ -23,7 +23,7 @@ const ALLOWED: HeaderValue = HeaderValue::from_static("GET, HEAD");
 const BYTES: HeaderValue = HeaderValue::from_static("bytes");
 const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
-const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
 /// The representation a response is about: what its headers state and its
 /// validators are compared with.

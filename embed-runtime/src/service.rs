@@ -419,37 +419,32 @@ impl ServeAssets {
     pub fn respond<B>(&self, request: &Request<B>) -> ResponseFuture {
         let (method, uri, headers) = (request.method(), request.uri(), request.headers());
         let config = &*self.config;
-        let (index, fallback) = match self.route(method, uri, headers, mount_path(request)) {
-            Route::Asset(index) => (index, false),
-            Route::Fingerprinted(index) if config.dev_folder.is_none() => {
-                let asset = &self.assets.files()[index];
-                let prebuilt = config.prebuilt_fingerprinted[index].as_slice();
-                let cache_control = &config.fingerprinted_cache_control;
-                return ResponseFuture::ready(respond_embedded(
-                    asset,
-                    Some(prebuilt),
-                    method,
-                    headers,
-                    cache_control,
-                    false,
-                ));
-            }
-            Route::Fingerprinted(index) => (index, false),
-            Route::Fallback(index) => (index, true),
-            Route::Redirect(location) => return ResponseFuture::ready(respond::redirect(location)),
-            Route::MethodNotAllowed => return ResponseFuture::ready(respond::method_not_allowed()),
-            Route::NotFound => {
-                let mut response = respond::not_found(config.not_found_page, method, headers);
-                if config.spa_fallback.is_some() {
-                    // Whether an unknown path gets the app or a 404 depends on Accept.
-                    respond::add_vary_accept(response.headers_mut());
+        let (index, fingerprinted, fallback) =
+            match self.route(method, uri, headers, mount_path(request)) {
+                Route::Asset(index) => (index, false, false),
+                // In dev mode the file behind a hashed URL can change: no immutable policy.
+                Route::Fingerprinted(index) => (index, config.dev_folder.is_none(), false),
+                Route::Fallback(index) => (index, false, true),
+                Route::Redirect(location) => {
+                    return ResponseFuture::ready(respond::redirect(location))
                 }
-                return ResponseFuture::ready(response);
-            }
-        };
+                Route::MethodNotAllowed => {
+                    return ResponseFuture::ready(respond::method_not_allowed())
+                }
+                Route::NotFound => {
+                    let mut response = respond::not_found(config.not_found_page, method, headers);
+                    if config.spa_fallback.is_some() {
+                        // Whether an unknown path gets the app or a 404 depends on Accept.
+                        respond::add_vary_accept(response.headers_mut());
+                    }
+                    return ResponseFuture::ready(response);
+                }
+            };
         let asset = &self.assets.files()[index];
         let cache_control = if fallback {
-            &HeaderValue::from_static("no-cache")
+            &respond::NO_CACHE
+        } else if fingerprinted {
+            &config.fingerprinted_cache_control
         } else {
             &config.cache_control[index]
         };
@@ -468,7 +463,11 @@ impl ServeAssets {
                 };
             }
             // The SPA page goes out with its own `no-cache`, not the asset's prebuilt maps.
-            let prebuilt = (!fallback).then(|| config.prebuilt[index].as_slice());
+            let prebuilt = match (fallback, fingerprinted) {
+                (true, _) => None,
+                (false, true) => Some(config.prebuilt_fingerprinted[index].as_slice()),
+                (false, false) => Some(config.prebuilt[index].as_slice()),
+            };
             let response =
                 respond_embedded(asset, prebuilt, method, headers, cache_control, fallback);
             return ResponseFuture::ready(response);
