@@ -56,6 +56,14 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+#[cfg(any(
+    feature = "actix-web",
+    feature = "poem",
+    feature = "rocket",
+    feature = "salvo",
+    feature = "warp"
+))]
+pub mod adapters;
 mod asset;
 mod body;
 mod disk;
@@ -73,10 +81,10 @@ pub use asset::{Asset, Assets, Encoding, Report, Variant};
 pub use body::Body;
 pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
-#[cfg(feature = "axum")]
+#[cfg(feature = "tower")]
 pub use service::ServiceFuture;
 pub use service::{
-    ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL, FINGERPRINTED_CACHE_CONTROL,
+    RequestHead, ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL, FINGERPRINTED_CACHE_CONTROL,
 };
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, Version};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
 use crate::asset::{Asset, Assets, Encoding};
@@ -417,29 +417,45 @@ impl ServeAssets {
     /// disk for on-disk ones. Never fails and never panics: every outcome, 404 and 405
     /// included, is a response. Only the head of the request is read.
     pub fn respond<B>(&self, request: &Request<B>) -> ResponseFuture {
-        let (method, uri, headers) = (request.method(), request.uri(), request.headers());
+        let head = RequestHead::from_request(request);
+        match mount_path(request) {
+            Some(mount) => self.respond_head(head.at_bare_mount(mount)),
+            None => self.respond_head(head),
+        }
+    }
+
+    /// Answers one request given as its head: the entry point of the framework
+    /// adapters, and of any server that does not speak `http::Request`.
+    pub fn respond_head(&self, head: RequestHead<'_>) -> ResponseFuture {
+        let RequestHead {
+            method,
+            path,
+            query,
+            headers,
+            ..
+        } = head;
+        if !head.has_valid_host() {
+            return ResponseFuture::ready(respond::status_only(StatusCode::BAD_REQUEST));
+        }
         let config = &*self.config;
-        let (index, fingerprinted, fallback) =
-            match self.route(method, uri, headers, mount_path(request)) {
-                Route::Asset(index) => (index, false, false),
-                // In dev mode the file behind a hashed URL can change: no immutable policy.
-                Route::Fingerprinted(index) => (index, config.dev_folder.is_none(), false),
-                Route::Fallback(index) => (index, false, true),
-                Route::Redirect(location) => {
-                    return ResponseFuture::ready(respond::redirect(location))
+        let (index, fingerprinted, fallback) = match self
+            .route(method, path, query, headers, head.mount)
+        {
+            Route::Asset(index) => (index, false, false),
+            // In dev mode the file behind a hashed URL can change: no immutable policy.
+            Route::Fingerprinted(index) => (index, config.dev_folder.is_none(), false),
+            Route::Fallback(index) => (index, false, true),
+            Route::Redirect(location) => return ResponseFuture::ready(respond::redirect(location)),
+            Route::MethodNotAllowed => return ResponseFuture::ready(respond::method_not_allowed()),
+            Route::NotFound => {
+                let mut response = respond::not_found(config.not_found_page, method, headers);
+                if config.spa_fallback.is_some() {
+                    // Whether an unknown path gets the app or a 404 depends on Accept.
+                    respond::add_vary_accept(response.headers_mut());
                 }
-                Route::MethodNotAllowed => {
-                    return ResponseFuture::ready(respond::method_not_allowed())
-                }
-                Route::NotFound => {
-                    let mut response = respond::not_found(config.not_found_page, method, headers);
-                    if config.spa_fallback.is_some() {
-                        // Whether an unknown path gets the app or a 404 depends on Accept.
-                        respond::add_vary_accept(response.headers_mut());
-                    }
-                    return ResponseFuture::ready(response);
-                }
-            };
+                return ResponseFuture::ready(response);
+            }
+        };
         let asset = &self.assets.files()[index];
         let cache_control = if fallback {
             &respond::NO_CACHE
@@ -499,12 +515,12 @@ impl ServeAssets {
     fn route(
         &self,
         method: &Method,
-        uri: &http::Uri,
+        raw: &str,
+        query: Option<&str>,
         headers: &HeaderMap,
         mount: Option<&str>,
     ) -> Route {
         let config = &*self.config;
-        let raw = uri.path();
         // A path without escapes that is a key of the table is safe by construction
         // (the table is the security model, see `path`): skip the checks.
         let found = |(index, fingerprinted)| {
@@ -531,11 +547,11 @@ impl ServeAssets {
             match mount.filter(|_| &*path == "/") {
                 // Mounted with `nest_service("/static", ..)`, `/static` arrives as `/`:
                 // redirect to `static/` so the page's relative links resolve.
-                Some(mount) => redirect_to_directory(mount, uri.query()),
+                Some(mount) => redirect_to_directory(mount, query),
                 None => Route::Asset(index),
             }
         } else if let Some(segment) = config.bare_directories.get(&*path) {
-            redirect_to_directory(segment, uri.query())
+            redirect_to_directory(segment, query)
         } else if let Some(&index) = config.clean.get(&*path) {
             Route::Asset(index)
         } else {
@@ -849,7 +865,7 @@ impl fmt::Debug for ServeAssets {
     }
 }
 
-#[cfg(feature = "axum")]
+#[cfg(feature = "tower")]
 mod tower {
     use std::convert::Infallible;
     use std::future::Future;
@@ -891,7 +907,7 @@ mod tower {
     }
 }
 
-#[cfg(feature = "axum")]
+#[cfg(feature = "tower")]
 pub use self::tower::ServiceFuture;
 
 #[cfg(test)]
@@ -912,5 +928,109 @@ mod tests {
             location("javascript:alert(1)", None),
             "./javascript:alert(1)/"
         );
+    }
+}
+
+/// RFC 3986 §3.2: the bytes an `authority` without userinfo can hold (`reg-name` or an
+/// IP literal, then `:port`). Checked byte by byte, with no allocation, on every request.
+fn is_authority(host: &[u8]) -> bool {
+    host.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%:[]".contains(&b))
+}
+
+/// The parts of a request that [`ServeAssets`] reads: method, target, version and
+/// header fields. The body is never read.
+///
+/// Servers that speak `http::Request` use [`ServeAssets::respond`]; a framework
+/// adapter builds a `RequestHead` from its own request type and calls
+/// [`ServeAssets::respond_head`].
+///
+/// ```
+/// # use embed_runtime::{embed_assets, Assets, RequestHead};
+/// # use http::{HeaderMap, HeaderValue, Method, StatusCode, Version};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// let mut headers = HeaderMap::new();
+/// headers.insert(http::header::HOST, HeaderValue::from_static("example.com"));
+/// let head = RequestHead::new(&Method::GET, "/css/app.css", None, Version::HTTP_11, &headers);
+/// let service = ASSETS.service();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let response = service.respond_head(head).await;
+/// assert_eq!(response.status(), StatusCode::OK);
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RequestHead<'a> {
+    method: &'a Method,
+    path: &'a str,
+    query: Option<&'a str>,
+    version: Version,
+    headers: &'a HeaderMap,
+    mount: Option<&'a str>,
+}
+
+impl<'a> RequestHead<'a> {
+    /// A request for `path` (as sent, still percent-encoded, starting with `/`)
+    /// relative to where the service is mounted, with the query without its `?`.
+    pub fn new(
+        method: &'a Method,
+        path: &'a str,
+        query: Option<&'a str>,
+        version: Version,
+        headers: &'a HeaderMap,
+    ) -> Self {
+        RequestHead {
+            method,
+            path,
+            query,
+            version,
+            headers,
+            mount: None,
+        }
+    }
+
+    /// The head of an `http::Request`, its path taken as relative to the service.
+    pub fn from_request<B>(request: &'a Request<B>) -> Self {
+        let uri = request.uri();
+        Self::new(
+            request.method(),
+            uri.path(),
+            uri.query(),
+            request.version(),
+            request.headers(),
+        )
+    }
+
+    /// The same request with `path` (as sent, still percent-encoded, starting with `/`)
+    /// as its path relative to the service: what is left once a framework has matched
+    /// the mount point.
+    pub fn with_path(mut self, path: &'a str) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Marks a request that named the mount point itself without its trailing slash
+    /// (`/static` for a service mounted at `/static`): it is then redirected to
+    /// `./static/`, so the relative links of the index page resolve. `mount_point`
+    /// is the mount path (`/static`) or its last segment; the request's own path is
+    /// then `/`.
+    pub fn at_bare_mount(mut self, mount_point: &'a str) -> Self {
+        self.mount = mount_point
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .filter(|segment| !segment.is_empty());
+        self
+    }
+
+    /// RFC 9112 §3.2: a request with more than one `Host` field line, or an HTTP/1.1
+    /// request with none, is answered with 400. HTTP/2 and HTTP/3 carry the authority
+    /// in a pseudo-header and may omit `Host`; HTTP/1.0 predates it.
+    fn has_valid_host(&self) -> bool {
+        let mut hosts = self.headers.get_all(http::header::HOST).iter();
+        match (hosts.next(), hosts.next()) {
+            (Some(_), Some(_)) => false,
+            (Some(host), None) => is_authority(host.as_bytes()),
+            (None, _) => self.version != Version::HTTP_11,
+        }
     }
 }

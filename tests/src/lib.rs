@@ -5,6 +5,7 @@
 //!
 //! Every helper panics with a message on failure: it only runs inside tests.
 
+pub mod frameworks;
 pub mod scratch;
 
 use std::convert::Infallible;
@@ -113,14 +114,22 @@ pub fn app(service: ServeAssets) -> Router {
         .fallback_service(service)
 }
 
-/// Serves [`SITE`] with default options (see [`app`]) and returns the address.
+/// Serves [`SITE`] with default options and returns the address, in the framework
+/// of this run (see [`frameworks`]).
 pub async fn spawn_site() -> SocketAddr {
     spawn_service(SITE.service()).await
 }
 
-/// Serves [`app`]`(service)` on `127.0.0.1:0` and returns the address.
+/// Serves `service` at the root, beside `GET /api/health`, on `127.0.0.1:0` in the
+/// framework of this run (see [`frameworks`]), and returns the address.
 pub async fn spawn_service(service: ServeAssets) -> SocketAddr {
-    spawn_router(app(service)).await
+    frameworks::spawn(service, None).await
+}
+
+/// Serves `service` under `mount` (such as `/static`), beside `GET /api/health`, in
+/// the framework of this run (see [`frameworks`]), and returns the address.
+pub async fn spawn_mounted(service: ServeAssets, mount: &'static str) -> SocketAddr {
+    frameworks::spawn(service, Some(mount)).await
 }
 
 /// Serves any router on `127.0.0.1:0` in a task of the current runtime and returns

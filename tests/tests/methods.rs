@@ -3,7 +3,6 @@
 //! directory redirects, the 404 page, `Cache-Control` rules, mounting under a prefix,
 //! and `ServeAssets::respond` without axum.
 
-use axum::Router;
 use http::header::{
     ACCEPT_ENCODING, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, DATE,
     ETAG, IF_NONE_MATCH, LAST_MODIFIED, LOCATION, VARY,
@@ -12,7 +11,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use integration_tests::{
     decode_body, encode_path, fixture, get, head, header, public_fixture_paths, resolve_location,
-    send, spawn_hyper, spawn_router, spawn_service, spawn_site, SITE,
+    send, spawn_hyper, spawn_mounted, spawn_service, spawn_site, SITE,
 };
 
 /// `Content-Type` compared the way RFC 9110 §8.3.1 allows: type, subtype and parameter
@@ -445,10 +444,7 @@ async fn not_found_page_is_sent_with_404_and_no_validators() {
 
 #[tokio::test]
 async fn nested_service_serves_assets_index_and_redirect_under_the_prefix() {
-    let router = Router::new()
-        .route("/api/health", axum::routing::get(|| async { "ok" }))
-        .nest_service("/static", SITE.service());
-    let addr = spawn_router(router).await;
+    let addr = spawn_mounted(SITE.service(), "/static").await;
     let authority = addr.to_string();
 
     let (status, _, body) = get(addr, "/static/tiny.txt", &[]).await;

@@ -1,10 +1,9 @@
 //! Routing options users ask for: single-page-app fallback (separate from the 404
 //! page), clean URLs, and mounting under a prefix with `nest_service`.
 
-use axum::Router;
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, VARY};
 use http::{Method, StatusCode};
-use integration_tests::{fixture, get, header, send, spawn_router, spawn_service, SITE};
+use integration_tests::{fixture, get, header, send, spawn_mounted, spawn_service, SITE};
 
 const NAVIGATE: (&str, &str) = (
     "accept",
@@ -108,8 +107,7 @@ async fn clean_urls_serve_html_files_without_the_extension() {
 
 #[tokio::test]
 async fn a_nested_mount_point_redirects_to_its_slash_and_serves_its_index() {
-    let router = Router::new().nest_service("/static", SITE.service());
-    let addr = spawn_router(router).await;
+    let addr = spawn_mounted(SITE.service(), "/static").await;
     let (status, headers, _) = get(addr, "/static", &[]).await;
     assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(

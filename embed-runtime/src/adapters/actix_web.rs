@@ -1,0 +1,1 @@
+//! Adapter for actix_web (to be written).

@@ -1,0 +1,16 @@
+//! One thin adapter per web framework, each behind its cargo feature: it turns the
+//! framework's request into a [`RequestHead`](crate::RequestHead), calls
+//! [`ServeAssets::respond_head`](crate::ServeAssets::respond_head), and turns the
+//! `http::Response<Body>` back into the framework's response with a streaming body.
+//! No HTTP rule lives here: a condition about HTTP semantics belongs in the core.
+
+#[cfg(feature = "actix-web")]
+pub mod actix_web;
+#[cfg(feature = "poem")]
+pub mod poem;
+#[cfg(feature = "rocket")]
+pub mod rocket;
+#[cfg(feature = "salvo")]
+pub mod salvo;
+#[cfg(feature = "warp")]
+pub mod warp;

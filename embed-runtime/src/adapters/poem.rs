@@ -1,0 +1,1 @@
+//! Adapter for poem (to be written).

@@ -1,0 +1,1 @@
+//! Adapter for rocket (to be written).

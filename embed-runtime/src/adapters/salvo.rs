@@ -1,0 +1,1 @@
+//! Adapter for salvo (to be written).

@@ -1,0 +1,1 @@
+//! Adapter for warp (to be written).

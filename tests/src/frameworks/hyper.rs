@@ -1,0 +1,65 @@
+//! hyper 1 alone: one `service_fn` that answers `/api/health` and hands every other
+//! request to `ServeAssets`, stripping the mount point itself when there is one.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+
+use bytes::Bytes;
+use embed_runtime::{Body, RequestHead, ServeAssets};
+use http::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let service = service.clone();
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(move |request: Request<_>| {
+                    let response = answer(&service, mount, &request);
+                    async move { Ok::<_, Infallible>(response.await) }
+                });
+                // A client hanging up mid-request is not a test failure by itself.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), handler)
+                    .await;
+            });
+        }
+    });
+    addr
+}
+
+async fn answer<B>(
+    service: &ServeAssets,
+    mount: Option<&'static str>,
+    request: &Request<B>,
+) -> Response<Body> {
+    let path = request.uri().path();
+    if path == "/api/health" {
+        return Response::new(Body::from(Bytes::from_static(b"ok")));
+    }
+    let Some(mount) = mount else {
+        return service.respond(request).await;
+    };
+    let head = RequestHead::from_request(request);
+    match path.strip_prefix(mount) {
+        Some("") => {
+            service
+                .respond_head(head.with_path("/").at_bare_mount(mount))
+                .await
+        }
+        Some(rest) if rest.starts_with('/') => service.respond_head(head.with_path(rest)).await,
+        _ => {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_FOUND;
+            response
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! One server per framework, all serving a [`ServeAssets`] the same way: the service
+//! at the root (or under a mount point) with `GET /api/health` answering `ok` beside
+//! it. The HTTP tests start their server through [`spawn`], so each behaviour is
+//! written once and checked in every framework: `EMBED_TEST_FRAMEWORK` names the one
+//! a run uses (default `axum`); `tests/run.sh` runs the HTTP tests once per framework.
+//!
+//! Each framework's file has `spawn(service, mount) -> SocketAddr`: it binds
+//! `127.0.0.1:0`, starts serving (on a thread with its own runtime where the framework
+//! wants one), and returns once the socket listens.
+
+use std::net::SocketAddr;
+
+use embed_runtime::ServeAssets;
+
+#[cfg(feature = "actix-web")]
+mod actix_web;
+mod axum;
+mod hyper;
+#[cfg(feature = "poem")]
+mod poem;
+#[cfg(feature = "rocket")]
+mod rocket;
+#[cfg(feature = "salvo")]
+mod salvo;
+#[cfg(feature = "warp")]
+mod warp;
+
+/// A framework the harness can serve with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framework {
+    /// axum 0.8, the service as `fallback_service` / `nest_service`.
+    Axum,
+    /// hyper 1 alone, calling `ServeAssets::respond`.
+    Hyper,
+    /// actix-web 4.
+    ActixWeb,
+    /// Rocket 0.5.
+    Rocket,
+    /// Poem 3.
+    Poem,
+    /// Salvo 1.
+    Salvo,
+    /// warp 0.4.
+    Warp,
+}
+
+impl Framework {
+    /// Every framework, in the order the reports list them.
+    pub const ALL: [Framework; 7] = [
+        Framework::Axum,
+        Framework::Hyper,
+        Framework::ActixWeb,
+        Framework::Rocket,
+        Framework::Poem,
+        Framework::Salvo,
+        Framework::Warp,
+    ];
+
+    /// Its name, as `EMBED_TEST_FRAMEWORK` and the cargo feature spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Framework::Axum => "axum",
+            Framework::Hyper => "hyper",
+            Framework::ActixWeb => "actix-web",
+            Framework::Rocket => "rocket",
+            Framework::Poem => "poem",
+            Framework::Salvo => "salvo",
+            Framework::Warp => "warp",
+        }
+    }
+
+    /// The framework this run tests with: `EMBED_TEST_FRAMEWORK`, default axum.
+    ///
+    /// # Panics
+    /// On a name that is not a framework, or one whose feature this build lacks.
+    pub fn current() -> Framework {
+        let Ok(name) = std::env::var("EMBED_TEST_FRAMEWORK") else {
+            return Framework::Axum;
+        };
+        let framework = Framework::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .unwrap_or_else(|| {
+                let names: Vec<_> = Framework::ALL.iter().map(|f| f.name()).collect();
+                panic!("EMBED_TEST_FRAMEWORK={name:?}: expected one of {names:?}")
+            });
+        assert!(
+            framework.is_built(),
+            "EMBED_TEST_FRAMEWORK={name}: build the tests with `--features {name}`"
+        );
+        framework
+    }
+
+    /// Whether this build of the tests has the framework's feature.
+    pub fn is_built(self) -> bool {
+        match self {
+            Framework::Axum | Framework::Hyper => true,
+            Framework::ActixWeb => cfg!(feature = "actix-web"),
+            Framework::Rocket => cfg!(feature = "rocket"),
+            Framework::Poem => cfg!(feature = "poem"),
+            Framework::Salvo => cfg!(feature = "salvo"),
+            Framework::Warp => cfg!(feature = "warp"),
+        }
+    }
+
+    /// Serves `service` (at `mount`, such as `/static`, or at the root) with
+    /// `GET /api/health` beside it, and returns the address once it listens.
+    ///
+    /// # Panics
+    /// If the framework's feature is not built, or the server cannot start.
+    pub async fn spawn(self, service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
+        match self {
+            Framework::Axum => axum::spawn(service, mount).await,
+            Framework::Hyper => hyper::spawn(service, mount).await,
+            #[cfg(feature = "actix-web")]
+            Framework::ActixWeb => actix_web::spawn(service, mount),
+            #[cfg(feature = "rocket")]
+            Framework::Rocket => rocket::spawn(service, mount),
+            #[cfg(feature = "poem")]
+            Framework::Poem => poem::spawn(service, mount),
+            #[cfg(feature = "salvo")]
+            Framework::Salvo => salvo::spawn(service, mount),
+            #[cfg(feature = "warp")]
+            Framework::Warp => warp::spawn(service, mount),
+            #[allow(unreachable_patterns)] // with every feature on
+            other => panic!("{} is not built: enable its feature", other.name()),
+        }
+    }
+}
+
+/// Serves `service` in the framework of this run (see [`Framework::current`]).
+pub async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
+    Framework::current().spawn(service, mount).await
+}

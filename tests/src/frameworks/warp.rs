@@ -1,0 +1,9 @@
+//! The warp server of the harness (to be written).
+
+use std::net::SocketAddr;
+
+use embed_runtime::ServeAssets;
+
+pub(super) fn spawn(_service: ServeAssets, _mount: Option<&'static str>) -> SocketAddr {
+    panic!("the warp server of the harness is not written yet")
+}
