@@ -966,6 +966,8 @@ pub struct RequestHead<'a> {
     version: Version,
     headers: &'a HeaderMap,
     mount: Option<&'a str>,
+    /// The target was in absolute form (or HTTP/2's `:authority`): it names the host.
+    has_authority: bool,
 }
 
 impl<'a> RequestHead<'a> {
@@ -985,19 +987,22 @@ impl<'a> RequestHead<'a> {
             version,
             headers,
             mount: None,
+            has_authority: false,
         }
     }
 
     /// The head of an `http::Request`, its path taken as relative to the service.
     pub fn from_request<B>(request: &'a Request<B>) -> Self {
         let uri = request.uri();
-        Self::new(
+        let mut head = Self::new(
             request.method(),
             uri.path(),
             uri.query(),
             request.version(),
             request.headers(),
-        )
+        );
+        head.has_authority = uri.authority().is_some();
+        head
     }
 
     /// The same request with `path` (as sent, still percent-encoded, starting with `/`)
@@ -1022,15 +1027,16 @@ impl<'a> RequestHead<'a> {
         self
     }
 
-    /// RFC 9112 §3.2: a request with more than one `Host` field line, or an HTTP/1.1
-    /// request with none, is answered with 400. HTTP/2 and HTTP/3 carry the authority
-    /// in a pseudo-header and may omit `Host`; HTTP/1.0 predates it.
+    /// RFC 9112 §3.2: a request with more than one `Host` field line or an invalid one,
+    /// or an HTTP/1.1 request with none, is answered with 400. A target in absolute
+    /// form names the host itself (§3.2.2), as HTTP/2's `:authority` does; HTTP/1.0
+    /// predates `Host`.
     fn has_valid_host(&self) -> bool {
         let mut hosts = self.headers.get_all(http::header::HOST).iter();
         match (hosts.next(), hosts.next()) {
             (Some(_), Some(_)) => false,
             (Some(host), None) => is_authority(host.as_bytes()),
-            (None, _) => self.version != Version::HTTP_11,
+            (None, _) => self.has_authority || self.version != Version::HTTP_11,
         }
     }
 }

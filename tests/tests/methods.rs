@@ -5,13 +5,13 @@
 
 use http::header::{
     ACCEPT_ENCODING, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, DATE,
-    ETAG, IF_NONE_MATCH, LAST_MODIFIED, LOCATION, VARY,
+    ETAG, HOST, IF_NONE_MATCH, LAST_MODIFIED, LOCATION, VARY,
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use integration_tests::{
-    decode_body, encode_path, fixture, get, head, header, public_fixture_paths, resolve_location,
-    send, spawn_hyper, spawn_mounted, spawn_service, spawn_site, SITE,
+    decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
+    resolve_location, send, spawn_hyper, spawn_mounted, spawn_service, spawn_site, SITE,
 };
 
 /// `Content-Type` compared the way RFC 9110 §8.3.1 allows: type, subtype and parameter
@@ -497,6 +497,7 @@ async fn respond_serves_plain_hyper_without_axum() {
 async fn respond_answers_a_request_value_without_any_server() {
     let service = SITE.service();
     let request = Request::get("/css/app.css")
+        .header(HOST, "example.com")
         .header(ACCEPT_ENCODING, "br")
         .body(())
         .expect("request");
@@ -515,10 +516,72 @@ async fn respond_answers_a_request_value_without_any_server() {
 
     let etag = header(&headers, ETAG).expect("ETag");
     let request = Request::head("/css/app.css")
+        .header(HOST, "example.com")
         .header(ACCEPT_ENCODING, "br")
         .header(IF_NONE_MATCH, etag)
         .body(())
         .expect("request");
     let response = service.respond(&request).await;
     assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
+}
+
+#[tokio::test]
+async fn host_must_be_there_once_and_valid_in_http_1_1() {
+    let addr = spawn_site().await;
+    // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host,
+    // with more than one Host field line, or with an invalid Host value.
+    for (what, request) in [
+        (
+            "no Host",
+            "GET /tiny.txt HTTP/1.1\r\nConnection: close\r\n\r\n",
+        ),
+        (
+            "two Host lines",
+            "GET /tiny.txt HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nConnection: close\r\n\r\n",
+        ),
+        (
+            "a Host with a path",
+            "GET /tiny.txt HTTP/1.1\r\nHost: a.test/x\r\nConnection: close\r\n\r\n",
+        ),
+        (
+            "a Host with userinfo",
+            "GET /tiny.txt HTTP/1.1\r\nHost: user@a.test\r\nConnection: close\r\n\r\n",
+        ),
+    ] {
+        let (status, _, body) = raw_request(addr, request.as_bytes()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{what}");
+        assert!(!body.starts_with(b"hi"), "{what}: the asset was sent");
+    }
+    for (what, request) in [
+        (
+            "one Host",
+            "GET /tiny.txt HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n",
+        ),
+        (
+            "a Host with a port and an IPv6 literal",
+            "GET /tiny.txt HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n",
+        ),
+        ("HTTP/1.0 without Host", "GET /tiny.txt HTTP/1.0\r\n\r\n"),
+    ] {
+        let (status, _, body) = raw_request(addr, request.as_bytes()).await;
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::OK, &b"hi\n"[..]),
+            "{what}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn respond_answers_400_to_an_http_1_1_request_without_host() {
+    let service = SITE.service();
+    let request = Request::get("/tiny.txt").body(()).expect("request");
+    let response = service.respond(&request).await;
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    // An absolute target names the host itself (RFC 9112 §3.2.2).
+    let request = Request::get("http://a.test/tiny.txt")
+        .body(())
+        .expect("request");
+    let response = service.respond(&request).await;
+    assert_eq!(response.status(), StatusCode::OK);
 }

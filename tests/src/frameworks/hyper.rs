@@ -2,7 +2,9 @@
 //! request to `ServeAssets`, stripping the mount point itself when there is one.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 
 use bytes::Bytes;
 use embed_runtime::{Body, RequestHead, ServeAssets};
@@ -36,30 +38,31 @@ pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> 
     addr
 }
 
-async fn answer<B>(
+/// The response, as a future that borrows nothing from the request.
+fn answer<B>(
     service: &ServeAssets,
     mount: Option<&'static str>,
     request: &Request<B>,
-) -> Response<Body> {
+) -> Pin<Box<dyn Future<Output = Response<Body>> + Send>> {
     let path = request.uri().path();
     if path == "/api/health" {
-        return Response::new(Body::from(Bytes::from_static(b"ok")));
+        return ready(Response::new(Body::from(Bytes::from_static(b"ok"))));
     }
     let Some(mount) = mount else {
-        return service.respond(request).await;
+        return Box::pin(service.respond(request));
     };
     let head = RequestHead::from_request(request);
     match path.strip_prefix(mount) {
-        Some("") => {
-            service
-                .respond_head(head.with_path("/").at_bare_mount(mount))
-                .await
-        }
-        Some(rest) if rest.starts_with('/') => service.respond_head(head.with_path(rest)).await,
+        Some("") => Box::pin(service.respond_head(head.with_path("/").at_bare_mount(mount))),
+        Some(rest) if rest.starts_with('/') => Box::pin(service.respond_head(head.with_path(rest))),
         _ => {
             let mut response = Response::new(Body::empty());
             *response.status_mut() = StatusCode::NOT_FOUND;
-            response
+            ready(response)
         }
     }
+}
+
+fn ready(response: Response<Body>) -> Pin<Box<dyn Future<Output = Response<Body>> + Send>> {
+    Box::pin(std::future::ready(response))
 }
