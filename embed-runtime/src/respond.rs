@@ -126,10 +126,10 @@ pub(crate) fn respond(
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
             // and no representation metadata (no Content-Type/Length/Encoding).
             let mut response = status_only(StatusCode::NOT_MODIFIED);
-            match prebuilt {
-                Some(prebuilt) => *response.headers_mut() = prebuilt.not_modified.clone(),
-                None => put_cache_headers(response.headers_mut(), rep, cache_control),
-            }
+            *response.headers_mut() = match prebuilt {
+                Some(prebuilt) => prebuilt.not_modified.clone(),
+                None => representation_headers(rep, cache_control, Part::NotModified),
+            };
             return response;
         }
         Precondition::Failed => return status_only(StatusCode::PRECONDITION_FAILED),
@@ -149,61 +149,35 @@ pub(crate) fn respond(
         }
         return response;
     }
-    let (status, slices, content_length) = match selection {
-        RangeSelection::Full => (
-            StatusCode::OK,
-            Slices::Whole,
-            rep.values.content_length.clone(),
-        ),
+    let (status, slices, part) = match selection {
+        RangeSelection::Full => (StatusCode::OK, Slices::Whole, Part::Whole),
         RangeSelection::Single(range) => (
             StatusCode::PARTIAL_CONTENT,
             Slices::One(range),
-            HeaderValue::from(range.len()),
+            Part::Range(range),
         ),
         RangeSelection::Multiple(ranges) => {
             let (segments, len) = multipart(rep, &ranges);
+            let part = Part::Multipart {
+                content_type: multipart_type(rep),
+                len,
+            };
             (
                 StatusCode::PARTIAL_CONTENT,
                 Slices::Multipart(segments),
-                HeaderValue::from(len),
+                part,
             )
         }
         RangeSelection::Unsatisfiable => {
-            // RFC 9110 §15.5.17: say how long the representation is.
             let mut response = status_only(StatusCode::RANGE_NOT_SATISFIABLE);
-            let headers = response.headers_mut();
-            headers.insert(CONTENT_RANGE, content_range_unsatisfied(rep.len));
-            headers.insert(ACCEPT_RANGES, BYTES);
-            put_cache_headers(headers, rep, cache_control);
+            *response.headers_mut() =
+                representation_headers(rep, cache_control, Part::Unsatisfiable);
             return response;
         }
     };
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
-    // Room for every field below (up to 9) at once: no regrowth mid-response.
-    *response.headers_mut() = HeaderMap::with_capacity(12);
-    let out = response.headers_mut();
-    put_cache_headers(out, rep, cache_control);
-    out.insert(ACCEPT_RANGES, BYTES);
-    out.insert(CONTENT_LENGTH, content_length);
-    if rep.encoding != Encoding::Identity {
-        out.insert(
-            CONTENT_ENCODING,
-            HeaderValue::from_static(rep.encoding.as_str()),
-        );
-    }
-    match &slices {
-        Slices::Multipart(_) => {
-            out.insert(CONTENT_TYPE, multipart_type(rep));
-        }
-        Slices::One(range) => {
-            out.insert(CONTENT_TYPE, rep.values.content_type.clone());
-            out.insert(CONTENT_RANGE, content_range(range, rep.len));
-        }
-        Slices::Whole => {
-            out.insert(CONTENT_TYPE, rep.values.content_type.clone());
-        }
-    }
+    *response.headers_mut() = representation_headers(rep, cache_control, part);
     if !is_head {
         *response.body_mut() = body(slices);
     }
@@ -253,22 +227,9 @@ pub(crate) struct PrebuiltHeaders {
 }
 
 impl PrebuiltHeaders {
-    /// NOTE: must produce exactly what `respond` builds field by field for a full 200
-    /// and a 304 (the integration tests compare HEAD, GET, 304 and ranges).
     pub(crate) fn new(rep: &Representation<'_>, cache_control: &HeaderValue) -> Self {
-        let mut not_modified = HeaderMap::with_capacity(4);
-        put_cache_headers(&mut not_modified, rep, cache_control);
-        let mut ok = HeaderMap::with_capacity(8);
-        put_cache_headers(&mut ok, rep, cache_control);
-        ok.insert(ACCEPT_RANGES, BYTES);
-        ok.insert(CONTENT_LENGTH, rep.values.content_length.clone());
-        if rep.encoding != Encoding::Identity {
-            ok.insert(
-                CONTENT_ENCODING,
-                HeaderValue::from_static(rep.encoding.as_str()),
-            );
-        }
-        ok.insert(CONTENT_TYPE, rep.values.content_type.clone());
+        let not_modified = representation_headers(rep, cache_control, Part::NotModified);
+        let ok = representation_headers(rep, cache_control, Part::Whole);
         PrebuiltHeaders {
             encoding: rep.encoding,
             values: rep.values.clone(),
@@ -288,20 +249,84 @@ impl PrebuiltHeaders {
     }
 }
 
-/// Validators and caching policy: on 200, 206, 304 and 416 alike.
-fn put_cache_headers(
-    headers: &mut HeaderMap,
+/// Which response a representation's header fields are for.
+#[derive(Debug)]
+pub(crate) enum Part {
+    /// 200: the whole representation.
+    Whole,
+    /// 206 with one range.
+    Range(ByteRange),
+    /// 206 with `multipart/byteranges` of this type and length.
+    Multipart { content_type: HeaderValue, len: u64 },
+    /// 304 (RFC 9110 §15.4.5): what a 200 would carry for caches to update, and no
+    /// representation metadata (no Content-Type/Length/Encoding).
+    NotModified,
+    /// 416 (RFC 9110 §15.5.17): say how long the representation is.
+    Unsatisfiable,
+    /// The 404 page: its content, but no validators and no ranges, so a cache never
+    /// revalidates it into a 304 that hands out another URL's bytes.
+    ErrorPage,
+}
+
+/// The header fields of a response about `rep`: the one place they are assembled,
+/// for 200, 206, 304, 416, the 404 page and the maps built once per service.
+pub(crate) fn representation_headers(
     rep: &Representation<'_>,
     cache_control: &HeaderValue,
-) {
-    headers.insert(ETAG, rep.values.etag.clone());
-    headers.insert(LAST_MODIFIED, rep.values.last_modified.clone());
-    headers.insert(CACHE_CONTROL, cache_control.clone());
+    part: Part,
+) -> HeaderMap {
+    // Room for every field below (up to 9) at once: no regrowth mid-response.
+    let mut out = HeaderMap::with_capacity(12);
+    if !matches!(part, Part::ErrorPage) {
+        out.insert(ETAG, rep.values.etag.clone());
+        out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
+    }
+    out.insert(CACHE_CONTROL, cache_control.clone());
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
     if rep.asset.is_negotiated() {
-        headers.insert(VARY, ACCEPT_ENCODING_VARY);
+        out.insert(VARY, ACCEPT_ENCODING_VARY);
     }
+    let (content_length, content_type) = match part {
+        Part::NotModified => return out,
+        Part::Unsatisfiable => {
+            out.insert(CONTENT_RANGE, content_range_unsatisfied(rep.len));
+            out.insert(ACCEPT_RANGES, BYTES);
+            return out;
+        }
+        Part::ErrorPage => (
+            rep.values.content_length.clone(),
+            rep.values.content_type.clone(),
+        ),
+        Part::Whole => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            (
+                rep.values.content_length.clone(),
+                rep.values.content_type.clone(),
+            )
+        }
+        Part::Range(range) => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            out.insert(CONTENT_RANGE, content_range(&range, rep.len));
+            (
+                HeaderValue::from(range.len()),
+                rep.values.content_type.clone(),
+            )
+        }
+        Part::Multipart { content_type, len } => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            (HeaderValue::from(len), content_type)
+        }
+    };
+    out.insert(CONTENT_LENGTH, content_length);
+    if rep.encoding != Encoding::Identity {
+        out.insert(
+            CONTENT_ENCODING,
+            HeaderValue::from_static(rep.encoding.as_str()),
+        );
+    }
+    out.insert(CONTENT_TYPE, content_type);
+    out
 }
 
 fn content_range(range: &ByteRange, len: u64) -> HeaderValue {
@@ -391,25 +416,11 @@ pub(crate) fn not_found(
         return response;
     };
     let variant = select_variant(page, headers);
-    let values = Representation::embedded(page, variant).values;
+    let rep = Representation::embedded(page, variant);
     let mut response = status_only(StatusCode::NOT_FOUND);
+    *response.headers_mut() = representation_headers(&rep, &NO_CACHE, Part::ErrorPage);
     if !is_head {
         *response.body_mut() = Body::from_static(variant.body());
-    }
-    let out = response.headers_mut();
-    // An error page has no validators: a 404 must never revalidate into a 304 that
-    // hands a cache some other URL's bytes. It still varies by encoding.
-    out.insert(CACHE_CONTROL, NO_CACHE);
-    if page.is_negotiated() {
-        out.insert(VARY, ACCEPT_ENCODING_VARY);
-    }
-    out.insert(CONTENT_TYPE, values.content_type);
-    out.insert(CONTENT_LENGTH, values.content_length);
-    if variant.encoding() != Encoding::Identity {
-        out.insert(
-            CONTENT_ENCODING,
-            HeaderValue::from_static(variant.encoding().as_str()),
-        );
     }
     response
 }

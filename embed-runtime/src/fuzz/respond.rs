@@ -94,6 +94,11 @@ impl<'r> Expectation<'r> {
         let method = self.request.method();
         let is_head = method == Method::HEAD;
         let is_get_or_head = method == Method::GET || is_head;
+        if !has_one_valid_host(self.request) {
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{context}");
+            assert!(body.is_empty(), "{context}");
+            return;
+        }
         if !is_get_or_head && (self.asset.is_some() || self.redirect) {
             assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{context}");
             assert_eq!(headers[ALLOW], "GET, HEAD", "{context}");
@@ -236,6 +241,28 @@ impl<'r> Expectation<'r> {
     }
 }
 
+/// RFC 9112 §3.2 for the HTTP/1.1 requests this target builds: exactly one `Host`
+/// line, whose value is `host [ ":" port ]` as RFC 3986 §3.2.2 spells `reg-name` and
+/// `IP-literal` (no userinfo, no path).
+fn has_one_valid_host(request: &Request<()>) -> bool {
+    let hosts: Vec<&HeaderValue> = request
+        .headers()
+        .get_all(http::header::HOST)
+        .iter()
+        .collect();
+    if request.uri().authority().is_some() && hosts.is_empty() {
+        return true;
+    }
+    let [host] = hosts[..] else {
+        return false;
+    };
+    let unreserved = |b: u8| b.is_ascii_alphanumeric() || b"-._~".contains(&b);
+    let sub_delim = |b: u8| b"!$&'()*+,;=".contains(&b);
+    host.as_bytes()
+        .iter()
+        .all(|&b| unreserved(b) || sub_delim(b) || b"%:[]".contains(&b))
+}
+
 fn slice(variant: &Variant, range: ByteRange) -> &'static [u8] {
     let body = variant.body();
     let (start, end) = (range.start as usize, range.end as usize);
@@ -310,6 +337,7 @@ fn multipart_parts<'a>(body: &'a [u8], boundary: &str, context: &str) -> Vec<Par
 }
 
 /// The request head in `data`, or `None` when its first line is no valid request line.
+/// It is an HTTP/1.1 request; without a `Host` line it gets `Host: localhost`.
 fn parse_request(data: &[u8]) -> Option<Request<()>> {
     let mut lines = lines(data);
     let first = lines.next()?;
@@ -334,6 +362,12 @@ fn parse_request(data: &[u8]) -> Option<Request<()>> {
         if let (Ok(name), Ok(value)) = (name, value) {
             request.headers_mut().append(name, value);
         }
+    }
+    // A head without `Host` is given one, so that inputs reach the asset decisions;
+    // repeated and invalid `Host` lines stay as written and must get 400.
+    if !request.headers().contains_key(http::header::HOST) {
+        let localhost = HeaderValue::from_static("localhost");
+        request.headers_mut().insert(http::header::HOST, localhost);
     }
     Some(request)
 }

@@ -95,6 +95,7 @@ fn request(method: Method, path: &str, headers: &[(HeaderName, &str)]) -> Reques
     let mut request = Request::builder()
         .method(method)
         .uri(path)
+        .header(http::header::HOST, "127.0.0.1")
         .body(())
         .expect("valid request");
     for (name, value) in headers {
