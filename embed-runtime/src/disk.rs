@@ -12,8 +12,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use tokio::task::JoinHandle;
 
+use http::HeaderValue;
+
+use crate::asset::{Asset, Encoding};
+use crate::body::Body;
 use crate::error::Error;
+use crate::precondition::Validators;
 use crate::range::ByteRange;
+use crate::respond::{HeaderValues, Representation, Slices};
 
 /// Default read size for on-disk assets. Large enough that per-chunk overhead (a
 /// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
@@ -82,7 +88,7 @@ fn clamp_to_http_date(time: SystemTime) -> SystemTime {
 
 /// Opens `path` and reads its metadata from the open handle (no race between the
 /// two), on the blocking pool. `NotFound` also when it is not a regular file.
-pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
+async fn open(path: PathBuf) -> io::Result<Opened> {
     let opened = tokio::task::spawn_blocking(move || {
         let (file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         Ok(Opened {
@@ -94,9 +100,117 @@ pub(crate) async fn open(path: PathBuf) -> io::Result<Opened> {
     opened.unwrap_or_else(|join| Err(io::Error::other(join)))
 }
 
+/// A file read at run time, the one representation of bytes from disk: an on-disk
+/// asset opened for streaming, or a dev-folder file read whole. Its validators describe
+/// what was opened or read, not the build.
+#[derive(Debug)]
+pub(crate) struct DiskFile {
+    pub(crate) meta: FileMeta,
+    pub(crate) content: Content,
+}
+
+/// What a file's validators come from.
+#[derive(Debug)]
+pub(crate) struct FileMeta {
+    etag: String,
+    identity: FileIdentity,
+}
+
+/// A file's bytes: read whole, or an open handle to stream from.
+#[derive(Debug)]
+pub(crate) enum Content {
+    Whole(Bytes),
+    Open(Opened),
+}
+
+impl DiskFile {
+    /// An on-disk asset, opened; validators from the open handle's metadata.
+    pub(crate) async fn open(path: PathBuf) -> io::Result<Self> {
+        let opened = open(path).await?;
+        Ok(DiskFile {
+            meta: FileMeta {
+                etag: opened.identity.etag(),
+                identity: opened.identity,
+            },
+            content: Content::Open(opened),
+        })
+    }
+
+    /// A dev-folder file, read whole; its ETag is the one the macro would compute for
+    /// these bytes, so an unchanged file keeps its build-time ETag.
+    pub(crate) async fn read(path: PathBuf) -> io::Result<Self> {
+        let (bytes, identity) = read_whole(path).await?;
+        Ok(DiskFile {
+            meta: FileMeta {
+                etag: content_etag(&bytes),
+                identity,
+            },
+            content: Content::Whole(bytes),
+        })
+    }
+}
+
+impl FileMeta {
+    /// The identity representation of `asset` as read from disk: `Last-Modified` from
+    /// the file's time, no other encodings. `None` only if a value cannot be a header,
+    /// which our formats rule out.
+    pub(crate) fn representation<'a>(&'a self, asset: &'a Asset) -> Option<Representation<'a>> {
+        let identity = self.identity;
+        let last_modified = httpdate::fmt_http_date(identity.modified);
+        Some(Representation {
+            asset,
+            encoding: Encoding::Identity,
+            validators: Validators {
+                etag: &self.etag,
+                modified: identity.modified_secs(),
+            },
+            len: identity.len,
+            values: HeaderValues {
+                etag: HeaderValue::try_from(self.etag.as_str()).ok()?,
+                last_modified: HeaderValue::try_from(last_modified).ok()?,
+                content_type: HeaderValue::from_static(asset.content_type()),
+                content_length: HeaderValue::from(identity.len),
+            },
+            negotiated: false,
+        })
+    }
+}
+
+impl Content {
+    /// The body of the chosen slices: shared slices of bytes read whole, or chunks
+    /// read `chunk_size` at a time from the open file.
+    pub(crate) fn into_body(self, slices: Slices, chunk_size: usize) -> Body {
+        let opened = match self {
+            Content::Whole(bytes) => return crate::respond::memory_body(bytes, slices),
+            Content::Open(opened) => opened,
+        };
+        let len = opened.identity.len;
+        let segments = match slices {
+            Slices::Whole if len == 0 => return Body::empty(),
+            Slices::Whole => [Segment::File(ByteRange {
+                start: 0,
+                end: len - 1,
+            })]
+            .into(),
+            Slices::One(range) => [Segment::File(range)].into(),
+            Slices::Multipart(segments) => segments,
+        };
+        Body::from_disk(DiskBody::new(opened, segments, chunk_size))
+    }
+}
+
+/// NOTE: the macro's ETag format (`encode::etag`): a quoted hex of the first 128 bits
+/// of the content's sha256, so an unchanged file keeps its build-time ETag.
+fn content_etag(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
 /// Reads a whole file and its identity, on the blocking pool: for the dev folder,
 /// whose files are small enough to embed.
-pub(crate) async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity)> {
+async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity)> {
     let read = tokio::task::spawn_blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let mut bytes = Vec::with_capacity(meta.len() as usize);

@@ -34,6 +34,10 @@ pub(crate) struct Representation<'a> {
     pub(crate) validators: Validators<'a>,
     pub(crate) len: u64,
     pub(crate) values: HeaderValues,
+    /// Whether other encodings of it exist, so responses carry
+    /// `Vary: Accept-Encoding`: for stored variants, never for files read at run time
+    /// (sent as they are).
+    pub(crate) negotiated: bool,
 }
 
 /// The header values stating a representation, ready to clone into responses.
@@ -75,6 +79,7 @@ impl<'a> Representation<'a> {
             },
             len: variant.len(),
             values,
+            negotiated: asset.is_negotiated(),
         }
     }
 }
@@ -284,7 +289,7 @@ pub(crate) fn representation_headers(
     out.insert(CACHE_CONTROL, cache_control.clone());
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
-    if rep.asset.is_negotiated() {
+    if rep.negotiated {
         out.insert(VARY, ACCEPT_ENCODING_VARY);
     }
     let (content_length, content_type) = match part {

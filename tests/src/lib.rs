@@ -173,7 +173,18 @@ pub async fn spawn_hyper(service: ServeAssets) -> SocketAddr {
     addr
 }
 
-/// Sends one request with hyper-util's client and reads the whole response.
+/// Header fields that are connection-specific in HTTP/1.1 (RFC 9113 §8.2.2).
+const CONNECTION_SPECIFIC: [&str; 5] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// Sends one request with hyper-util's client and reads the whole response: over
+/// HTTP/1.1, or over HTTP/2 with prior knowledge when `EMBED_TEST_HTTP2=1` (then the
+/// response must be HTTP/2 and carry no connection-specific field).
 ///
 /// `headers` are appended in order, so a name given twice goes out as two field lines.
 /// The body is returned as received: still gzip or br when `Content-Encoding` says so.
@@ -181,7 +192,10 @@ pub async fn spawn_hyper(service: ServeAssets) -> SocketAddr {
 /// # Panics
 /// On a connection error, an invalid header, or after 20 seconds.
 pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let http2 = frameworks::uses_http2();
+    let client = Client::builder(TokioExecutor::new())
+        .http2_only(http2)
+        .build_http::<Full<Bytes>>();
     let mut request = Request::builder()
         .method(method.clone())
         .uri(format!("http://{addr}{path}"))
@@ -195,6 +209,16 @@ pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str
     let exchange = async {
         let response = client.request(request).await.expect("HTTP request");
         let (parts, body) = response.into_parts();
+        if http2 {
+            assert_eq!(parts.version, http::Version::HTTP_2, "{method} {path}");
+            // RFC 9113 §8.2.2: an HTTP/2 message must not carry these.
+            for name in CONNECTION_SPECIFIC {
+                assert!(
+                    !parts.headers.contains_key(name),
+                    "{method} {path}: connection-specific {name} over HTTP/2"
+                );
+            }
+        }
         let body = body.collect().await.expect("response body").to_bytes();
         (parts.status, parts.headers, body)
     };

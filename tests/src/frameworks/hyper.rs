@@ -9,7 +9,8 @@ use std::pin::Pin;
 use bytes::Bytes;
 use embed_runtime::{Body, RequestHead, ServeAssets};
 use http::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 
 pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
@@ -28,8 +29,9 @@ pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> 
                     let response = answer(&service, mount, &request);
                     async move { Ok::<_, Infallible>(response.await) }
                 });
-                // A client hanging up mid-request is not a test failure by itself.
-                let _ = hyper::server::conn::http1::Builder::new()
+                // HTTP/1.1 and HTTP/2 with prior knowledge on one port. A client hanging
+                // up mid-request is not a test failure by itself.
+                let _ = auto::Builder::new(TokioExecutor::new())
                     .serve_connection(TokioIo::new(stream), handler)
                     .await;
             });

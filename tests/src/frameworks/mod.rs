@@ -128,6 +128,24 @@ impl Framework {
     }
 }
 
+/// Whether this run's client speaks HTTP/2 with prior knowledge (`EMBED_TEST_HTTP2=1`;
+/// the axum and hyper servers accept both versions on one port).
+///
+/// # Panics
+/// When it is set for a framework whose harness server is HTTP/1.1 only.
+pub fn uses_http2() -> bool {
+    let on = std::env::var("EMBED_TEST_HTTP2").is_ok_and(|v| v == "1");
+    if on {
+        let framework = Framework::current();
+        assert!(
+            matches!(framework, Framework::Axum | Framework::Hyper),
+            "EMBED_TEST_HTTP2=1: the {} harness serves HTTP/1.1 only",
+            framework.name()
+        );
+    }
+    on
+}
+
 /// Serves `service` in the framework of this run (see [`Framework::current`]).
 pub async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
     Framework::current().spawn(service, mount).await

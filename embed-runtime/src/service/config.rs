@@ -1,0 +1,159 @@
+//! The options a user sets, and the tables derived from them once per service, so a
+//! request only looks up.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use http::HeaderValue;
+
+use crate::asset::{Asset, Assets};
+use crate::respond::{PrebuiltHeaders, Representation};
+
+/// What the builder methods of [`ServeAssets`](super::ServeAssets) set.
+#[derive(Clone, Debug)]
+pub(super) struct Options {
+    pub(super) index_file: Option<String>,
+    pub(super) default_cache_control: HeaderValue,
+    /// `Cache-Control` at fingerprinted URLs.
+    pub(super) fingerprinted_cache_control: HeaderValue,
+    /// `(path prefix, value)`, applied longest prefix first.
+    pub(super) cache_rules: Vec<(String, HeaderValue)>,
+    pub(super) not_found_page: Option<&'static Asset>,
+    /// Index of the page sent for unknown page-like paths (single-page apps).
+    pub(super) spa_fallback: Option<usize>,
+    pub(super) clean_urls: bool,
+    /// Dev mode: embedded assets are re-read from this folder on every request.
+    pub(super) dev_folder: Option<PathBuf>,
+    /// Where on-disk assets are read from; `None` if the table has none.
+    pub(super) disk_root: Option<PathBuf>,
+    pub(super) chunk_size: usize,
+}
+
+/// The options and, once the first request needs them, the tables derived from them.
+/// A builder call makes a new `Config` whose tables are not derived yet, so a chain
+/// of options derives them once.
+#[derive(Clone, Debug)]
+pub(super) struct Config {
+    pub(super) options: Options,
+    tables: OnceLock<Tables>,
+}
+
+/// Lookups derived from the options and the asset table.
+#[derive(Clone, Debug)]
+pub(super) struct Tables {
+    /// `Cache-Control` per asset, by index in the table.
+    pub(super) cache_control: Vec<HeaderValue>,
+    /// Finished 200/304 header maps per embedded asset and stored variant.
+    pub(super) prebuilt: Vec<Vec<PrebuiltHeaders>>,
+    /// The same at the fingerprinted URL, for assets that have one (else empty).
+    pub(super) prebuilt_fingerprinted: Vec<Vec<PrebuiltHeaders>>,
+    /// `/dir/` → index of `/dir/index.html`.
+    pub(super) directories: HashMap<&'static str, usize>,
+    /// `/dir` → `dir`, for the redirect to `dir/`.
+    pub(super) bare_directories: HashMap<&'static str, &'static str>,
+    /// `/about` → index of `/about.html`, with clean URLs on.
+    pub(super) clean: HashMap<&'static str, usize>,
+}
+
+impl Config {
+    pub(super) fn new(options: Options) -> Self {
+        Config {
+            options,
+            tables: OnceLock::new(),
+        }
+    }
+
+    /// Changes the options; the tables are derived again when next needed.
+    pub(super) fn change(&mut self, change: impl FnOnce(&mut Options)) {
+        change(&mut self.options);
+        self.tables = OnceLock::new();
+    }
+
+    /// The tables, derived from the options on first use.
+    pub(super) fn tables(&self, assets: &'static Assets) -> &Tables {
+        self.tables
+            .get_or_init(|| Tables::derive(&self.options, assets))
+    }
+}
+
+impl Tables {
+    fn derive(options: &Options, assets: &'static Assets) -> Self {
+        let mut rules: Vec<&(String, HeaderValue)> = options.cache_rules.iter().collect();
+        rules.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
+        let cache_control: Vec<HeaderValue> = assets
+            .iter()
+            .map(|asset| {
+                rules
+                    .iter()
+                    .find(|(prefix, _)| asset.path().starts_with(prefix.as_str()))
+                    .map_or(&options.default_cache_control, |(_, value)| value)
+                    .clone()
+            })
+            .collect();
+        let prebuild = |asset: &'static Asset, cache_control: &HeaderValue| {
+            asset
+                .variants()
+                .map(|variant| {
+                    PrebuiltHeaders::new(&Representation::embedded(asset, variant), cache_control)
+                })
+                .collect::<Vec<_>>()
+        };
+        let prebuilt = assets
+            .iter()
+            .zip(&cache_control)
+            .map(|(asset, cache_control)| {
+                if asset.is_embedded() {
+                    prebuild(asset, cache_control)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let prebuilt_fingerprinted = assets
+            .iter()
+            .map(|asset| match asset.fingerprinted_path() {
+                Some(_) => prebuild(asset, &options.fingerprinted_cache_control),
+                None => Vec::new(),
+            })
+            .collect();
+        let mut tables = Tables {
+            cache_control,
+            prebuilt,
+            prebuilt_fingerprinted,
+            directories: HashMap::new(),
+            bare_directories: HashMap::new(),
+            clean: HashMap::new(),
+        };
+        if options.clean_urls {
+            for (i, asset) in assets.iter().enumerate() {
+                if let Some(bare) = asset.path().strip_suffix(".html") {
+                    if !bare.ends_with('/') {
+                        tables.clean.insert(bare, i);
+                    }
+                }
+            }
+        }
+        let Some(index_file) = &options.index_file else {
+            return tables;
+        };
+        for (i, asset) in assets.iter().enumerate() {
+            let path = asset.path();
+            let Some(dir) = path.strip_suffix(index_file.as_str()) else {
+                continue;
+            };
+            if !dir.ends_with('/') {
+                continue; // `/notindex.html`
+            }
+            tables.directories.insert(dir, i);
+            let bare = &dir[..dir.len() - 1];
+            if let Some(slash) = bare.rfind('/') {
+                let segment = &bare[slash + 1..];
+                if !segment.is_empty() {
+                    tables.bare_directories.insert(bare, segment);
+                }
+            }
+        }
+        tables
+    }
+}

@@ -1,0 +1,67 @@
+//! The response future: ready at once for embedded assets, a boxed future for bytes
+//! read from disk.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http::{Response, StatusCode};
+
+use crate::body::Body;
+use crate::respond;
+
+/// The response to one request, from [`ServeAssets::respond`]: ready at once for
+/// embedded assets (no allocation), a boxed future for on-disk ones.
+#[must_use = "futures do nothing unless polled"]
+pub struct ResponseFuture {
+    inner: FutureInner,
+}
+
+enum FutureInner {
+    Ready(Option<Response<Body>>),
+    Disk(Pin<Box<dyn Future<Output = Response<Body>> + Send>>),
+}
+
+impl ResponseFuture {
+    /// A response known at once: no allocation.
+    pub(super) fn ready(response: Response<Body>) -> Self {
+        ResponseFuture {
+            inner: FutureInner::Ready(Some(response)),
+        }
+    }
+
+    /// A response that needs I/O first.
+    pub(super) fn boxed(future: impl Future<Output = Response<Body>> + Send + 'static) -> Self {
+        ResponseFuture {
+            inner: FutureInner::Disk(Box::pin(future)),
+        }
+    }
+}
+
+impl Future for ResponseFuture {
+    type Output = Response<Body>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response<Body>> {
+        match &mut self.get_mut().inner {
+            FutureInner::Ready(response) => match response.take() {
+                Some(response) => Poll::Ready(response),
+                // Polled after completion: a contract violation; answer, don't panic.
+                None => Poll::Ready(respond::status_only(StatusCode::INTERNAL_SERVER_ERROR)),
+            },
+            FutureInner::Disk(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for ResponseFuture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = match self.inner {
+            FutureInner::Ready(_) => "ready",
+            FutureInner::Disk(_) => "disk",
+        };
+        f.debug_struct("ResponseFuture")
+            .field("kind", &kind)
+            .finish()
+    }
+}

@@ -1,0 +1,121 @@
+//! [`RequestHead`]: what the service reads of a request, as any framework can give it.
+
+use http::{HeaderMap, Method, Request, Version};
+
+/// RFC 3986 §3.2: the bytes an `authority` without userinfo can hold (`reg-name` or an
+/// IP literal, then `:port`). Checked byte by byte, with no allocation, on every request.
+fn is_authority(host: &[u8]) -> bool {
+    host.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%:[]".contains(&b))
+}
+
+/// The parts of a request that [`ServeAssets`] reads: method, target, version and
+/// header fields. The body is never read.
+///
+/// Servers that speak `http::Request` use [`ServeAssets::respond`]; a framework
+/// adapter builds a `RequestHead` from its own request type and calls
+/// [`ServeAssets::respond_head`].
+///
+/// ```
+/// # use embed_runtime::{embed_assets, Assets, RequestHead};
+/// # use http::{HeaderMap, HeaderValue, Method, StatusCode, Version};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// let mut headers = HeaderMap::new();
+/// headers.insert(http::header::HOST, HeaderValue::from_static("example.com"));
+/// let head = RequestHead::new(&Method::GET, "/css/app.css", None, Version::HTTP_11, &headers);
+/// let service = ASSETS.service();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let response = service.respond_head(head).await;
+/// assert_eq!(response.status(), StatusCode::OK);
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct RequestHead<'a> {
+    pub(super) method: &'a Method,
+    pub(super) path: &'a str,
+    pub(super) query: Option<&'a str>,
+    pub(super) version: Version,
+    pub(super) headers: &'a HeaderMap,
+    pub(super) mount: Option<&'a str>,
+    /// The target was in absolute form (or HTTP/2's `:authority`): it names the host.
+    pub(super) has_authority: bool,
+}
+
+impl<'a> RequestHead<'a> {
+    /// A request for `path` (as sent, still percent-encoded, starting with `/`)
+    /// relative to where the service is mounted, with the query without its `?`.
+    pub fn new(
+        method: &'a Method,
+        path: &'a str,
+        query: Option<&'a str>,
+        version: Version,
+        headers: &'a HeaderMap,
+    ) -> Self {
+        RequestHead {
+            method,
+            path,
+            query,
+            version,
+            headers,
+            mount: None,
+            has_authority: false,
+        }
+    }
+
+    /// The head of an `http::Request`, its path taken as relative to the service.
+    pub fn from_request<B>(request: &'a Request<B>) -> Self {
+        let uri = request.uri();
+        let mut head = Self::new(
+            request.method(),
+            uri.path(),
+            uri.query(),
+            request.version(),
+            request.headers(),
+        );
+        head.has_authority = uri.authority().is_some();
+        head
+    }
+
+    /// The same request with `path` (as sent, still percent-encoded, starting with `/`)
+    /// as its path relative to the service: what is left once a framework has matched
+    /// the mount point.
+    pub fn with_path(mut self, path: &'a str) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// Says whether the request target named the host: an absolute-form target
+    /// (RFC 9112 §3.2.2) or HTTP/2's `:authority`. Such a request needs no `Host`
+    /// field. [`from_request`](Self::from_request) sets it from the URI.
+    pub fn with_target_authority(mut self, has_authority: bool) -> Self {
+        self.has_authority = has_authority;
+        self
+    }
+
+    /// Marks a request that named the mount point itself without its trailing slash
+    /// (`/static` for a service mounted at `/static`): it is then redirected to
+    /// `./static/`, so the relative links of the index page resolve. `mount_point`
+    /// is the mount path (`/static`) or its last segment; the request's own path is
+    /// then `/`.
+    pub fn at_bare_mount(mut self, mount_point: &'a str) -> Self {
+        self.mount = mount_point
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .filter(|segment| !segment.is_empty());
+        self
+    }
+
+    /// RFC 9112 §3.2: a request with more than one `Host` field line or an invalid one,
+    /// or an HTTP/1.1 request with none, is answered with 400. A target in absolute
+    /// form names the host itself (§3.2.2), as HTTP/2's `:authority` does; HTTP/1.0
+    /// predates `Host`.
+    pub(super) fn has_valid_host(&self) -> bool {
+        let mut hosts = self.headers.get_all(http::header::HOST).iter();
+        match (hosts.next(), hosts.next()) {
+            (Some(_), Some(_)) => false,
+            (Some(host), None) => is_authority(host.as_bytes()),
+            (None, _) => self.has_authority || self.version != Version::HTTP_11,
+        }
+    }
+}

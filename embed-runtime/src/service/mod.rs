@@ -1,0 +1,486 @@
+//! [`ServeAssets`]: the builder of options, and the request's walk: route to one
+//! target, respond from memory or from a file read at run time. No RFC logic lives
+//! here: the decisions are in `respond` and the modules it calls.
+//!
+//! - `config`: the options and the tables derived from them once;
+//! - `head`: [`RequestHead`], what is read of a request;
+//! - `route`: the path → one typed target with its header policy;
+//! - `future`: [`ResponseFuture`];
+//! - `tower`: the tower `Service` impl (feature `tower`).
+
+mod config;
+mod future;
+mod head;
+mod route;
+#[cfg(feature = "tower")]
+mod tower;
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+
+use self::config::{Config, Options};
+use self::route::{Policy, Target};
+use crate::asset::{Asset, Assets};
+use crate::body::Body;
+use crate::disk::{self, DiskFile, DEFAULT_CHUNK_SIZE};
+use crate::error::{DiskProblem, Error};
+use crate::respond::{self, Representation};
+
+pub use self::future::ResponseFuture;
+pub use self::head::RequestHead;
+#[cfg(feature = "tower")]
+pub use self::tower::ServiceFuture;
+
+/// The default `Cache-Control`: caches may store every response but must revalidate it
+/// before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs whose
+/// content changes between deploys; see [`ServeAssets::cache_control_for`] for
+/// fingerprinted ones.
+pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
+
+/// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
+/// the URL changes whenever the bytes do.
+pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
+
+/// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
+/// (with the default `axum` feature) and a plain [`respond`](Self::respond) method.
+///
+/// Made by [`Assets::service`]; each option returns the changed service:
+///
+/// ```
+/// # use embed_runtime::{embed_assets, Assets};
+/// # use http::HeaderValue;
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// let service = ASSETS
+///     .service()
+///     .index_file("index.html")
+///     .cache_control_for("/img/", HeaderValue::from_static("public, max-age=86400"))
+///     .not_found_page("/about/index.html");
+/// ```
+///
+/// Requests are answered as follows:
+/// - The path is percent-decoded once; `.`/`..` segments, backslashes and control
+///   characters, and paths that match nothing, get 404.
+/// - `/dir/` serves `/dir/index.html` (the [index file](Self::index_file)); `/dir`
+///   redirects to `dir/` with 301 when that index exists (also for the mount point
+///   under axum's `nest_service`).
+/// - Optionally `/about` serves `/about.html` ([`clean_urls`](Self::clean_urls)), and
+///   unknown page-like paths serve a single-page app
+///   ([`spa_fallback`](Self::spa_fallback)).
+/// - A fingerprinted URL (the macro's `fingerprint` option, `/js/app.3f2a1b9c.js`)
+///   serves its asset with [`FINGERPRINTED_CACHE_CONTROL`]: its bytes can never change.
+/// - Methods other than GET and HEAD on an existing asset get 405 with `Allow`.
+/// - Otherwise: content negotiation, preconditions (304/412), `ETag`, `Last-Modified`,
+///   `Cache-Control`, `Vary`, as RFC 9110 specifies.
+#[derive(Clone)]
+pub struct ServeAssets {
+    assets: &'static Assets,
+    config: Arc<Config>,
+}
+
+impl Assets {
+    /// A service answering requests for these assets, with default options: index file
+    /// `index.html`, `Cache-Control: no-cache`, a plain-text 404.
+    pub fn service(&'static self) -> ServeAssets {
+        let options = Options {
+            index_file: Some("index.html".to_owned()),
+            default_cache_control: HeaderValue::from_static(DEFAULT_CACHE_CONTROL),
+            fingerprinted_cache_control: HeaderValue::from_static(FINGERPRINTED_CACHE_CONTROL),
+            cache_rules: Vec::new(),
+            not_found_page: None,
+            spa_fallback: None,
+            clean_urls: false,
+            dev_folder: None,
+            disk_root: self.build_root().map(PathBuf::from),
+            chunk_size: DEFAULT_CHUNK_SIZE,
+        };
+        ServeAssets {
+            assets: self,
+            config: Arc::new(Config::new(options)),
+        }
+    }
+}
+
+impl ServeAssets {
+    fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
+        Arc::make_mut(&mut self.config).change(change);
+        self
+    }
+
+    /// The file served for a directory path ending in `/` (default `index.html`); a
+    /// directory path without the slash is redirected to it.
+    ///
+    /// # Panics
+    /// If `name` is empty or contains `/`: it is a file name, not a path.
+    pub fn index_file(self, name: &str) -> Self {
+        assert!(
+            !name.is_empty() && !name.contains('/'),
+            "index_file takes a file name such as \"index.html\", got {name:?}"
+        );
+        let name = name.to_owned();
+        self.configure(|options| options.index_file = Some(name))
+    }
+
+    /// Serves no index files and makes no directory redirects.
+    pub fn without_index(self) -> Self {
+        self.configure(|options| options.index_file = None)
+    }
+
+    /// The `Cache-Control` of every asset not matched by
+    /// [`cache_control_for`](Self::cache_control_for); default
+    /// [`DEFAULT_CACHE_CONTROL`].
+    pub fn cache_control(self, value: HeaderValue) -> Self {
+        self.configure(|options| options.default_cache_control = value)
+    }
+
+    /// The `Cache-Control` of responses at fingerprinted URLs (the macro's
+    /// `fingerprint` option); default [`FINGERPRINTED_CACHE_CONTROL`]. In
+    /// [dev mode](Self::dev_folder) they get the asset's usual policy instead, since
+    /// the file behind them can change.
+    pub fn fingerprinted_cache_control(self, value: HeaderValue) -> Self {
+        self.configure(|options| options.fingerprinted_cache_control = value)
+    }
+
+    /// The `Cache-Control` of assets whose path starts with `prefix` (e.g. `/assets/`
+    /// for fingerprinted files: `public, max-age=31536000, immutable`). The longest
+    /// matching prefix wins.
+    pub fn cache_control_for(self, prefix: &str, value: HeaderValue) -> Self {
+        let prefix = prefix.to_owned();
+        self.configure(|options| {
+            options.cache_rules.retain(|(p, _)| *p != prefix);
+            options.cache_rules.push((prefix, value));
+        })
+    }
+
+    /// Answers unknown paths with this asset's bytes and status 404 (instead of a
+    /// plain-text 404). The page is negotiated like any asset but carries no
+    /// validators, so a cache never turns it into a 304.
+    ///
+    /// # Panics
+    /// If `path` is not an embedded asset of this table: a typo should fail at
+    /// start-up, not turn every 404 into a different error.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn not_found_page(self, path: &str) -> Self {
+        let page = self.assets.get(path).filter(|page| page.is_embedded());
+        let Some(page) = page else {
+            panic!("not_found_page: {path:?} is not an embedded asset");
+        };
+        self.configure(|options| options.not_found_page = Some(page))
+    }
+
+    /// Serves this page, with status 200 and `Cache-Control: no-cache`, for unknown
+    /// paths that look like pages of a single-page app: GET or HEAD, `Accept` listing
+    /// `text/html` (a browser navigating), and no file extension in the last segment.
+    /// Other unknown paths (`/app.js`, an `<img>`, `fetch()`) still get 404, so a
+    /// missing asset is never answered with HTML. Responses that depend on this carry
+    /// `Vary: Accept`. Separate from [`not_found_page`](Self::not_found_page).
+    ///
+    /// # Panics
+    /// If `path` is not an embedded asset of this table.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn spa_fallback(self, path: &str) -> Self {
+        let index = self
+            .assets
+            .index_of(path)
+            .filter(|&i| self.assets.files()[i].is_embedded());
+        let Some(index) = index else {
+            panic!("spa_fallback: {path:?} is not an embedded asset");
+        };
+        self.configure(|options| options.spa_fallback = Some(index))
+    }
+
+    /// Serves `/about.html` at `/about` too (clean URLs). The `.html` URL keeps working.
+    pub fn clean_urls(self) -> Self {
+        self.configure(|options| options.clean_urls = true)
+    }
+
+    /// Dev mode: answer every embedded asset from this folder instead, re-read on each
+    /// request, so CSS/JS edits show on a browser refresh without recompiling. Usually
+    /// the folder the macro embeds:
+    /// `.dev_folder(concat!(env!("CARGO_MANIFEST_DIR"), "/public"))`.
+    ///
+    /// The same header, precondition and range code runs; the ETag is computed from
+    /// the current bytes (equal to the build's while the file is unchanged); bodies go
+    /// out uncompressed. A file (or the whole folder) that is missing falls back to the
+    /// embedded bytes. Only assets the macro listed are served: files added since the
+    /// build need a rebuild. It is an explicit option, never tied to debug builds:
+    /// enable it from your own flag or environment variable.
+    pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
+        let folder = folder.into();
+        self.configure(|options| options.dev_folder = Some(folder))
+    }
+
+    /// The folder on-disk assets (files over `max_embed_size`) are read from. The
+    /// default is the absolute folder the macro read at build time, so `cargo run`
+    /// works as is; a deployment that ships the binary and its media folder elsewhere
+    /// sets this (and calls [`check_disk`](Self::check_disk) at start-up).
+    pub fn disk_root(self, root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        self.configure(|options| options.disk_root = Some(root))
+    }
+
+    /// How many bytes of an on-disk asset are read at a time (default
+    /// [`DEFAULT_CHUNK_SIZE`], 1 MiB); memory per download is about one chunk.
+    /// Values under 4 KiB are raised to 4 KiB.
+    pub fn chunk_size(self, bytes: usize) -> Self {
+        self.configure(|options| options.chunk_size = bytes.max(4096))
+    }
+
+    /// Checks that every on-disk asset exists under the [disk root](Self::disk_root)
+    /// as a readable file, so a deployment fails at start-up instead of answering 404
+    /// later.
+    ///
+    /// # Errors
+    /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
+    pub fn check_disk(&self) -> Result<(), Error> {
+        let problems: Vec<DiskProblem> = self
+            .assets
+            .iter()
+            .filter_map(|asset| {
+                let relative = asset.disk_path()?;
+                let path = self.disk_path(relative);
+                let result = match &path {
+                    Some(path) => disk::check(path),
+                    None => Err(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "no disk root is set",
+                    )),
+                };
+                result.err().map(|source| DiskProblem {
+                    path: path.unwrap_or_else(|| PathBuf::from(relative)),
+                    asset: asset.path(),
+                    source,
+                })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Disk(problems))
+        }
+    }
+
+    fn disk_path(&self, relative: &str) -> Option<PathBuf> {
+        // NOTE: `relative` comes from the macro's table (`/`-separated, no `..`), never
+        // from the request, so it cannot leave the root.
+        self.config
+            .options
+            .disk_root
+            .as_ref()
+            .map(|root| root.join(relative))
+    }
+
+    /// The assets this service answers for.
+    pub fn assets(&self) -> &'static Assets {
+        self.assets
+    }
+
+    /// Answers one request: ready at once for embedded assets, after reading from
+    /// disk for on-disk ones. Never fails and never panics: every outcome, 404 and 405
+    /// included, is a response. Only the head of the request is read.
+    pub fn respond<B>(&self, request: &Request<B>) -> ResponseFuture {
+        let head = RequestHead::from_request(request);
+        match mount_path(request) {
+            Some(mount) => self.respond_head(head.at_bare_mount(mount)),
+            None => self.respond_head(head),
+        }
+    }
+
+    /// Answers one request given as its head: the entry point of the framework
+    /// adapters, and of any server that does not speak `http::Request`. Behaves as
+    /// [`respond`](Self::respond).
+    pub fn respond_head(&self, head: RequestHead<'_>) -> ResponseFuture {
+        if !head.has_valid_host() {
+            return ResponseFuture::ready(respond::status_only(StatusCode::BAD_REQUEST));
+        }
+        let response = match route::route(self.assets, &self.config, &head) {
+            Target::Asset(asset, policy) => return self.respond_asset(asset, policy, &head),
+            Target::Redirect(location) => respond::redirect(location),
+            Target::MethodNotAllowed => respond::method_not_allowed(),
+            Target::NotFound => self.not_found(head.method, head.headers),
+        };
+        ResponseFuture::ready(response)
+    }
+
+    fn respond_asset(
+        &self,
+        asset: &'static Asset,
+        policy: Policy<'_>,
+        head: &RequestHead<'_>,
+    ) -> ResponseFuture {
+        let options = &self.config.options;
+        let path = match (&options.dev_folder, asset.disk_path()) {
+            (None, None) => {
+                let response = respond_embedded(asset, policy, head.method, head.headers);
+                return ResponseFuture::ready(response);
+            }
+            (Some(folder), None) => folder.join(asset.path().trim_start_matches('/')),
+            (_, Some(relative)) => match self.disk_path(relative) {
+                Some(path) => path,
+                None => return ResponseFuture::ready(self.not_found(head.method, head.headers)),
+            },
+        };
+        let request = FileRequest {
+            service: self.clone(),
+            asset,
+            path,
+            method: head.method.clone(),
+            headers: head.headers.clone(),
+            cache_control: policy.cache_control.clone(),
+            vary_accept: policy.vary_accept,
+        };
+        ResponseFuture::boxed(request.respond())
+    }
+
+    /// The one 404: the configured page or a plain text, varying by `Accept` when the
+    /// single-page app's fallback made the choice.
+    fn not_found(&self, method: &Method, headers: &HeaderMap) -> Response<Body> {
+        let mut response = respond::not_found(self.config.options.not_found_page, method, headers);
+        if route::varies_by_accept(&self.config) {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+}
+
+/// The last segment of the mount point when this service is nested and the request
+/// named the mount point without its slash (`/static` for `nest_service("/static")`).
+#[cfg(feature = "axum")]
+fn mount_path<B>(request: &Request<B>) -> Option<&str> {
+    let original = request
+        .extensions()
+        .get::<axum::extract::OriginalUri>()?
+        .0
+        .path();
+    if original.ends_with('/') || original == request.uri().path() {
+        return None;
+    }
+    original
+        .rsplit('/')
+        .next()
+        .filter(|segment| !segment.is_empty())
+}
+
+#[cfg(not(feature = "axum"))]
+fn mount_path<B>(_request: &Request<B>) -> Option<&str> {
+    None
+}
+
+/// An embedded asset's response: the stored variant the request negotiates.
+fn respond_embedded(
+    asset: &'static Asset,
+    policy: Policy<'_>,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Response<Body> {
+    let variant = respond::select_variant(asset, headers);
+    let prebuilt = policy
+        .prebuilt
+        .and_then(|all| all.iter().find(|p| p.encoding == variant.encoding()));
+    let rep = match prebuilt {
+        Some(prebuilt) => prebuilt.representation(asset, variant),
+        None => Representation::embedded(asset, variant),
+    };
+    // Asked for only when a body is sent: a `compressed_only` asset's identity bytes
+    // are decoded on first use, never for a HEAD or a 304.
+    let mut response = respond::respond(
+        &rep,
+        method,
+        headers,
+        policy.cache_control,
+        prebuilt,
+        |slices| respond::memory_body(Bytes::from_static(variant.body()), slices),
+    );
+    if policy.vary_accept {
+        respond::add_vary_accept(response.headers_mut());
+    }
+    response
+}
+
+/// A request answered from a file read at run time: an on-disk asset (streamed), or
+/// an embedded one in dev mode (re-read on every request, so edits show on refresh;
+/// identity only, as nothing is compressed at run time). Owned, so the future is
+/// `'static`.
+struct FileRequest {
+    service: ServeAssets,
+    asset: &'static Asset,
+    path: PathBuf,
+    method: Method,
+    headers: HeaderMap,
+    cache_control: HeaderValue,
+    vary_accept: bool,
+}
+
+impl FileRequest {
+    async fn respond(self) -> Response<Body> {
+        let embedded = self.asset.is_embedded();
+        let read = if embedded {
+            DiskFile::read(self.path.clone()).await
+        } else {
+            DiskFile::open(self.path.clone()).await
+        };
+        let policy = Policy {
+            cache_control: &self.cache_control,
+            prebuilt: None,
+            vary_accept: self.vary_accept,
+        };
+        let file = match read {
+            Ok(file) => file,
+            // Dev mode: a file (or the whole folder) that is missing falls back to the
+            // embedded bytes.
+            Err(_) if embedded => {
+                return respond_embedded(self.asset, policy, &self.method, &self.headers)
+            }
+            // Deleted or replaced by a folder since start-up: as if never listed.
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                return self.service.not_found(&self.method, &self.headers)
+            }
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+                return respond::status_only(StatusCode::FORBIDDEN)
+            }
+            Err(_) => return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR),
+        };
+        let DiskFile { meta, content } = file;
+        let Some(rep) = meta.representation(self.asset) else {
+            return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        let chunk_size = self.service.config.options.chunk_size;
+        let mut response = respond::respond(
+            &rep,
+            &self.method,
+            &self.headers,
+            &self.cache_control,
+            None,
+            |slices| content.into_body(slices, chunk_size),
+        );
+        if self.vary_accept {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+}
+
+impl fmt::Debug for ServeAssets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = &self.config.options;
+        f.debug_struct("ServeAssets")
+            .field("assets", &self.assets.len())
+            .field("index_file", &config.index_file)
+            .field("cache_control", &config.default_cache_control)
+            .field("cache_rules", &config.cache_rules)
+            .field("not_found_page", &config.not_found_page.map(Asset::path))
+            .field(
+                "spa_fallback",
+                &config.spa_fallback.map(|i| self.assets.files()[i].path()),
+            )
+            .field("clean_urls", &config.clean_urls)
+            .field("dev_folder", &config.dev_folder)
+            .field("disk_root", &config.disk_root)
+            .field("chunk_size", &config.chunk_size)
+            .finish()
+    }
+}

@@ -1,0 +1,230 @@
+//! A request's path → the one thing that answers it: an asset with the header policy
+//! of the URL it was reached at, a redirect, 405, or not found. No I/O, no responses.
+
+use http::{HeaderValue, Method};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+
+use super::config::Config;
+use super::head::RequestHead;
+use crate::asset::{Asset, Assets};
+use crate::negotiate::accepts_html;
+use crate::path;
+use crate::respond::{self, PrebuiltHeaders};
+
+/// Bytes escaped in a redirect's path segment (RFC 3986 §3.3 `pchar` keeps the rest).
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'/')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
+/// escapes pass through unchanged. Non-ASCII bytes are always escaped.
+const QUERY: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// The fallback page is the answer at many URLs: caches must revalidate it.
+static FALLBACK_CACHE_CONTROL: HeaderValue = respond::NO_CACHE;
+
+/// What answers a request.
+#[derive(Debug)]
+pub(super) enum Target<'t> {
+    /// An asset, with the header policy of the URL it was reached at.
+    Asset(&'static Asset, Policy<'t>),
+    /// 301 to this `Location`.
+    Redirect(HeaderValue),
+    MethodNotAllowed,
+    NotFound,
+}
+
+/// The header policy of an asset's response: chosen by the URL, not by the asset
+/// alone (its own URL, its fingerprinted URL, or the single-page app's fallback).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Policy<'t> {
+    pub(super) cache_control: &'t HeaderValue,
+    /// Header maps built once for this asset and policy; `None` where the response is
+    /// assembled per request (the fallback page, dev mode, files on disk).
+    pub(super) prebuilt: Option<&'t [PrebuiltHeaders]>,
+    /// The choice depended on `Accept` (the fallback): `Vary` says so.
+    pub(super) vary_accept: bool,
+}
+
+/// Where a request's path leads, with the policy resolved from the options.
+pub(super) fn route<'t>(
+    assets: &'static Assets,
+    config: &'t Config,
+    head: &RequestHead<'_>,
+) -> Target<'t> {
+    let options = &config.options;
+    let tables = config.tables(assets);
+    let method = head.method;
+    let (index, url) = match find(assets, config, head) {
+        Found::Asset(index, url) => (index, url),
+        Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
+        Found::Redirect(_) => return Target::MethodNotAllowed,
+        Found::Nothing => return Target::NotFound,
+    };
+    if !is_get_or_head(method) {
+        return Target::MethodNotAllowed;
+    }
+    let asset = &assets.files()[index];
+    let dev = options.dev_folder.is_some();
+    let policy = match url {
+        // In dev mode the file behind a hashed URL can change: no immutable policy.
+        Url::Fingerprinted if !dev => Policy {
+            cache_control: &options.fingerprinted_cache_control,
+            prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
+            vary_accept: false,
+        },
+        Url::Own | Url::Fingerprinted => Policy {
+            cache_control: &tables.cache_control[index],
+            prebuilt: Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
+            vary_accept: false,
+        },
+        Url::Fallback => Policy {
+            cache_control: &FALLBACK_CACHE_CONTROL,
+            prebuilt: None,
+            vary_accept: true,
+        },
+    };
+    Target::Asset(asset, policy)
+}
+
+/// The URL an asset was reached at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Url {
+    /// Its path, a directory's index or a clean URL.
+    Own,
+    Fingerprinted,
+    /// The single-page app's page for an unknown page-like path.
+    Fallback,
+}
+
+enum Found {
+    Asset(usize, Url),
+    Redirect(HeaderValue),
+    Nothing,
+}
+
+fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Found {
+    let options = &config.options;
+    let tables = config.tables(assets);
+    let hit = |(index, fingerprinted)| {
+        let url = if fingerprinted {
+            Url::Fingerprinted
+        } else {
+            Url::Own
+        };
+        Found::Asset(index, url)
+    };
+    let raw = head.path;
+    // A path without escapes that is a key of the table is safe by construction
+    // (the table is the security model, see `path`): skip the checks.
+    if !raw.contains('%') {
+        if let Some(found) = assets.lookup(raw) {
+            return hit(found);
+        }
+    }
+    let Some(path) = path::decode(raw) else {
+        return Found::Nothing;
+    };
+    if let Some(found) = assets.lookup(&path) {
+        return hit(found);
+    }
+    if let Some(&index) = tables.directories.get(&*path) {
+        return match head.mount.filter(|_| &*path == "/") {
+            // Mounted at `/static`, the request for `/static` arrives as `/`: redirect
+            // to `static/` so the page's relative links resolve.
+            Some(mount) => redirect_to_directory(mount, head.query),
+            None => Found::Asset(index, Url::Own),
+        };
+    }
+    if let Some(segment) = tables.bare_directories.get(&*path) {
+        return redirect_to_directory(segment, head.query);
+    }
+    if let Some(&index) = tables.clean.get(&*path) {
+        return Found::Asset(index, Url::Own);
+    }
+    match options.spa_fallback {
+        Some(index)
+            if is_get_or_head(head.method) && is_page_like(&path) && accepts_html(head.headers) =>
+        {
+            Found::Asset(index, Url::Fallback)
+        }
+        _ => Found::Nothing,
+    }
+}
+
+fn redirect_to_directory(segment: &str, query: Option<&str>) -> Found {
+    match directory_location(segment, query) {
+        Some(location) => Found::Redirect(location),
+        None => Found::Nothing,
+    }
+}
+
+/// No extension in the last segment: `/settings/profile`, not `/app.js`.
+fn is_page_like(path: &str) -> bool {
+    !path.rsplit('/').next().unwrap_or_default().contains('.')
+}
+
+fn is_get_or_head(method: &Method) -> bool {
+    method == Method::GET || method == Method::HEAD
+}
+
+/// Whether a 404 depends on `Accept` (a single-page app's fallback is configured).
+pub(super) fn varies_by_accept(config: &Config) -> bool {
+    config.options.spa_fallback.is_some()
+}
+
+/// `./dir/?query`: relative to the request's own URL, so it is right under any mount
+/// prefix (`nest_service`) and can never name another host, whatever the path held.
+fn directory_location(segment: &str, query: Option<&str>) -> Option<HeaderValue> {
+    let mut location = format!("./{}/", utf8_percent_encode(segment, SEGMENT));
+    if let Some(query) = query {
+        location.push('?');
+        // `http::Uri` lets raw UTF-8 into a query: escape it, a Location is a URI.
+        location.extend(utf8_percent_encode(query, QUERY));
+    }
+    HeaderValue::try_from(location).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_locations_stay_relative_and_escaped() {
+        let location = |segment, query| directory_location(segment, query).unwrap();
+        assert_eq!(location("docs", None), "./docs/");
+        assert_eq!(location("docs", Some("a=1")), "./docs/?a=1");
+        assert_eq!(location("my dir", None), "./my%20dir/");
+        assert_eq!(location("café", None), "./caf%C3%A9/");
+        assert_eq!(location("docs", Some("q=café")), "./docs/?q=caf%C3%A9");
+        assert_eq!(location("docs", Some("q=%2F/x?y")), "./docs/?q=%2F/x?y");
+        // A colon in the first segment would read as a scheme without the `./`.
+        assert_eq!(
+            location("javascript:alert(1)", None),
+            "./javascript:alert(1)/"
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! The tower `Service` impl (feature `tower`), and the mount point of axum's
+//! `nest_service` (feature `axum`).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http::{Request, Response};
+
+use super::{ResponseFuture, ServeAssets};
+use crate::body::Body;
+
+/// Ready at once and never fails: usable as axum's `fallback_service` and
+/// `nest_service`, or with hyper-util's `TowerToHyperService`.
+impl<B> tower_service::Service<Request<B>> for ServeAssets {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ServiceFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> ServiceFuture {
+        ServiceFuture(self.respond(&request))
+    }
+}
+
+/// [`ResponseFuture`] as a tower service's infallible result.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless polled"]
+pub struct ServiceFuture(ResponseFuture);
+
+impl Future for ServiceFuture {
+    type Output = Result<Response<Body>, Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(Ok)
+    }
+}
