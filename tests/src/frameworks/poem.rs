@@ -1,9 +1,46 @@
-//! The poem server of the harness (to be written).
+//! Poem 3: the service at the root as the catch-all route `/*`, or given to
+//! `Route::nest` at the mount point, beside `GET /api/health`, on a thread with its own
+//! tokio runtime.
 
 use std::net::SocketAddr;
 
 use embed_runtime::ServeAssets;
+use poem::listener::TcpAcceptor;
+use poem::{get, handler, Route, Server};
 
-pub(super) fn spawn(_service: ServeAssets, _mount: Option<&'static str>) -> SocketAddr {
-    panic!("the poem server of the harness is not written yet")
+#[handler]
+fn health() -> &'static str {
+    "ok"
+}
+
+pub(super) fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
+    // Bound here, so the socket listens before this returns.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("local address");
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    let api = Route::new().at("/api/health", get(health));
+    let app = match mount {
+        Some(mount) => api.nest(mount, service),
+        // Not `nest("/", ..)`: it answers 400 to a path that is not UTF-8 once decoded.
+        None => api.at("/*", service),
+    };
+    std::thread::Builder::new()
+        .name("poem-server".to_owned())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            runtime.block_on(async move {
+                let acceptor = TcpAcceptor::from_std(listener).expect("poem acceptor");
+                Server::new_with_acceptor(acceptor)
+                    .run(app)
+                    .await
+                    .expect("poem server");
+            });
+        })
+        .expect("server thread");
+    addr
 }
