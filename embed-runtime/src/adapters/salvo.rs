@@ -1,1 +1,297 @@
-//! Adapter for salvo (to be written).
+//! [`ServeAssets`] as a Salvo 1 [`Handler`] (feature `salvo`, crate `salvo_core` 1.1,
+//! which `salvo` re-exports: the same trait).
+//!
+//! Route it with a `{**rest}` wildcard and `goal`, so that every method reaches it and
+//! the 405 with `Allow` comes from [`ServeAssets`], not from Salvo's router:
+//!
+//! ```no_run
+//! use embed_runtime::{embed_assets, Assets};
+//! use salvo_core::prelude::*;
+//!
+//! static ASSETS: Assets = embed_assets!("../examples/public");
+//!
+//! #[handler]
+//! async fn health() -> &'static str {
+//!     "ok"
+//! }
+//!
+//! # async fn run() {
+//! // At the root, next to an app route: `/`, `/css/app.css`, `/about` → `./about/`.
+//! let root = Router::new()
+//!     .push(Router::with_path("api/health").get(health))
+//!     .push(Router::with_path("{**rest}").goal(ASSETS.service()));
+//!
+//! // Under `/static`: `/static/css/app.css`; `/static` redirects to `./static/`.
+//! let mounted = Router::new()
+//!     .push(Router::with_path("api/health").get(health))
+//!     .push(
+//!         Router::with_path("static")
+//!             .push(Router::with_path("{**rest}").goal(ASSETS.service())),
+//!     );
+//! # let _ = root;
+//!
+//! let acceptor = TcpListener::new("127.0.0.1:3000").bind().await;
+//! Server::new(acceptor).serve(mounted).await;
+//! # }
+//! ```
+//!
+//! # What the handler sees and sends
+//!
+//! - **The path.** Salvo's router matches on percent-decoded segments and collapses
+//!   empty ones (`//`), and the `{**rest}` parameter holds that decoded form, which
+//!   would lose `%2F`, `%2e%2e` and `//`. The handler therefore serves the *raw* path of
+//!   the request URI after the segments the router consumed before the wildcard (found
+//!   by matching the wildcard's value against the raw segments), so the core decodes
+//!   and checks it exactly once, as under every other framework. `/static` (the mount
+//!   point without its slash, for which the wildcard is empty) is passed as
+//!   [`at_bare_mount`](crate::RequestHead::at_bare_mount) and answered with a 301 to
+//!   `./static/`. The wildcard must span whole segments (`static/{**rest}`, not
+//!   `static{**rest}`); when its value does not line up with the raw path (such a
+//!   pattern, or a filter that rewrote the URI) the handler answers 404 through Salvo.
+//!   On a route without a wildcard (`Router::with_path("favicon.ico").get(..)`) it
+//!   serves the whole request path, as if mounted at the root.
+//!   `Router::with_path("static/{**rest}")` works the same as the nested form.
+//! - **The host.** The core also reads the request URI, whose authority names the host
+//!   of a target in absolute form (served without `Host`; one in origin form without
+//!   `Host` gets 400). Salvo's default feature `fix-http1-request-uri` copies a `Host`
+//!   field into the URI, never one that is absent, so this holds with it too.
+//! - **The response.** The status and every header field the core set (repeated ones
+//!   included) replace those of the same name already on Salvo's response; headers
+//!   that earlier middleware added under other names stay. The body is always set, as
+//!   a boxed [`http_body::Body`] polled frame by frame by hyper (no buffering, with
+//!   backpressure, exact `size_hint`), even when it is empty: on a 4xx/5xx response
+//!   whose body is unset, Salvo runs its catcher, which writes an HTML or JSON error
+//!   page with its own `Content-Type`, so an empty 400, 412 or 416 from the core
+//!   would otherwise change (the harness test
+//!   `unsatisfiable_ranges_get_416_with_the_length` fails without this). Salvo itself
+//!   adds no `Content-Type`, no compression and no `Content-Length`; for HEAD it only
+//!   drops the (already empty) body, and hyper keeps the core's `Content-Length`. A
+//!   body that fails mid-stream (an on-disk file changed) becomes an I/O error in
+//!   hyper, which closes the connection.
+//! - Middleware of your own that rewrites responses, such as `salvo`'s `Compression`,
+//!   must not wrap this handler: the core already negotiates encodings and its ETags
+//!   and ranges describe the bytes it sends.
+
+use std::borrow::Cow;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::{Frame, SizeHint};
+use percent_encoding::percent_decode_str;
+use salvo_core::http::{ResBody, StatusCode};
+use salvo_core::{async_trait, BoxedError, Depot, FlowCtrl, Handler, Request, Response};
+
+use crate::{Body, RequestHead, ServeAssets};
+
+#[async_trait]
+impl Handler for ServeAssets {
+    async fn handle(
+        &self,
+        req: &mut Request,
+        _depot: &mut Depot,
+        res: &mut Response,
+        _ctrl: &mut FlowCtrl,
+    ) {
+        // The head as an `http::Request` (its header map moved, not copied), so that
+        // `RequestHead::from_request` also sees whether the URI names the host.
+        let mut head = http::Request::new(());
+        *head.method_mut() = req.method().clone();
+        *head.uri_mut() = req.uri().clone();
+        *head.version_mut() = req.version();
+        *head.headers_mut() = std::mem::take(req.headers_mut());
+        let future = {
+            let tail = req.params().tail();
+            match relative_path(head.uri().path(), tail) {
+                Some(Relative::Path(path)) => {
+                    Some(self.respond_head(RequestHead::from_request(&head).with_path(path)))
+                }
+                Some(Relative::BareMount(segment)) => Some(
+                    self.respond_head(
+                        RequestHead::from_request(&head)
+                            .with_path("/")
+                            .at_bare_mount(&segment),
+                    ),
+                ),
+                None => None,
+            }
+        };
+        *req.headers_mut() = std::mem::take(head.headers_mut());
+        let Some(future) = future else {
+            res.status_code(StatusCode::NOT_FOUND);
+            return;
+        };
+        let response = future.await;
+        let (parts, body) = response.into_parts();
+        res.status_code = Some(parts.status);
+        if res.headers.is_empty() {
+            res.headers = parts.headers;
+        } else {
+            // Each name the core set replaces the same name's values, repeats kept.
+            res.headers.extend(parts.headers);
+        }
+        res.body = ResBody::Boxed(Box::pin(SalvoBody(body)));
+    }
+}
+
+/// The request path relative to the mount point.
+#[derive(Debug, PartialEq, Eq)]
+enum Relative<'a> {
+    /// The raw (still percent-encoded) path after the mount point, starting with `/`
+    /// unless the request target itself does not (`*`).
+    Path(&'a str),
+    /// The mount point without its trailing slash; holds its last segment, decoded.
+    BareMount(Cow<'a, str>),
+}
+
+/// Splits the raw `path` of the request URI where the router's wildcard began.
+///
+/// Salvo's router sees the path as its non-empty `/`-separated segments, each
+/// percent-decoded on its own; a `{**rest}` wildcard holds the decoded segments from
+/// where it matched, joined with `/`, plus a `/` if the path ends with one (nothing
+/// when no segment is left). The raw segments are matched against it from the end;
+/// `None` if they do not line up with it (a wildcard inside a segment, a rewritten
+/// URI). Without a wildcard, the whole path is relative.
+fn relative_path<'a>(path: &'a str, tail: Option<&str>) -> Option<Relative<'a>> {
+    let Some(tail) = tail else {
+        return Some(Relative::Path(path));
+    };
+    let mut segments = segments_from_the_end(path);
+    // Skip the segments the wildcard holds; the next one ends the mount point.
+    if !tail.is_empty() {
+        let mut rest = if path.ends_with('/') {
+            tail.strip_suffix('/')?
+        } else {
+            tail
+        };
+        loop {
+            let (start, end) = segments.next()?;
+            rest = rest.strip_suffix(&*decode(&path[start..end]))?;
+            if rest.is_empty() {
+                break;
+            }
+            rest = rest.strip_suffix('/')?;
+        }
+    }
+    let Some((start, end)) = segments.next() else {
+        return Some(Relative::Path(path));
+    };
+    match &path[end..] {
+        "" => Some(Relative::BareMount(decode(&path[start..end]))),
+        rest => Some(Relative::Path(rest)),
+    }
+}
+
+/// The byte ranges of the non-empty `/`-separated segments of `path`, last first.
+fn segments_from_the_end(path: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut end = path.len();
+    path.rsplit('/').filter_map(move |segment| {
+        let range = (end - segment.len(), end);
+        end = range.0.saturating_sub(1);
+        (!segment.is_empty()).then_some(range)
+    })
+}
+
+/// One segment decoded as Salvo's router decodes it.
+fn decode(segment: &str) -> Cow<'_, str> {
+    if segment.contains('%') {
+        percent_decode_str(segment).decode_utf8_lossy()
+    } else {
+        Cow::Borrowed(segment)
+    }
+}
+
+/// [`Body`] with the error type of Salvo's `ResBody::Boxed`.
+struct SalvoBody(Body);
+
+impl http_body::Body for SalvoBody {
+    type Data = Bytes;
+    type Error = BoxedError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxedError>>> {
+        Pin::new(&mut self.0)
+            .poll_frame(cx)
+            .map(|frame| frame.map(|result| result.map_err(BoxedError::from)))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.0.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(path: &'static str, tail: Option<&str>) -> Option<Relative<'static>> {
+        relative_path(path, tail)
+    }
+
+    #[test]
+    fn root_wildcard_keeps_the_whole_raw_path() {
+        assert_eq!(rel("/", Some("")), Some(Relative::Path("/")));
+        assert_eq!(
+            rel("/css/app.css", Some("css/app.css")),
+            Some(Relative::Path("/css/app.css"))
+        );
+        assert_eq!(
+            rel("//evil.com/", Some("evil.com/")),
+            Some(Relative::Path("//evil.com/"))
+        );
+        assert_eq!(
+            rel("/%2e%2e/x", Some("../x")),
+            Some(Relative::Path("/%2e%2e/x"))
+        );
+        assert_eq!(rel("/a%2Fb", Some("a/b")), Some(Relative::Path("/a%2Fb")));
+        assert_eq!(rel("/docs/", Some("docs/")), Some(Relative::Path("/docs/")));
+    }
+
+    #[test]
+    fn mounted_wildcard_keeps_the_raw_rest() {
+        assert_eq!(
+            rel("/static", Some("")),
+            Some(Relative::BareMount("static".into()))
+        );
+        assert_eq!(rel("/static/", Some("")), Some(Relative::Path("/")));
+        assert_eq!(rel("/static//", Some("")), Some(Relative::Path("//")));
+        assert_eq!(
+            rel("/static/css/app.css", Some("css/app.css")),
+            Some(Relative::Path("/css/app.css"))
+        );
+        assert_eq!(
+            rel("/static//css//app.css/", Some("css/app.css/")),
+            Some(Relative::Path("//css//app.css/"))
+        );
+        assert_eq!(
+            rel("/st%61tic/%2e%2e%2Fx", Some("../x")),
+            Some(Relative::Path("/%2e%2e%2Fx"))
+        );
+        assert_eq!(
+            rel("/caf%C3%A9", Some("")),
+            Some(Relative::BareMount("café".into()))
+        );
+        assert_eq!(rel("/a/b/c/d", Some("c/d")), Some(Relative::Path("/c/d")));
+    }
+
+    #[test]
+    fn a_tail_that_does_not_line_up_is_refused() {
+        assert_eq!(rel("/staticfoo", Some("foo")), None);
+        assert_eq!(rel("/static/x", Some("y")), None);
+        assert_eq!(rel("/static/x", Some("x/")), None);
+    }
+
+    #[test]
+    fn no_wildcard_serves_the_whole_path() {
+        assert_eq!(
+            rel("/favicon.ico", None),
+            Some(Relative::Path("/favicon.ico"))
+        );
+    }
+}
