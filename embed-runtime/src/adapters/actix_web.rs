@@ -14,25 +14,27 @@
 //!
 //! fn main() -> std::io::Result<()> {
 //!     actix_web::rt::System::new().block_on(async {
-//!         HttpServer::new(|| {
+//!         // At the root: every path the routes before it do not take.
+//!         let root = HttpServer::new(|| {
 //!             App::new()
 //!                 .route("/api/health", web::get().to(health))
-//!                 // Every other path: the assets, at the root.
 //!                 .default_service(ASSETS.service())
 //!         })
 //!         .bind(("127.0.0.1", 3000))?
-//!         .run()
-//!         .await?;
+//!         .run();
 //!
-//!         // Or under `/static` (`/static` itself redirects to `./static/`):
-//!         HttpServer::new(|| {
+//!         // Under `/static`: `/static/css/app.css`, and `/static` redirects to
+//!         // `./static/`; other paths but the route get actix's 404.
+//!         let mounted = HttpServer::new(|| {
 //!             App::new()
 //!                 .route("/api/health", web::get().to(health))
 //!                 .service(Mount::new("/static", ASSETS.service()))
 //!         })
 //!         .bind(("127.0.0.1", 3001))?
-//!         .run()
-//!         .await
+//!         .run();
+//!
+//!         actix_web::rt::spawn(mounted);
+//!         root.await
 //!     })
 //! }
 //! ```
@@ -47,8 +49,8 @@
 //! - `ServeAssets` is an actix [`ServiceFactory`] (for `default_service`) and an
 //!   [`HttpServiceFactory`] (for `service`, taking every path under the current
 //!   scope); [`Mount`] is an `HttpServiceFactory` for a prefix of its own.
-//! - The request's method, version and header fields (every line, in order) are
-//!   converted by bytes from actix's `http` 0.2 types to `http` 1. The path the core
+//! - The request's method, version and header fields (every line; the lines of one
+//!   name in order) are converted by bytes from actix's `http` 0.2 types to `http` 1. The path the core
 //!   sees is the **raw** one, cut from `HttpRequest::uri()`: actix routes on a copy in
 //!   which percent escapes other than `%25`, `%2F` and `%2B` are decoded (and invalid
 //!   UTF-8 replaced), so its `match_info().unprocessed()` is not what the client sent.
