@@ -36,13 +36,15 @@
 //! `mount(base, ASSETS.service())` works too (a [`ServeAssets`] converts into the same
 //! routes); [`AssetServer::rank`] picks another rank, as `FileServer::rank` does. Two
 //! servers whose bases overlap (`/` and `/static`) need different ranks, or Rocket
-//! reports a route collision at launch.
+//! reports a route collision at launch: the one at the longer base first
+//! (`.mount("/static", AssetServer::from(STATIC.service()).rank(9))`).
 //!
 //! The server has one route per method Rocket knows (`/<path..>` under the base), so
 //! every request below the mount point reaches [`ServeAssets`]: 405 with `Allow`,
-//! 404 and the not-found page come from it. It never forwards, so routes ranked
-//! after it (a number above its rank) are not reached for paths below its base; the
-//! app's 404 catcher still answers paths outside the base.
+//! 404 and the not-found page come from it. Apart from HEAD (below) it never
+//! forwards, so routes ranked after it (a number above its rank) are not reached
+//! for paths below its base; the app's 404 catcher still answers paths outside the
+//! base.
 //!
 //! # What Rocket changes, and what the adapter does about it
 //!
@@ -52,10 +54,13 @@
 //!   checks see the bytes that were sent (`/%2e%2e/` is a 404 from the core).
 //!   Requesting the base without its slash (`/static`) is marked with
 //!   [`RequestHead::at_bare_mount`]: the core answers 301 to `./static/`.
-//! - **HEAD.** Rocket answers HEAD itself by running the GET route only when no HEAD
-//!   route matches; the server has its own HEAD route, so the core answers HEAD and
-//!   sets `Content-Length` as for GET. Rocket then strips the (already empty) body
-//!   and keeps that `Content-Length`.
+//! - **HEAD.** Rocket answers a HEAD itself, running the GET routes and stripping
+//!   the body, only when no HEAD route answers. The server's HEAD route marks the
+//!   request and forwards, so Rocket runs it again as a GET: the app's own GET
+//!   routes answer HEAD exactly where they answer GET, and when the server's GET
+//!   route gets the request it hands the core a HEAD (no body is produced;
+//!   `Content-Length` is the GET's). Rocket strips the already empty body and keeps
+//!   that `Content-Length`.
 //! - **Content-Length.** Rocket writes the length of a sized body over any
 //!   `Content-Length`. Bodies go out as Rocket's *streamed* (unsized) body, which it
 //!   leaves alone, so the core's exact `Content-Length` is the one sent (and hyper
@@ -78,7 +83,8 @@
 //!   `Shield`.
 //! - **HTTP version.** Rocket's [`Request`] does not say which HTTP version the
 //!   request used. The adapter passes HTTP/1.1, except for a request with no `Host`
-//!   field but a host Rocket knows (HTTP/2's `:authority`), passed as HTTP/2. So an
+//!   field but a host Rocket knows (HTTP/2's `:authority`, with Rocket's `http2`
+//!   feature), passed as HTTP/2. So an
 //!   HTTP/1.1 request without `Host` gets the 400 RFC 9112 requires, but so does an
 //!   HTTP/1.0 request without `Host`, which the core would otherwise serve; and a
 //!   request in absolute form (`GET http://host/x`) still needs a `Host` field, since
@@ -88,7 +94,13 @@
 //!   also turns a form `POST` whose body starts with `_method=get` into a GET (its
 //!   method override) before routing, and the core then serves it.
 //! - **Header values.** Rocket drops request header fields whose value is not UTF-8
-//!   before any handler sees them.
+//!   before any handler sees them: an `If-Match: "\xff"` is never seen, so the core
+//!   serves a 200 where it would answer 412.
+//!
+//! The workspace's HTTP tests run through this adapter with
+//! `EMBED_TEST_FRAMEWORK=rocket`, and pass but for the HTTP/1.0 case above; the tests
+//! beside the harness's Rocket server (`tests/src/frameworks/rocket.rs`) show the
+//! HEAD routing, the added headers, the version, method and header-value cases.
 //!
 //! [`Shield`]: rocket::shield::Shield
 
@@ -121,6 +133,10 @@ const METHODS: [Method; 9] = [
     Method::Trace,
     Method::Connect,
 ];
+
+/// Whether the request came as a HEAD that the HEAD route forwarded, so that Rocket
+/// runs it as a GET (in the request's local cache).
+struct ForwardedHead(bool);
 
 /// The largest chunk Rocket reads from a body at a time.
 const MAX_CHUNK: usize = 64 * 1024;
@@ -159,7 +175,11 @@ impl AssetServer {
     /// The response to `request` as the core's future, which borrows nothing; `None`
     /// if a header field cannot be an `http` one, which hyper's parser rules out.
     fn respond(&self, request: &Request<'_>) -> Option<ResponseFuture> {
-        let method = http_method(request.method());
+        let method = if request.local_cache(|| ForwardedHead(false)).0 {
+            http::Method::HEAD
+        } else {
+            http_method(request.method())
+        };
         let headers = http_headers(request)?;
         let uri = request.uri();
         let raw = uri.path().as_str();
@@ -208,7 +228,13 @@ impl From<ServeAssets> for Vec<Route> {
 
 #[rocket::async_trait]
 impl Handler for AssetServer {
-    async fn handle<'r>(&self, request: &'r Request<'_>, _data: Data<'r>) -> Outcome<'r> {
+    async fn handle<'r>(&self, request: &'r Request<'_>, data: Data<'r>) -> Outcome<'r> {
+        if request.method() == Method::Head {
+            // Rocket now runs the request as a GET through every GET route in rank
+            // order, the app's first; this server's GET route then answers a HEAD.
+            request.local_cache(|| ForwardedHead(true));
+            return Outcome::Forward((data, Status::NotFound));
+        }
         let Some(response) = self.respond(request) else {
             return Outcome::Success(status_only(Status::BadRequest));
         };
