@@ -25,7 +25,12 @@ struct Probe {
     raw: Option<&'static str>,
 }
 
-fn probe(name: &'static str, method: Method, target: &'static str, headers: &[(&'static str, &str)]) -> Probe {
+fn probe(
+    name: &'static str,
+    method: Method,
+    target: &'static str,
+    headers: &[(&'static str, &str)],
+) -> Probe {
     Probe {
         name,
         method,
@@ -94,36 +99,49 @@ const FRAMEWORK_CHANGES: &[(Framework, &str, &str)] = &[];
 
 /// Requests whose answer a framework makes itself, by design of its API: the whole
 /// response is skipped for that framework.
-const FRAMEWORK_ANSWERS: &[(Framework, &str, &str)] = &[(
-    Framework::Warp,
-    "404",
-    "the filter rejects what the service has no answer for, so `.or(...)` can go on; \
+const FRAMEWORK_ANSWERS: &[(Framework, &str, &str)] = &[
+    (
+        Framework::Warp,
+        "404",
+        "the filter rejects what the service has no answer for, so `.or(...)` can go on; \
      the app's `recover` writes the 404 (the harness sends an empty one)",
-), (
-    Framework::Warp,
-    "dotfile",
-    "as for 404: a rejection, answered by the app",
-), (
-    Framework::Warp,
-    "traversal",
-    "as for 404: a rejection, answered by the app",
-), (
-    Framework::Warp,
-    "encoded backslash",
-    "as for 404: a rejection, answered by the app",
-)];
+    ),
+    (
+        Framework::Warp,
+        "dotfile",
+        "as for 404: a rejection, answered by the app",
+    ),
+    (
+        Framework::Warp,
+        "traversal",
+        "as for 404: a rejection, answered by the app",
+    ),
+    (
+        Framework::Warp,
+        "encoded backslash",
+        "as for 404: a rejection, answered by the app",
+    ),
+];
 
 async fn ask(addr: SocketAddr, probe: &Probe) -> Reply {
     if let Some(request) = probe.raw {
         return raw_request(addr, request.as_bytes()).await;
     }
-    let headers: Vec<(&str, &str)> = probe.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let headers: Vec<(&str, &str)> = probe
+        .headers
+        .iter()
+        .map(|(n, v)| (*n, v.as_str()))
+        .collect();
     send(addr, probe.method.clone(), probe.target, &headers).await
 }
 
 /// The head as compared: status and each field but `Date` and the framework's own,
 /// sorted by name (values of one name keep their order).
-fn comparable(framework: Framework, status: StatusCode, headers: &HeaderMap) -> (StatusCode, Vec<(String, String)>) {
+fn comparable(
+    framework: Framework,
+    status: StatusCode,
+    headers: &HeaderMap,
+) -> (StatusCode, Vec<(String, String)>) {
     let ignored = |name: &str| {
         name == "date"
             || FRAMEWORK_CHANGES
@@ -144,7 +162,10 @@ fn comparable(framework: Framework, status: StatusCode, headers: &HeaderMap) -> 
 
 #[tokio::test]
 async fn every_framework_answers_the_same_requests_with_the_same_heads_and_bodies() {
-    let built: Vec<Framework> = Framework::ALL.into_iter().filter(|f| f.is_built()).collect();
+    let built: Vec<Framework> = Framework::ALL
+        .into_iter()
+        .filter(|f| f.is_built())
+        .collect();
     let mut servers = Vec::new();
     for framework in &built {
         servers.push((*framework, framework.spawn(DISK.service(), None).await));
@@ -163,8 +184,17 @@ async fn every_framework_answers_the_same_requests_with_the_same_heads_and_bodie
             }
             let (status, headers, body) = ask(*addr, probe).await;
             let what = format!("{} vs axum, {}", framework.name(), probe.name);
-            assert_eq!(comparable(*framework, status, &headers), reference, "{what}: head");
-            assert!(body == reference_body, "{what}: body ({} vs {} bytes)", body.len(), reference_body.len());
+            assert_eq!(
+                comparable(*framework, status, &headers),
+                reference,
+                "{what}: head"
+            );
+            assert!(
+                body == reference_body,
+                "{what}: body ({} vs {} bytes)",
+                body.len(),
+                reference_body.len()
+            );
             checked += 1;
         }
     }
@@ -177,10 +207,16 @@ async fn every_framework_answers_the_same_requests_with_the_same_heads_and_bodie
 
 #[tokio::test]
 async fn every_framework_mounts_under_a_prefix_like_axum() {
-    let built: Vec<Framework> = Framework::ALL.into_iter().filter(|f| f.is_built()).collect();
+    let built: Vec<Framework> = Framework::ALL
+        .into_iter()
+        .filter(|f| f.is_built())
+        .collect();
     let mut servers = Vec::new();
     for framework in &built {
-        servers.push((*framework, framework.spawn(DISK.service(), Some("/static")).await));
+        servers.push((
+            *framework,
+            framework.spawn(DISK.service(), Some("/static")).await,
+        ));
     }
     let targets = [
         "/static",
@@ -194,12 +230,19 @@ async fn every_framework_mounts_under_a_prefix_like_axum() {
     for target in targets {
         let range = [("range", "bytes=0-9")];
         let (status, headers, body) = send(servers[0].1, Method::GET, target, &range).await;
-        assert!(status != StatusCode::NOT_FOUND, "axum: {target} is not served");
+        assert!(
+            status != StatusCode::NOT_FOUND,
+            "axum: {target} is not served"
+        );
         let reference = comparable(Framework::Axum, status, &headers);
         for (framework, addr) in &servers[1..] {
             let (status, headers, other) = send(*addr, Method::GET, target, &range).await;
             let what = format!("{} vs axum, {target}", framework.name());
-            assert_eq!(comparable(*framework, status, &headers), reference, "{what}");
+            assert_eq!(
+                comparable(*framework, status, &headers),
+                reference,
+                "{what}"
+            );
             assert!(other == body, "{what}: body");
         }
     }
