@@ -41,7 +41,13 @@
 //!
 //! | feature | what it enables | default |
 //! |---|---|---|
-//! | `axum` | `tower_service::Service` for [`ServeAssets`], for axum 0.8's `fallback_service` / `nest_service` and hyper-util | yes |
+//! | `axum` | `tower`, and the mount point of axum 0.8's `nest_service` (`/static` redirects to `static/`) | yes |
+//! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService` | with `axum` |
+//! | `actix-web` | [`ServeAssets`] as actix-web 4's default service, and `adapters::actix_web::Mount` for a prefix (Rust 1.89) | no |
+//! | `rocket` | [`ServeAssets`] mountable in Rocket 0.5, and `adapters::rocket::AssetServer` to set its rank (Rust 1.89) | no |
+//! | `poem` | [`ServeAssets`] as a Poem 3 `Endpoint` | no |
+//! | `salvo` | [`ServeAssets`] as a Salvo 1 `Handler` (Rust 1.95) | no |
+//! | `warp` | `adapters::warp::assets`, a warp 0.4 `Filter` that rejects what it does not serve | no |
 //! | `zstd` | `embed_assets!` also stores a zstd body (RFC 8878) of each compressible file; the macro links libzstd | no |
 //!
 //! # HTTP behaviour

@@ -29,6 +29,13 @@ pub struct Outcome {
 impl Crate {
     /// A fresh crate named after the test, in the temp folder.
     pub fn new(test: &str) -> Crate {
+        Crate::with_dependencies(test, "")
+    }
+
+    /// A fresh crate as [`new`](Self::new), with `dependencies` as the lines of its
+    /// `[dependencies]` table; `{runtime}` in them stands for embed-runtime's folder.
+    /// Empty: embed-runtime by path, with its default features.
+    pub fn with_dependencies(test: &str, dependencies: &str) -> Crate {
         let dir =
             std::env::temp_dir().join(format!("embed-macro-errors-{}-{test}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -36,6 +43,12 @@ impl Crate {
         fs::create_dir_all(dir.join("site")).unwrap();
         let runtime = workspace_root().join("embed-runtime");
         let package = format!("macro-errors-{}", test.replace('_', "-"));
+        let runtime = format!("{:?}", runtime.to_string_lossy());
+        let dependencies = if dependencies.is_empty() {
+            format!("embed-runtime = {{ path = {runtime} }}")
+        } else {
+            dependencies.replace("{runtime}", &runtime)
+        };
         let manifest = format!(
             "[package]\n\
              name = \"{package}\"\n\
@@ -43,10 +56,9 @@ impl Crate {
              edition = \"2021\"\n\
              publish = false\n\n\
              [dependencies]\n\
-             embed-runtime = {{ path = {runtime:?} }}\n\n\
+             {dependencies}\n\n\
              # Not a member of any workspace above the temp folder.\n\
              [workspace]\n",
-            runtime = runtime.to_string_lossy(),
         );
         fs::write(dir.join("Cargo.toml"), manifest).unwrap();
         // The workspace's versions, so nothing new is resolved (or downloaded).

@@ -95,7 +95,28 @@ fn probes() -> Vec<Probe> {
 
 /// Header fields a framework adds or changes on its own, with the reason: ignored in
 /// the comparison for that framework only.
-const FRAMEWORK_CHANGES: &[(Framework, &str, &str)] = &[];
+const FRAMEWORK_CHANGES: &[(Framework, &str, &str)] = &[
+    (
+        Framework::Rocket,
+        "server",
+        "Rocket names itself in every response",
+    ),
+    (
+        Framework::Rocket,
+        "x-frame-options",
+        "Rocket's Shield fairing, on by default",
+    ),
+    (
+        Framework::Rocket,
+        "permissions-policy",
+        "Rocket's Shield fairing, on by default",
+    ),
+    (
+        Framework::Rocket,
+        "x-content-type-options",
+        "Rocket's Shield fairing, on by default",
+    ),
+];
 
 /// Requests whose answer a framework makes itself, by design of its API: the whole
 /// response is skipped for that framework.

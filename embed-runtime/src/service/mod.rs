@@ -47,7 +47,14 @@ pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
 pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
-/// (with the default `axum` feature) and a plain [`respond`](Self::respond) method.
+/// (with the `tower` feature, part of the default `axum`), a plain
+/// [`respond`](Self::respond) method, and with each framework's feature its adapter
+/// (see [`adapters`](crate#features)).
+///
+/// Without the `tower` feature, `axum::Router::fallback_service(ASSETS.service())`
+/// fails with "the trait bound `ServeAssets: Service<…>` is not satisfied": enable
+/// `axum` (or `tower`). Plain hyper needs neither: call [`respond`](Self::respond)
+/// from a `service_fn`.
 ///
 /// Made by [`Assets::service`]; each option returns the changed service:
 ///
