@@ -25,7 +25,11 @@ fn crate_with(test: &str, runtime_features: &str) -> Crate {
 fn without_the_axum_feature_mounting_in_axum_fails_at_the_service_and_the_feature_fixes_it() {
     let krate = crate_with("without_axum", "");
     let outcome = krate.cargo("build");
-    assert!(!outcome.success, "built without the axum feature:\n{}", outcome.stderr);
+    assert!(
+        !outcome.success,
+        "built without the axum feature:\n{}",
+        outcome.stderr
+    );
     // rustc's own words: the bound the service misses, at the call that needs it.
     assert!(
         outcome.stderr.contains("ServeAssets")
@@ -34,10 +38,18 @@ fn without_the_axum_feature_mounting_in_axum_fails_at_the_service_and_the_featur
         "unexpected error:\n{}",
         outcome.stderr
     );
-    assert!(outcome.stderr.contains("src/main.rs:6:"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("src/main.rs:6:"),
+        "{}",
+        outcome.stderr
+    );
     println!("what the user sees:\n{}", outcome.stderr);
 
     let krate = crate_with("with_axum", ", features = [\"axum\"]");
     let outcome = krate.cargo("build");
-    assert!(outcome.success, "with the axum feature:\n{}", outcome.stderr);
+    assert!(
+        outcome.success,
+        "with the axum feature:\n{}",
+        outcome.stderr
+    );
 }

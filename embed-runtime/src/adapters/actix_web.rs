@@ -112,7 +112,7 @@ use actix_web::dev::{
 use actix_web::http::{header as actix_header, Method as ActixMethod, Version as ActixVersion};
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Uri, Version};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Version};
 use http_body::Body as _;
 use percent_encoding::percent_decode_str;
 
@@ -186,18 +186,10 @@ impl ServeAssets {
             }
             Target::Unknown => self.respond_head(head.with_path("")),
         };
-        if uri.authority().is_none() {
-            let head = RequestHead::new(&method, uri.path(), uri.query(), version, &headers);
-            return Some(finish(head));
-        }
-        // The absolute form (or HTTP/2's `:authority`): the target names the host, which
-        // only `RequestHead::from_request` records.
-        let mut absolute = Request::new(());
-        *absolute.uri_mut() = Uri::try_from(uri.to_string()).ok()?;
-        *absolute.method_mut() = method;
-        *absolute.version_mut() = version;
-        *absolute.headers_mut() = headers;
-        Some(finish(RequestHead::from_request(&absolute)))
+        // An absolute target (or HTTP/2's `:authority`) names the host.
+        let head = RequestHead::new(&method, uri.path(), uri.query(), version, &headers)
+            .with_target_authority(uri.authority().is_some());
+        Some(finish(head))
     }
 }
 

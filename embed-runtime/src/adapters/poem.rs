@@ -83,29 +83,31 @@ impl poem::Endpoint for ServeAssets {
         request: poem::Request,
     ) -> impl Future<Output = poem::Result<poem::Response>> + Send {
         // The request (and its unread body) is dropped before any disk read.
-        let response = respond(self, request);
+        let response = respond(self, &request);
         async move { Ok(into_poem(response.await)) }
     }
 }
 
 /// Starts the response to a Poem request: the core reads only its head.
-fn respond(service: &ServeAssets, mut request: poem::Request) -> ResponseFuture {
-    // Moved, not copied, into an `http::Request`, whose head the core reads as a
-    // server's: an absolute target (or HTTP/2's `:authority`) names the host there.
-    let mut head = http::Request::new(());
-    *head.method_mut() = request.method().clone();
-    *head.version_mut() = request.version();
-    *head.uri_mut() = std::mem::take(request.uri_mut());
-    *head.headers_mut() = std::mem::take(request.headers_mut());
+fn respond(service: &ServeAssets, request: &poem::Request) -> ResponseFuture {
     // The URI is what `nest` left: the path relative to the mount point, still
-    // percent-encoded, and the query.
-    let relative = RequestHead::from_request(&head);
+    // percent-encoded, and the query. An absolute target (or HTTP/2's `:authority`)
+    // names the host.
+    let uri = request.uri();
+    let head = RequestHead::new(
+        request.method(),
+        uri.path(),
+        uri.query(),
+        request.version(),
+        request.headers(),
+    )
+    .with_target_authority(uri.authority().is_some());
     let original = request.original_uri().path();
-    if head.uri().path() == "/" && original != "/" && !original.ends_with('/') {
+    if uri.path() == "/" && original != "/" && !original.ends_with('/') {
         // `/static` under `nest("/static", ..)`: it arrives as `/`, like `/static/`.
-        service.respond_head(relative.at_bare_mount(original))
+        service.respond_head(head.at_bare_mount(original))
     } else {
-        service.respond_head(relative)
+        service.respond_head(head)
     }
 }
 

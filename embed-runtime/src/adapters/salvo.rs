@@ -93,30 +93,22 @@ impl Handler for ServeAssets {
         res: &mut Response,
         _ctrl: &mut FlowCtrl,
     ) {
-        // The head as an `http::Request` (its header map moved, not copied), so that
-        // `RequestHead::from_request` also sees whether the URI names the host.
-        let mut head = http::Request::new(());
-        *head.method_mut() = req.method().clone();
-        *head.uri_mut() = req.uri().clone();
-        *head.version_mut() = req.version();
-        *head.headers_mut() = std::mem::take(req.headers_mut());
-        let future = {
-            let tail = req.params().tail();
-            match relative_path(head.uri().path(), tail) {
-                Some(Relative::Path(path)) => {
-                    Some(self.respond_head(RequestHead::from_request(&head).with_path(path)))
-                }
-                Some(Relative::BareMount(segment)) => Some(
-                    self.respond_head(
-                        RequestHead::from_request(&head)
-                            .with_path("/")
-                            .at_bare_mount(&segment),
-                    ),
-                ),
-                None => None,
+        let uri = req.uri();
+        let head = RequestHead::new(
+            req.method(),
+            uri.path(),
+            uri.query(),
+            req.version(),
+            req.headers(),
+        )
+        .with_target_authority(uri.authority().is_some());
+        let future = match relative_path(uri.path(), req.params().tail()) {
+            Some(Relative::Path(path)) => Some(self.respond_head(head.with_path(path))),
+            Some(Relative::BareMount(segment)) => {
+                Some(self.respond_head(head.with_path("/").at_bare_mount(&segment)))
             }
+            None => None,
         };
-        *req.headers_mut() = std::mem::take(head.headers_mut());
         let Some(future) = future else {
             res.status_code(StatusCode::NOT_FOUND);
             return;

@@ -63,8 +63,8 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::header::{CACHE_CONTROL, HOST, VARY};
-use http::uri::{Authority, PathAndQuery, Scheme};
-use http::{HeaderMap, Method, Request, StatusCode, Uri, Version};
+use http::uri::Authority;
+use http::{HeaderMap, Method, StatusCode, Version};
 use http_body::Body as _;
 use warp::path::{FullPath, Tail};
 use warp::{Filter, Rejection, Reply};
@@ -147,14 +147,11 @@ fn respond(service: &ServeAssets, parts: Parts, full: &str, tail: &str) -> Optio
         authority,
     } = parts;
     let query = query.as_deref();
-    let request;
-    let head = match authority {
-        Some(authority) if !headers.contains_key(HOST) => {
-            request = absolute_target(method, authority, query, version, headers);
-            RequestHead::from_request(&request).with_path(path)
-        }
-        _ => RequestHead::new(&method, path, query, version, &headers),
-    };
+    // warp's `host` filter gives the target's authority when there is no `Host`
+    // field: an absolute target, or HTTP/2's `:authority`.
+    let names_host = authority.is_some() && !headers.contains_key(HOST);
+    let head =
+        RequestHead::new(&method, path, query, version, &headers).with_target_authority(names_host);
     let head = match mount {
         Some(mount) => head.at_bare_mount(mount),
         None => head,
@@ -178,33 +175,6 @@ fn split_target<'a>(full: &'a str, tail: &str) -> Option<(&'a str, Option<&'a st
     } else {
         None
     }
-}
-
-/// A request whose target names its host: `RequestHead::from_request` then knows the
-/// host is given even without a `Host` field. The scheme is a placeholder (the service
-/// never reads it) and the path is replaced by the caller.
-fn absolute_target(
-    method: Method,
-    authority: Authority,
-    query: Option<&str>,
-    version: Version,
-    headers: HeaderMap,
-) -> Request<()> {
-    // The query was part of a valid target, so it is one again.
-    let path_and_query = query
-        .and_then(|query| PathAndQuery::try_from(format!("/?{query}")).ok())
-        .unwrap_or_else(|| PathAndQuery::from_static("/"));
-    let mut uri = http::uri::Parts::default();
-    uri.scheme = Some(Scheme::HTTP);
-    uri.authority = Some(authority);
-    uri.path_and_query = Some(path_and_query);
-    let mut request = Request::new(());
-    *request.method_mut() = method;
-    // Scheme, authority and path make a valid URI.
-    *request.uri_mut() = Uri::from_parts(uri).unwrap_or_default();
-    *request.version_mut() = version;
-    *request.headers_mut() = headers;
-    request
 }
 
 /// The reply: status and header fields as the service set them, the body streamed;
