@@ -8,7 +8,6 @@
 pub mod frameworks;
 pub mod scratch;
 
-use std::convert::Infallible;
 use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -22,7 +21,7 @@ use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioExecutor;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -148,29 +147,7 @@ pub async fn spawn_router(router: Router) -> SocketAddr {
 /// Serves `service` with hyper 1 alone (no axum), calling [`ServeAssets::respond`]
 /// for each request, and returns the address.
 pub async fn spawn_hyper(service: ServeAssets) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind 127.0.0.1:0");
-    let addr = listener.local_addr().expect("local address");
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let service = service.clone();
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |request: Request<_>| {
-                    let response = service.respond(&request);
-                    async move { Ok::<_, Infallible>(response.await) }
-                });
-                // A client hanging up mid-request is not a test failure by itself.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
-    });
-    addr
+    frameworks::Framework::Hyper.spawn(service, None).await
 }
 
 /// Header fields that are connection-specific in HTTP/1.1 (RFC 9113 §8.2.2).

@@ -1,6 +1,6 @@
-//! A real nginx with `proxy_cache` in front of our server, both on 127.0.0.1: what
-//! DESIGN.md promises when it says every response must be correctly cacheable by a
-//! CDN or caching proxy (validators, `Vary`, `Cache-Control`).
+//! A real nginx with `proxy_cache` in front of our server, both on 127.0.0.1: every
+//! response must be correctly cacheable by a CDN or caching proxy (validators, `Vary`,
+//! `Cache-Control`), since that is how the assets scale beyond one machine.
 //!
 //! Each test starts its own server (the fixture site, with a recording middleware
 //! that shows which requests got past the cache) and its own nginx (config, pid,
