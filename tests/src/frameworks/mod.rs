@@ -25,6 +25,20 @@ mod salvo;
 #[cfg(feature = "warp")]
 mod warp;
 
+/// A non-blocking listener on `127.0.0.1:0` and its address: bound before a server
+/// starts, so the socket listens before `spawn` returns.
+///
+/// # Panics
+/// If the port cannot be bound.
+pub(crate) fn bind_loopback() -> (std::net::TcpListener, SocketAddr) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let addr = listener.local_addr().expect("local address");
+    listener
+        .set_nonblocking(true)
+        .expect("non-blocking listener");
+    (listener, addr)
+}
+
 /// A framework the harness can serve with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {

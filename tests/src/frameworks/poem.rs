@@ -14,12 +14,7 @@ fn health() -> &'static str {
 }
 
 pub(super) fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
-    // Bound here, so the socket listens before this returns.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    let addr = listener.local_addr().expect("local address");
-    listener
-        .set_nonblocking(true)
-        .expect("non-blocking listener");
+    let (listener, addr) = super::bind_loopback();
     let api = Route::new().at("/api/health", get(health));
     let app = match mount {
         Some(mount) => api.nest(mount, service),

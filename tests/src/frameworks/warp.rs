@@ -11,11 +11,7 @@ use warp::http::{HeaderValue, StatusCode};
 use warp::{Filter, Rejection, Reply};
 
 pub(super) fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    let addr = listener.local_addr().expect("local address");
-    listener
-        .set_nonblocking(true)
-        .expect("non-blocking listener");
+    let (listener, addr) = super::bind_loopback();
     let health = warp::path!("api" / "health").and(warp::get()).map(|| "ok");
     let routes = match mount {
         Some(mount) => {
