@@ -307,7 +307,7 @@ mod tests {
     use super::{app, Mode, SITE_DIR};
 
     async fn get(mode: Mode, path: &str, headers: &[(&str, &str)]) -> axum::response::Response {
-        let mut request = Request::get(path).header(http::header::HOST, "127.0.0.1");
+        let mut request = Request::get(path).header(axum::http::header::HOST, "127.0.0.1");
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
