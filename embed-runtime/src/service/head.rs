@@ -2,6 +2,9 @@
 
 use http::{HeaderMap, Method, Request, Version};
 
+#[cfg(doc)]
+use super::ServeAssets;
+
 /// RFC 3986 §3.2: the bytes an `authority` without userinfo can hold (`reg-name` or an
 /// IP literal, then `:port`). Checked byte by byte, with no allocation, on every request.
 fn is_authority(host: &[u8]) -> bool {

@@ -30,6 +30,7 @@ mod warp;
 ///
 /// # Panics
 /// If the port cannot be bound.
+#[cfg(any(feature = "poem", feature = "warp"))]
 pub(crate) fn bind_loopback() -> (std::net::TcpListener, SocketAddr) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
     let addr = listener.local_addr().expect("local address");
