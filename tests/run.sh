@@ -60,12 +60,14 @@ for framework in axum hyper; do
 done
 
 # Every feature of the library on its own (unit tests and doctests), none, and the
-# defaults for the whole workspace.
+# defaults; the whole workspace builds with its defaults too (its tests ran above, with
+# every feature).
 run cargo test -p embed-runtime --no-default-features
 for feature in tower axum actix-web rocket poem salvo warp zstd; do
   run cargo test -p embed-runtime --no-default-features --features "$feature"
 done
-run cargo test --workspace
+run cargo test -p embed-runtime
+run cargo build --workspace --all-targets
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,
 # which may count zero.
