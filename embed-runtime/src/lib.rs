@@ -14,6 +14,7 @@
 //! // The folder is relative to the crate root (CARGO_MANIFEST_DIR).
 //! static ASSETS: Assets = embed_assets!("../examples/public");
 //!
+//! # #[cfg(feature = "tower")] // the `axum` feature, on by default
 //! # async fn run() {
 //! let app = Router::new()
 //!     .route("/api/health", get(|| async { "ok" }))
