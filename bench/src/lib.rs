@@ -7,6 +7,11 @@
 //!   hand-written ceiling, memory-serve, static-serve, rust-embed, `ServeDir` and nginx
 //!   ([`site`]).
 //!
+//! `bench-static`'s [`cases`] (the requests and the check a server must pass first),
+//! its HTTP [`client`] for that check, and [`wrk`] (running it, reading its output,
+//! rejecting a run whose responses were not the checked ones) live here, for every
+//! benchmark that loads a server with wrk.
+//!
 //! For `bench-disk`, `build.rs` writes a deterministic, incompressible 64 MiB
 //! [`VIDEO_PATH`] and a small `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that
 //! folder with `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`]
@@ -14,10 +19,13 @@
 
 use embed_runtime::{embed_assets, Assets};
 
+pub mod cases;
 pub mod child;
+pub mod client;
 pub mod procs;
 pub mod server;
 pub mod site;
+pub mod wrk;
 
 /// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).
 pub const MEDIA_DIR: &str = concat!(env!("OUT_DIR"), "/media");
