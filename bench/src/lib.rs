@@ -5,7 +5,10 @@
 //!   against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file;
 //! - `bench-static`: requests per second for a small embedded site against a
 //!   hand-written ceiling, memory-serve, static-serve, rust-embed, `ServeDir` and nginx
-//!   ([`site`]).
+//!   ([`site`]);
+//! - `bench-frameworks`: requests per second for the same site served by the same
+//!   `SITE.service()` through each framework adapter (axum, hyper, actix-web, Rocket,
+//!   Poem, Salvo, warp), in one process.
 //!
 //! `bench-static`'s [`cases`] (the requests and the check a server must pass first),
 //! its HTTP [`client`] for that check, and [`wrk`] (running it, reading its output,
