@@ -890,3 +890,22 @@ fn report(
     }
     (out, ok)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{check_case, Framework, CASES};
+
+    /// Every framework's server answers every case as the benchmark requires (status,
+    /// coding, the stored bytes, the core's ETag), so a run can only fail at load.
+    #[test]
+    fn every_framework_passes_the_checks() {
+        for framework in Framework::ALL {
+            let addr = framework.start().unwrap();
+            for case in &CASES {
+                if let Err(problem) = check_case(addr, case) {
+                    panic!("{} {}: {problem}", framework.name(), case.short);
+                }
+            }
+        }
+    }
+}
