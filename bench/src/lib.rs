@@ -5,7 +5,15 @@
 //!   against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file;
 //! - `bench-static`: requests per second for a small embedded site against a
 //!   hand-written ceiling, memory-serve, static-serve, rust-embed, `ServeDir` and nginx
-//!   ([`site`]).
+//!   ([`site`]);
+//! - `bench-frameworks`: requests per second for the same site served by the same
+//!   `SITE.service()` through each framework adapter (axum, hyper, actix-web, Rocket,
+//!   Poem, Salvo, warp), in one process.
+//!
+//! `bench-static`'s [`cases`] (the requests and the check a server must pass first),
+//! its HTTP [`client`] for that check, and [`wrk`] (running it, reading its output,
+//! rejecting a run whose responses were not the checked ones) live here, for every
+//! benchmark that loads a server with wrk.
 //!
 //! For `bench-disk`, `build.rs` writes a deterministic, incompressible 64 MiB
 //! [`VIDEO_PATH`] and a small `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that
@@ -14,10 +22,13 @@
 
 use embed_runtime::{embed_assets, Assets};
 
+pub mod cases;
 pub mod child;
+pub mod client;
 pub mod procs;
 pub mod server;
 pub mod site;
+pub mod wrk;
 
 /// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).
 pub const MEDIA_DIR: &str = concat!(env!("OUT_DIR"), "/media");

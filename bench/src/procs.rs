@@ -1,5 +1,5 @@
 //! Process helpers for the benchmark drivers: CPU pinning with `taskset`, finding
-//! nginx, CPU times from `/proc`, and the median.
+//! nginx, CPU times from `/proc`, the median, and digits grouped for the tables.
 
 use std::fs;
 use std::net::TcpListener;
@@ -166,9 +166,30 @@ pub fn median(values: &[f64]) -> Option<f64> {
     }
 }
 
+/// `1234567.8` as `1,234,568`.
+pub fn thousands(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::median;
+    use super::{median, thousands};
+
+    #[test]
+    fn groups_digits() {
+        assert_eq!(thousands(0.0), "0");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1000.0), "1,000");
+        assert_eq!(thousands(1_234_567.8), "1,234,568");
+    }
 
     #[test]
     fn median_of_odd_even_and_empty() {

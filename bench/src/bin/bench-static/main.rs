@@ -8,17 +8,17 @@
 //! Each server is checked on every URL before it is measured; rounds are interleaved
 //! (the order rotates every round) and the tables show medians.
 
-mod client;
 mod servers;
-mod wrk;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use bench::procs::{self, median};
+use bench::cases::{check, Case, Check, Probe, CASES};
+use bench::procs::{self, median, thousands};
 use bench::site::{Mode, SITE_DIR, SITE_PRECOMPRESSED_DIR};
+use bench::wrk;
 
 use crate::servers::Server;
 
@@ -64,71 +64,6 @@ struct Args {
     nginx: Option<PathBuf>,
     wrk: Option<PathBuf>,
     raw: bool,
-}
-
-/// What a URL is requested with, and what must come back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Check {
-    /// No `Accept-Encoding`: 200, identity, the file's bytes.
-    Plain,
-    /// `Accept-Encoding: br, gzip`: 200, br, decoding to the file's bytes.
-    Brotli,
-    /// `Accept-Encoding: br, gzip` and `If-None-Match` with the ETag the server sent for
-    /// that request: 304.
-    NotModified,
-}
-
-struct Case {
-    path: &'static str,
-    /// The file under `SITE_DIR`.
-    file: &'static str,
-    /// How the tables name it.
-    title: &'static str,
-    short: &'static str,
-    check: Check,
-}
-
-const CASES: [Case; 4] = [
-    Case {
-        path: "/index.html",
-        file: "index.html",
-        title: "/index.html, no Accept-Encoding",
-        short: "/index.html",
-        check: Check::Plain,
-    },
-    Case {
-        path: "/js/app.js",
-        file: "js/app.js",
-        title: "/js/app.js, Accept-Encoding: br, gzip",
-        short: "/js/app.js br",
-        check: Check::Brotli,
-    },
-    Case {
-        path: "/favicon.ico",
-        file: "favicon.ico",
-        title: "/favicon.ico, no Accept-Encoding",
-        short: "/favicon.ico",
-        check: Check::Plain,
-    },
-    Case {
-        path: "/css/app.css",
-        file: "css/app.css",
-        title: "/css/app.css, Accept-Encoding: br, gzip + If-None-Match (304)",
-        short: "/css/app.css 304",
-        check: Check::NotModified,
-    },
-];
-
-/// What a server answered to a case when checked, and how it is then measured.
-struct Probe {
-    /// Request headers, for wrk too.
-    headers: Vec<(String, String)>,
-    /// Status, coding and body size, for the tables.
-    summary: String,
-    /// Bytes of one whole response on the connection.
-    wire_len: usize,
-    /// How this server's answer differs from the one asked for (no br, no ETag).
-    note: Option<String>,
 }
 
 /// One server and one URL over the whole run.
@@ -346,7 +281,7 @@ fn run(args: &Args) -> Result<bool, String> {
         let row: Vec<Result<Probe, String>> = CASES
             .iter()
             .zip(&expected)
-            .map(|(case, bytes)| check(server, case, bytes))
+            .map(|(case, bytes)| check(server.addr, case, bytes))
             .collect();
         for (case, probe) in CASES.iter().zip(&row) {
             match probe {
@@ -501,91 +436,6 @@ fn accounted_and_machine_cpu(servers: &[Server]) -> Option<(f64, f64)> {
     Some((ours, procs::machine_cpu_seconds()?))
 }
 
-fn accept_encoding() -> (String, String) {
-    ("Accept-Encoding".into(), "br, gzip".into())
-}
-
-/// Requests `case` from `server` as wrk will, and checks the answer.
-fn check(server: &Server, case: &Case, expected: &[u8]) -> Result<Probe, String> {
-    let addr = server.addr;
-    let status = |reply: &client::Reply, want: u16| {
-        if reply.status == want {
-            Ok(())
-        } else {
-            Err(format!("status {} instead of {want}", reply.status))
-        }
-    };
-    let same_file = |body: &[u8]| {
-        if body == expected {
-            Ok(())
-        } else {
-            Err(format!(
-                "the body ({} bytes once decoded) is not the file ({} bytes)",
-                body.len(),
-                expected.len()
-            ))
-        }
-    };
-    match case.check {
-        Check::Plain => {
-            let reply = client::get(addr, case.path, &[])?;
-            status(&reply, 200)?;
-            if let Some(coding) = reply.header("content-encoding") {
-                return Err(format!(
-                    "Content-Encoding {coding} to a request without br or gzip"
-                ));
-            }
-            same_file(&reply.body)?;
-            Ok(Probe {
-                headers: Vec::new(),
-                summary: format!("200 identity {} B", reply.body.len()),
-                wire_len: reply.wire_len(),
-                note: None,
-            })
-        }
-        Check::Brotli => {
-            let headers = vec![accept_encoding()];
-            let reply = client::get(addr, case.path, &headers)?;
-            status(&reply, 200)?;
-            same_file(&client::decode(&reply)?)?;
-            let coding = reply.header("content-encoding").unwrap_or("identity");
-            Ok(Probe {
-                headers,
-                summary: format!("200 {coding} {} B", reply.body.len()),
-                wire_len: reply.wire_len(),
-                note: (coding != "br").then(|| format!("sends {coding}: no br")),
-            })
-        }
-        Check::NotModified => {
-            let mut headers = vec![accept_encoding()];
-            let first = client::get(addr, case.path, &headers)?;
-            status(&first, 200)?;
-            same_file(&client::decode(&first)?)?;
-            let coding = first.header("content-encoding").unwrap_or("identity");
-            let (name, value, note) = if let Some(etag) = first.header("etag") {
-                ("If-None-Match", etag, None)
-            } else if let Some(date) = first.header("last-modified") {
-                (
-                    "If-Modified-Since",
-                    date,
-                    Some("no ETag: If-Modified-Since".to_owned()),
-                )
-            } else {
-                return Err("neither ETag nor Last-Modified on the 200".into());
-            };
-            headers.push((name.to_owned(), value.to_owned()));
-            let second = client::get(addr, case.path, &headers)?;
-            status(&second, 304).map_err(|e| format!("{e} for {name}: {value}"))?;
-            Ok(Probe {
-                summary: format!("304 to {name}: {value} ({coding} 200)"),
-                headers,
-                wire_len: second.wire_len(),
-                note,
-            })
-        }
-    }
-}
-
 /// One wrk run of `case` against `server`: a sample when wrk saw no error and every
 /// response had the size of the checked one.
 fn measure(
@@ -610,47 +460,11 @@ fn measure(
             return;
         }
     };
-    if outcome.elapsed < 0.9 * load.seconds as f64 {
-        cell.problems.push(format!(
-            "{}: wrk ran {:.2} s instead of {} s",
-            case.short, outcome.elapsed, load.seconds
-        ));
-        return;
-    }
-    if outcome.bad_status > 0 || outcome.socket_errors > 0 || outcome.requests == 0 {
-        cell.problems.push(format!(
-            "{}: {} responses not 2xx/3xx, {} socket errors in {} requests",
-            case.short, outcome.bad_status, outcome.socket_errors, outcome.requests
-        ));
-        return;
-    }
-    // wrk counts every byte read: responses of the checked size, give or take its
-    // rounding (3 digits) and the responses still in flight when it stopped.
-    let expected = probe.wire_len as f64;
-    let per_response = outcome.bytes / outcome.requests as f64;
-    let slack =
-        0.01 * expected + expected * load.connections as f64 / outcome.requests as f64 + 4.0;
-    if (per_response - expected).abs() > slack {
-        cell.problems.push(format!(
-            "{}: {per_response:.0} bytes a response under load, {expected:.0} when checked",
-            case.short
-        ));
+    if let Some(problem) = outcome.problem(load, probe.wire_len) {
+        cell.problems.push(format!("{}: {problem}", case.short));
         return;
     }
     cell.samples.push(outcome.per_second);
-}
-
-/// `1234567.8` as `1,234,568`.
-fn thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn report(
@@ -812,17 +626,4 @@ fn report(
         );
     }
     (out, ok)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn groups_digits() {
-        assert_eq!(thousands(0.0), "0");
-        assert_eq!(thousands(999.4), "999");
-        assert_eq!(thousands(1000.0), "1,000");
-        assert_eq!(thousands(1_234_567.8), "1,234,568");
-    }
 }

@@ -14,21 +14,22 @@ const MAX_RESPONSE: usize = 16 << 20;
 
 /// One response.
 #[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) status: u16,
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
     /// Header names lowercased, in order.
-    pub(crate) headers: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
     /// Bytes of the head, status line to the empty line included.
-    pub(crate) head_len: usize,
+    pub head_len: usize,
     /// The body after any chunked coding is removed.
-    pub(crate) body: Vec<u8>,
+    pub body: Vec<u8>,
     /// Bytes of the body on the wire (with the chunked coding, if any).
-    pub(crate) wire_body_len: usize,
+    pub wire_body_len: usize,
 }
 
 impl Reply {
     /// The first value of header `name` (lowercase).
-    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -36,17 +37,17 @@ impl Reply {
     }
 
     /// The bytes one such response takes on the connection.
-    pub(crate) fn wire_len(&self) -> usize {
+    pub fn wire_len(&self) -> usize {
         self.head_len + self.wire_body_len
     }
 }
 
 /// `GET path` with `headers`, on a new connection to `addr`.
-pub(crate) fn get(
-    addr: SocketAddr,
-    path: &str,
-    headers: &[(String, String)],
-) -> Result<Reply, String> {
+///
+/// # Errors
+/// The connection failed or timed out (10 s), or the response is malformed or over
+/// 16 MiB.
+pub fn get(addr: SocketAddr, path: &str, headers: &[(String, String)]) -> Result<Reply, String> {
     let mut stream =
         TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| format!("connect: {e}"))?;
     stream
@@ -155,7 +156,10 @@ fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
 }
 
 /// The body with its `Content-Encoding` removed (br, gzip or none).
-pub(crate) fn decode(reply: &Reply) -> Result<Vec<u8>, String> {
+///
+/// # Errors
+/// Another coding, or a body that does not decode.
+pub fn decode(reply: &Reply) -> Result<Vec<u8>, String> {
     match reply.header("content-encoding") {
         None | Some("identity") => Ok(reply.body.clone()),
         Some("br") => {

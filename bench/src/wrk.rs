@@ -1,39 +1,47 @@
-//! Runs `wrk` (pinned with `taskset`) for a fixed time against one URL and parses what
-//! it prints.
+//! Runs `wrk` (pinned with `taskset`) for a fixed time against one URL, parses what
+//! it prints, and tells whether the run may count ([`Outcome::problem`]).
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use bench::procs::pinned;
+use crate::procs::pinned;
 
 /// How one wrk run is set up.
 #[derive(Debug, Clone)]
-pub(crate) struct Load {
-    pub(crate) connections: usize,
+pub struct Load {
+    /// Open connections, all on one wrk thread.
+    pub connections: usize,
     /// Whole seconds (wrk takes no fractions).
-    pub(crate) seconds: u64,
-    pub(crate) cpu: Option<usize>,
+    pub seconds: u64,
+    /// The CPU wrk is pinned to with `taskset -c`; `None`: not pinned.
+    pub cpu: Option<usize>,
 }
 
 /// What one wrk run measured.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Outcome {
-    pub(crate) requests: u64,
+pub struct Outcome {
+    /// Responses wrk read.
+    pub requests: u64,
     /// Seconds wrk ran.
-    pub(crate) elapsed: f64,
-    pub(crate) per_second: f64,
+    pub elapsed: f64,
+    /// wrk's `Requests/sec`.
+    pub per_second: f64,
     /// Bytes read from the sockets (wrk rounds it to 3 significant digits).
-    pub(crate) bytes: f64,
+    pub bytes: f64,
     /// Responses whose status was not 2xx or 3xx.
-    pub(crate) bad_status: u64,
+    pub bad_status: u64,
     /// Connect, read, write and timeout errors.
-    pub(crate) socket_errors: u64,
+    pub socket_errors: u64,
 }
 
 /// Runs `wrk -t1 -cN -dS --timeout 10s [-H header]... http://addr/path`.
-pub(crate) fn run(
+///
+/// # Errors
+/// wrk could not start, failed, hung (killed after its time plus 30 s), or printed
+/// what [`Outcome`] cannot be read from.
+pub fn run(
     wrk: &Path,
     load: &Load,
     addr: SocketAddr,
@@ -81,6 +89,39 @@ pub(crate) fn run(
         ));
     }
     parse(&text).ok_or_else(|| format!("cannot read wrk's output:\n{text}"))
+}
+
+impl Outcome {
+    /// Why this run must not count, if it must not: it ran under 90% of `load`'s time,
+    /// read nothing, saw a status that is not 2xx/3xx or a socket error, or read a
+    /// number of bytes per response that is not `wire_len` (the bytes of one whole
+    /// response as checked before the run), give or take wrk's rounding (1%) and the
+    /// responses still in flight when it stopped. A server that answers 200 instead of
+    /// 304, or another coding, under load fails here.
+    pub fn problem(&self, load: &Load, wire_len: usize) -> Option<String> {
+        if self.elapsed < 0.9 * load.seconds as f64 {
+            return Some(format!(
+                "wrk ran {:.2} s instead of {} s",
+                self.elapsed, load.seconds
+            ));
+        }
+        if self.bad_status > 0 || self.socket_errors > 0 || self.requests == 0 {
+            return Some(format!(
+                "{} responses not 2xx/3xx, {} socket errors in {} requests",
+                self.bad_status, self.socket_errors, self.requests
+            ));
+        }
+        let expected = wire_len as f64;
+        let per_response = self.bytes / self.requests as f64;
+        let slack =
+            0.01 * expected + expected * load.connections as f64 / self.requests as f64 + 4.0;
+        if (per_response - expected).abs() > slack {
+            return Some(format!(
+                "{per_response:.0} bytes a response under load, {expected:.0} when checked"
+            ));
+        }
+        None
+    }
 }
 
 /// Reads `N requests in T, B read`, `Non-2xx or 3xx responses: N`, `Socket errors:

@@ -1,0 +1,911 @@
+//! `cargo run --release -p bench --bin bench-frameworks`: requests per second for the
+//! same embedded site (`bench-static`'s, [`bench::site::SITE`]) served by
+//! `SITE.service()` through each framework adapter: axum, plain hyper, actix-web,
+//! Rocket, Poem, Salvo and warp, side by side in one process on 127.0.0.1, under
+//! `wrk`. See `bench/README.md`.
+//!
+//! Each server is mounted the way the examples show and runs on one worker thread;
+//! the whole process is pinned to CPU 0 and wrk to CPU 1, so the figures compare the
+//! frameworks per core. Every server is checked on every case before it is measured
+//! (status, coding, byte-identical body, the core's ETag); rounds interleave the
+//! frameworks and the tables show medians, as a ratio to axum.
+
+use std::convert::Infallible;
+use std::fmt::Write as _;
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use bench::cases::{check, Case, Check, Probe, CASES};
+use bench::procs::{self, median, thousands};
+use bench::site::{SITE, SITE_DIR};
+use bench::wrk;
+use embed_runtime::Encoding;
+
+/// Other processes using more than this share of one CPU make the figures noisy.
+const NOISY: f64 = 0.1;
+
+const USAGE: &str = "\
+usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases LIST]
+                        [--connections N] [--warmup SECS] [--redo-noisy N] [--no-pin]
+                        [--wrk PATH] [--raw]
+
+  --seconds N        length of each wrk run, whole seconds (default 3)
+  --rounds N         interleaved rounds; the tables show medians over them (default 5)
+  --frameworks LIST  comma-separated: axum, hyper, actix-web, rocket, poem, salvo, warp
+                     (default: all; the ratios are to axum when it is measured)
+  --cases LIST       comma-separated: index, br, favicon, 304 (default: all)
+  --connections N    wrk's open connections, all on one wrk thread (default 32)
+  --warmup SECS      one wrk run per framework and case before the rounds (default 1;
+                     0: none)
+  --redo-noisy N     run a round again when other processes used over 10% of a CPU
+                     during it, at most N times in all (default 2; 0: only warn)
+  --no-pin           do not pin the servers to CPU 0 and wrk to CPU 1
+  --wrk PATH         the wrk binary (default: wrk on PATH)
+  --raw              print every sample (req/s), in the order taken";
+
+/// A framework adapter of embed-runtime, and how its server is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framework {
+    /// axum 0.8: `Router::new().fallback_service(SITE.service())`, `axum::serve`.
+    Axum,
+    /// hyper 1 alone: `service_fn` calling `ServeAssets::respond`, `http1::Builder`.
+    Hyper,
+    /// actix-web 4: `App::new().default_service(SITE.service())`, `workers(1)`.
+    ActixWeb,
+    /// Rocket 0.5: `.mount("/", SITE.service())`, `workers: 1`.
+    Rocket,
+    /// Poem 3: `Route::new().at("/*", SITE.service())`.
+    Poem,
+    /// Salvo 1: `Router::with_path("{**rest}").goal(SITE.service())`.
+    Salvo,
+    /// warp 0.4: `embed_runtime::adapters::warp::assets(SITE.service())`.
+    Warp,
+}
+
+impl Framework {
+    const ALL: [Framework; 7] = [
+        Framework::Axum,
+        Framework::Hyper,
+        Framework::ActixWeb,
+        Framework::Rocket,
+        Framework::Poem,
+        Framework::Salvo,
+        Framework::Warp,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Framework::Axum => "axum",
+            Framework::Hyper => "hyper",
+            Framework::ActixWeb => "actix-web",
+            Framework::Rocket => "rocket",
+            Framework::Poem => "poem",
+            Framework::Salvo => "salvo",
+            Framework::Warp => "warp",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Framework> {
+        Framework::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Starts the server on 127.0.0.1 on threads of its own; returns once it listens.
+    fn start(self) -> Result<SocketAddr, String> {
+        match self {
+            Framework::Axum => servers::axum(),
+            Framework::Hyper => servers::hyper(),
+            Framework::ActixWeb => servers::actix_web(),
+            Framework::Rocket => servers::rocket(),
+            Framework::Poem => servers::poem(),
+            Framework::Salvo => servers::salvo(),
+            Framework::Warp => servers::warp(),
+        }
+    }
+}
+
+/// One server per framework, each serving `SITE.service()` as the examples mount it,
+/// each on one worker thread: tokio's multi-thread runtime with one worker (what
+/// `#[tokio::main(worker_threads = 1)]` and Rocket's `workers: 1` build), actix's own
+/// runtime with `workers(1)`. Nothing else is set: TCP_NODELAY, keep-alive and the
+/// headers are each framework's defaults. The servers live until the process ends.
+mod servers {
+    use super::*;
+
+    use actix_web::{App, HttpServer};
+    use axum::Router;
+    use embed_runtime::adapters::warp::assets;
+    use hyper::server::conn::http1;
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    use rocket::config::{LogLevel, Shutdown};
+    use rocket::fairing::AdHoc;
+
+    /// A listening socket on a free port of 127.0.0.1, non-blocking for tokio.
+    fn bind() -> Result<(TcpListener, SocketAddr), String> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .map_err(|e| format!("bind 127.0.0.1:0: {e}"))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("non-blocking listener: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        Ok((listener, addr))
+    }
+
+    /// tokio's multi-thread runtime with `workers` worker threads named after `name`.
+    fn runtime(name: &str, workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name(format!("{name}-worker"))
+            .enable_all()
+            .build()
+    }
+
+    /// Runs `serve(listener)` on a thread of its own inside a one-worker tokio runtime.
+    /// The socket is bound before this returns, so connections queue until it accepts.
+    fn on_tokio<F, Fut>(name: &'static str, serve: F) -> Result<SocketAddr, String>
+    where
+        F: FnOnce(TcpListener) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<(), String>>,
+    {
+        let (listener, addr) = bind()?;
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                let outcome = runtime(name, 1)
+                    .map_err(|e| format!("tokio runtime: {e}"))
+                    .and_then(|runtime| runtime.block_on(serve(listener)));
+                if let Err(err) = outcome {
+                    eprintln!("bench-frameworks: the {name} server stopped: {err}");
+                }
+            })
+            .map_err(|e| format!("{name} thread: {e}"))?;
+        Ok(addr)
+    }
+
+    fn tokio_listener(listener: TcpListener) -> Result<tokio::net::TcpListener, String> {
+        tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())
+    }
+
+    pub(super) fn axum() -> Result<SocketAddr, String> {
+        on_tokio("axum", |listener| async move {
+            let app = Router::new().fallback_service(SITE.service());
+            axum::serve(tokio_listener(listener)?, app)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    pub(super) fn hyper() -> Result<SocketAddr, String> {
+        on_tokio("hyper", |listener| async move {
+            let listener = tokio_listener(listener)?;
+            let service = SITE.service();
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let handler = service_fn(move |request| {
+                        let response = service.respond(&request);
+                        async move { Ok::<_, Infallible>(response.await) }
+                    });
+                    // A client that goes away mid-request ends only its own connection.
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), handler)
+                        .await;
+                });
+            }
+        })
+    }
+
+    pub(super) fn actix_web() -> Result<SocketAddr, String> {
+        let (listener, addr) = bind()?;
+        let (started, start) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("actix-web".to_owned())
+            .spawn(move || {
+                actix_web::rt::System::new().block_on(async move {
+                    let server = HttpServer::new(|| App::new().default_service(SITE.service()))
+                        .workers(1)
+                        .disable_signals()
+                        .listen(listener);
+                    let server = match server {
+                        Ok(server) => server.run(),
+                        Err(err) => {
+                            let _ = started.send(Err(format!("actix-web listen: {err}")));
+                            return;
+                        }
+                    };
+                    let _ = started.send(Ok(()));
+                    if let Err(err) = server.await {
+                        eprintln!("bench-frameworks: the actix-web server stopped: {err}");
+                    }
+                });
+            })
+            .map_err(|e| format!("actix-web thread: {e}"))?;
+        start
+            .recv()
+            .map_err(|_| "the actix-web thread ended".to_owned())??;
+        Ok(addr)
+    }
+
+    /// Rocket's release defaults but for where it listens, one worker, its logging and
+    /// its signal handlers (as `tests/src/frameworks/rocket.rs` sets them up).
+    fn rocket_config() -> rocket::Config {
+        rocket::Config {
+            address: Ipv4Addr::LOCALHOST.into(),
+            port: 0,
+            workers: 1,
+            log_level: LogLevel::Off,
+            cli_colors: false,
+            shutdown: Shutdown {
+                ctrlc: false,
+                #[cfg(unix)]
+                signals: Default::default(),
+                ..Shutdown::default()
+            },
+            ..rocket::Config::release_default()
+        }
+    }
+
+    /// Rocket binds its own socket; its port is known at liftoff. The runtime is the
+    /// one `#[rocket::main]` builds: multi-thread, `workers` worker threads.
+    pub(super) fn rocket() -> Result<SocketAddr, String> {
+        let config = rocket_config();
+        let workers = config.workers;
+        let (tx, rx) = mpsc::channel();
+        let bound = tx.clone();
+        let rocket = rocket::custom(config)
+            .mount("/", SITE.service())
+            .attach(AdHoc::on_liftoff("bound port", move |rocket| {
+                let port = rocket.config().port;
+                Box::pin(async move {
+                    let _ = bound.send(Ok(port));
+                })
+            }));
+        std::thread::Builder::new()
+            .name("rocket".to_owned())
+            .spawn(move || {
+                let outcome = runtime("rocket", workers)
+                    .map_err(|e| format!("tokio runtime: {e}"))
+                    .and_then(|runtime| {
+                        runtime
+                            .block_on(rocket.launch())
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    });
+                if let Err(err) = outcome {
+                    let _ = tx.send(Err(err));
+                }
+            })
+            .map_err(|e| format!("rocket thread: {e}"))?;
+        let port = rx
+            .recv()
+            .map_err(|_| "the rocket thread ended".to_owned())?
+            .map_err(|e| format!("rocket: {e}"))?;
+        Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+    }
+
+    pub(super) fn poem() -> Result<SocketAddr, String> {
+        on_tokio("poem", |listener| async move {
+            let app = poem::Route::new().at("/*", SITE.service());
+            let acceptor =
+                poem::listener::TcpAcceptor::from_std(listener).map_err(|e| e.to_string())?;
+            poem::Server::new_with_acceptor(acceptor)
+                .run(app)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    pub(super) fn salvo() -> Result<SocketAddr, String> {
+        on_tokio("salvo", |listener| async move {
+            use salvo_core::conn::tcp::TcpAcceptor;
+            use salvo_core::{Router, Server};
+            let router = Router::with_path("{**rest}").goal(SITE.service());
+            let acceptor =
+                TcpAcceptor::try_from(tokio_listener(listener)?).map_err(|e| e.to_string())?;
+            Server::new(acceptor)
+                .try_serve(router)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    pub(super) fn warp() -> Result<SocketAddr, String> {
+        on_tokio("warp", |listener| async move {
+            warp::serve(assets(SITE.service()))
+                .incoming(tokio_listener(listener)?)
+                .run()
+                .await;
+            Ok(())
+        })
+    }
+}
+
+struct Args {
+    seconds: u64,
+    rounds: usize,
+    frameworks: Vec<Framework>,
+    cases: Vec<&'static Case>,
+    connections: usize,
+    warmup: u64,
+    redo_noisy: usize,
+    pin: bool,
+    wrk: Option<PathBuf>,
+    raw: bool,
+}
+
+fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
+    let mut args = Args {
+        seconds: 3,
+        rounds: 5,
+        frameworks: Framework::ALL.to_vec(),
+        cases: CASES.iter().collect(),
+        connections: 32,
+        warmup: 1,
+        redo_noisy: 2,
+        pin: true,
+        wrk: None,
+        raw: false,
+    };
+    let mut argv = argv.into_iter();
+    while let Some(arg) = argv.next() {
+        let mut value = || argv.next().ok_or_else(|| format!("{arg} needs a value"));
+        let number = |text: String, min: u64, max: u64| -> Result<u64, String> {
+            match text.parse::<u64>() {
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "`{text}` is not a whole number from {min} to {max}"
+                )),
+            }
+        };
+        match arg.as_str() {
+            "--seconds" => args.seconds = number(value()?, 1, 60)?,
+            "--rounds" => args.rounds = number(value()?, 1, 100)? as usize,
+            "--connections" => args.connections = number(value()?, 1, 1000)? as usize,
+            "--warmup" => args.warmup = number(value()?, 0, 60)?,
+            "--redo-noisy" => args.redo_noisy = number(value()?, 0, 100)? as usize,
+            "--frameworks" => {
+                args.frameworks = value()?
+                    .split(',')
+                    .map(|name| {
+                        Framework::from_name(name.trim())
+                            .ok_or_else(|| format!("unknown framework `{name}`"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--cases" => {
+                args.cases = value()?
+                    .split(',')
+                    .map(|name| {
+                        CASES
+                            .iter()
+                            .find(|case| case.name == name.trim())
+                            .ok_or_else(|| format!("unknown case `{name}`"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--no-pin" => args.pin = false,
+            "--wrk" => args.wrk = Some(value()?.into()),
+            "--raw" => args.raw = true,
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if args.frameworks.is_empty() || args.cases.is_empty() {
+        return Err("--frameworks and --cases need at least one name".into());
+    }
+    Ok(Some(args))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1).collect()) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("bench-frameworks: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("bench-frameworks: some checks or runs failed; see PROBLEMS above");
+            ExitCode::FAILURE
+        }
+        Err(message) => {
+            eprintln!("bench-frameworks: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One framework and one case over the whole run.
+#[derive(Default, Clone)]
+struct Cell {
+    samples: Vec<f64>,
+    /// CPU seconds of this process (the servers) and of wrk during the runs.
+    server_cpu: f64,
+    client_cpu: f64,
+    wall: f64,
+    problems: Vec<String>,
+}
+
+/// What the machine is, for the report.
+fn machine_note(cpus: usize) -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|k| k.trim().to_owned())
+        .unwrap_or_default();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    format!("{cpus} CPUs ({model}), Linux {kernel}, load average {load} at start")
+}
+
+/// wrk's version line (`wrk 4.1.0 [epoll] ...`).
+fn wrk_version(wrk: &std::path::Path) -> String {
+    Command::new(wrk)
+        .arg("-v")
+        .output()
+        .ok()
+        .map(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            text.lines().next().unwrap_or_default().trim().to_owned()
+        })
+        .unwrap_or_default()
+}
+
+/// CPU seconds of this process and of the wrk runs it waited for; and of the whole
+/// machine. The difference over a round is what other processes used.
+fn accounted_and_machine_cpu() -> Option<(f64, f64)> {
+    let ours = procs::cpu_seconds(std::process::id())? + procs::waited_children_cpu_seconds()?;
+    Some((ours, procs::machine_cpu_seconds()?))
+}
+
+fn run(args: &Args) -> Result<bool, String> {
+    let Some(wrk_path) = args.wrk.clone().or_else(|| procs::find_program("wrk")) else {
+        return Err(
+            "wrk not found: install it with `apt-get install -y wrk` (Debian's package), \
+             or pass --wrk PATH"
+                .into(),
+        );
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let pin = args.pin && cpus >= 2 && procs::have_taskset();
+    let (server_cpu, client_cpu) = if pin {
+        (Some(0), Some(1))
+    } else {
+        (None, None)
+    };
+    // Before any server thread exists: every thread started later inherits CPU 0.
+    if let Some(cpu) = server_cpu {
+        procs::pin_self(cpu)?;
+    }
+    let command_line: Vec<String> = std::env::args().collect();
+    println!("bench-frameworks: {}", command_line.join(" "));
+    println!("bench-frameworks: {}", machine_note(cpus));
+    println!(
+        "bench-frameworks: {}; site {SITE_DIR}",
+        wrk_version(&wrk_path)
+    );
+    match server_cpu {
+        Some(cpu) => println!(
+            "bench-frameworks: every server pinned to CPU {cpu} (this process), wrk to CPU {}",
+            client_cpu.unwrap_or(1)
+        ),
+        None => println!("bench-frameworks: not pinning; servers and wrk share the {cpus} CPU(s)"),
+    }
+
+    let frameworks = &args.frameworks;
+    let cases = &args.cases;
+    let mut addrs = Vec::new();
+    for framework in frameworks {
+        let addr = framework
+            .start()
+            .map_err(|e| format!("{}: {e}", framework.name()))?;
+        println!("  {:<10} listening on {addr}", framework.name());
+        addrs.push(addr);
+    }
+
+    // 1. Check every server on every case, byte for byte; only what passes is measured.
+    println!("\n== check: every framework, every case, before measuring");
+    let mut probes: Vec<Vec<Result<Probe, String>>> = Vec::new();
+    for (framework, addr) in frameworks.iter().zip(&addrs) {
+        let mut row = Vec::new();
+        for case in cases {
+            let probe = check_case(*addr, case);
+            match &probe {
+                Ok(p) => println!(
+                    "  {:<10} {:<17} ok: {}; {} B a response",
+                    framework.name(),
+                    case.short,
+                    p.summary,
+                    p.wire_len
+                ),
+                Err(problem) => println!(
+                    "  {:<10} {:<17} FAILED: {problem}",
+                    framework.name(),
+                    case.short
+                ),
+            }
+            row.push(probe);
+        }
+        probes.push(row);
+    }
+    let mut cells: Vec<Vec<Cell>> = vec![vec![Cell::default(); cases.len()]; frameworks.len()];
+
+    let load = wrk::Load {
+        connections: args.connections,
+        seconds: args.seconds,
+        cpu: client_cpu,
+    };
+    // 2. Warm-up: one run per framework and case, not counted.
+    if args.warmup > 0 {
+        let warm = wrk::Load {
+            seconds: args.warmup,
+            ..load.clone()
+        };
+        println!(
+            "\n== warm-up: {} s per framework and case, not counted",
+            args.warmup
+        );
+        for (addr, row) in addrs.iter().zip(&probes) {
+            for (case, probe) in cases.iter().zip(row) {
+                if let Ok(probe) = probe {
+                    let _ = wrk::run(&wrk_path, &warm, *addr, case.path, &probe.headers);
+                }
+            }
+        }
+    }
+
+    // 3. Interleaved rounds: per case, every framework, in an order that rotates.
+    println!(
+        "\n== rounds: {} x (every case x every framework), wrk -t1 -c{} -d{}s",
+        args.rounds, args.connections, args.seconds
+    );
+    let total = Instant::now();
+    let mut foreign = (0.0, 0.0);
+    let mut notes = Vec::new();
+    let mut redos_left = args.redo_noisy;
+    let (mut round, mut attempt) = (0, 0);
+    while round < args.rounds {
+        let started = Instant::now();
+        let before = accounted_and_machine_cpu();
+        let kept = cells.clone();
+        for (c, case) in cases.iter().enumerate() {
+            for k in 0..frameworks.len() {
+                let f = (k + attempt + c) % frameworks.len();
+                let Ok(probe) = &probes[f][c] else { continue };
+                measure(&wrk_path, &load, addrs[f], case, probe, &mut cells[f][c]);
+            }
+        }
+        attempt += 1;
+        let wall = started.elapsed().as_secs_f64();
+        let busy = match (before, accounted_and_machine_cpu()) {
+            (Some((a0, m0)), Some((a1, m1))) => Some(((m1 - m0) - (a1 - a0)).max(0.0)),
+            _ => None,
+        };
+        let noisy = busy.filter(|busy| busy / wall > NOISY);
+        if let (Some(busy), true) = (noisy, redos_left > 0) {
+            redos_left -= 1;
+            // Keep the problems seen in the discarded round.
+            for (row, kept_row) in cells.iter_mut().zip(kept) {
+                for (cell, kept_cell) in row.iter_mut().zip(kept_row) {
+                    let problems = std::mem::take(&mut cell.problems);
+                    *cell = Cell {
+                        problems,
+                        ..kept_cell
+                    };
+                }
+            }
+            println!(
+                "  round {}/{} done in {wall:.0} s; other processes used {:.0}% of a CPU: \
+                 discarded, run again ({redos_left} more redo(s) allowed)",
+                round + 1,
+                args.rounds,
+                100.0 * busy / wall
+            );
+            continue;
+        }
+        if let Some(busy) = busy {
+            foreign.0 += busy;
+            foreign.1 += wall;
+        }
+        println!(
+            "  round {}/{} done in {wall:.0} s; other processes used {}",
+            round + 1,
+            args.rounds,
+            busy.map_or("? (no /proc)".into(), |busy| format!(
+                "{:.0}% of a CPU{}",
+                100.0 * busy / wall,
+                if noisy.is_some() {
+                    " (NOISY, kept)"
+                } else {
+                    ""
+                }
+            ))
+        );
+        round += 1;
+    }
+    if foreign.1 > 0.0 {
+        let share = foreign.0 / foreign.1;
+        notes.push(format!(
+            "other processes used {:.0}% of a CPU on average during the kept rounds{}",
+            100.0 * share,
+            if share > NOISY {
+                "; the figures are noisy, run again on an idle machine"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    if args.raw {
+        println!("\n== raw samples, req/s, in the order taken");
+        for (c, case) in cases.iter().enumerate() {
+            println!("  {}", case.title);
+            for (framework, row) in frameworks.iter().zip(&cells) {
+                let list: Vec<String> = row[c].samples.iter().map(|x| format!("{x:.0}")).collect();
+                println!("    {:<10} {}", framework.name(), list.join(" "));
+            }
+        }
+    }
+    let (text, ok) = report(args, &command_line, cpus, &probes, &cells);
+    println!("{text}");
+    for note in &notes {
+        println!("bench-frameworks: {note}");
+    }
+    println!(
+        "bench-frameworks: rounds took {:.0} s",
+        total.elapsed().as_secs_f64()
+    );
+    Ok(ok)
+}
+
+/// [`check`] (status, coding, the file once decoded, a 304 to the server's own ETag),
+/// and then that what the framework sent is byte for byte what the core stores: the
+/// identity or br body itself, and for the 304 the core's ETag of the br variant. No
+/// adapter may pass by sending something cheaper.
+fn check_case(addr: SocketAddr, case: &Case) -> Result<Probe, String> {
+    let path = format!("{SITE_DIR}/{}", case.file);
+    let file = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
+    let probe = check(addr, case, &file)?;
+    let asset = SITE
+        .get(case.path)
+        .ok_or_else(|| format!("{} is not in the embedded site", case.path))?;
+    let stored = |encoding: Encoding| {
+        asset
+            .variant(encoding)
+            .ok_or_else(|| format!("{} has no {encoding:?} body", case.path))
+    };
+    match case.check {
+        Check::Plain => {
+            if probe.body != stored(Encoding::Identity)?.body() {
+                return Err("the body is not the stored identity body".into());
+            }
+        }
+        Check::Brotli => {
+            if let Some(note) = &probe.note {
+                return Err(note.clone());
+            }
+            if probe.body != stored(Encoding::Brotli)?.body() {
+                return Err("the body is not the stored br body byte for byte".into());
+            }
+        }
+        Check::NotModified => {
+            let etag = stored(Encoding::Brotli)?.etag();
+            let sent = probe
+                .headers
+                .iter()
+                .find(|(name, _)| name == "If-None-Match")
+                .map(|(_, value)| value.as_str());
+            if sent != Some(etag) {
+                return Err(format!(
+                    "the 200's validator is {sent:?}, not the core's ETag {etag}"
+                ));
+            }
+            if !probe.body.is_empty() {
+                return Err("the 304 has a body".into());
+            }
+        }
+    }
+    Ok(probe)
+}
+
+/// One wrk run of `case` against the server at `addr`: a sample when wrk saw no error
+/// and every response had the size of the checked one.
+fn measure(
+    wrk_path: &std::path::Path,
+    load: &wrk::Load,
+    addr: SocketAddr,
+    case: &Case,
+    probe: &Probe,
+    cell: &mut Cell,
+) {
+    let server0 = procs::cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let client0 = procs::waited_children_cpu_seconds().unwrap_or(0.0);
+    let started = Instant::now();
+    let outcome = wrk::run(wrk_path, load, addr, case.path, &probe.headers);
+    cell.wall += started.elapsed().as_secs_f64();
+    cell.server_cpu += procs::cpu_seconds(std::process::id()).unwrap_or(0.0) - server0;
+    cell.client_cpu += procs::waited_children_cpu_seconds().unwrap_or(0.0) - client0;
+    match outcome {
+        Ok(outcome) => match outcome.problem(load, probe.wire_len) {
+            Some(problem) => cell.problems.push(format!("{}: {problem}", case.short)),
+            None => cell.samples.push(outcome.per_second),
+        },
+        Err(problem) => cell.problems.push(format!("{}: {problem}", case.short)),
+    }
+}
+
+fn report(
+    args: &Args,
+    command_line: &[String],
+    cpus: usize,
+    probes: &[Vec<Result<Probe, String>>],
+    cells: &[Vec<Cell>],
+) -> (String, bool) {
+    let frameworks = &args.frameworks;
+    let cases = &args.cases;
+    let mut out = String::new();
+    let axum = frameworks.iter().position(|f| *f == Framework::Axum);
+    let medians: Vec<Vec<Option<f64>>> = cells
+        .iter()
+        .map(|row| row.iter().map(|cell| median(&cell.samples)).collect())
+        .collect();
+    let ratio = |f: usize, c: usize| match (medians[f][c], axum.and_then(|a| medians[a][c])) {
+        (Some(m), Some(b)) if b > 0.0 => Some(m / b),
+        _ => None,
+    };
+    let busy = |cpu: f64, wall: f64| {
+        if wall > 0.0 {
+            format!("{:.0}%", 100.0 * cpu / wall)
+        } else {
+            "-".into()
+        }
+    };
+    let _ = writeln!(
+        out,
+        "\n== results: req/s, median [min-max] of {} rounds x {} s; wrk: 1 thread, {} \
+         connections, keep-alive",
+        args.rounds, args.seconds, args.connections,
+    );
+    for (c, case) in cases.iter().enumerate() {
+        let _ = writeln!(out, "\n{}", case.title);
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>10} {:>27} {:>7} {:>7} {:>5}",
+            "framework", "response", "req/s [min-max]", "x axum", "srv CPU", "wrk"
+        );
+        for (f, framework) in frameworks.iter().enumerate() {
+            let cell = &cells[f][c];
+            let response = match &probes[f][c] {
+                Ok(probe) => format!("{} B", probe.wire_len),
+                Err(_) => "FAILED".into(),
+            };
+            let rate = match medians[f][c] {
+                Some(m) => {
+                    let min = cell.samples.iter().copied().fold(f64::INFINITY, f64::min);
+                    let max = cell.samples.iter().copied().fold(0.0, f64::max);
+                    format!("{} [{}-{}]", thousands(m), thousands(min), thousands(max))
+                }
+                None => "-".into(),
+            };
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>10} {:>27} {:>7} {:>7} {:>5}",
+                framework.name(),
+                response,
+                rate,
+                ratio(f, c).map_or("-".into(), |r| format!("{r:.2}x")),
+                busy(cell.server_cpu, cell.wall),
+                busy(cell.client_cpu, cell.wall)
+            );
+        }
+    }
+
+    // The summary, as a Markdown table.
+    let _ = writeln!(
+        out,
+        "\n== summary: median req/s (x axum); `{}`\n   machine: {cpus} CPUs, servers on CPU \
+         0, wrk on CPU 1 unless --no-pin; response size is head + body as checked\n",
+        command_line.join(" ")
+    );
+    let mut header = String::from("| case |");
+    let mut rule = String::from("|---|");
+    for framework in frameworks {
+        let _ = write!(header, " {} |", framework.name());
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(out, "{header}\n{rule}");
+    for (c, case) in cases.iter().enumerate() {
+        let mut line = format!("| {} |", case.short);
+        for (f, row) in medians.iter().enumerate() {
+            let text = match (row[c], ratio(f, c)) {
+                (Some(m), Some(r)) => format!("{} ({r:.2}x)", thousands(m)),
+                (Some(m), None) => thousands(m),
+                _ => "-".into(),
+            };
+            let _ = write!(line, " {text} |");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let mut line = String::from("| response bytes (br / 304) |");
+    for row in probes {
+        let sizes: Vec<String> = cases
+            .iter()
+            .zip(row)
+            .filter(|(case, _)| case.check != Check::Plain)
+            .map(|(_, p)| p.as_ref().map_or("-".into(), |p| p.wire_len.to_string()))
+            .collect();
+        let _ = write!(line, " {} |", sizes.join(" / "));
+    }
+    if cases.iter().any(|case| case.check != Check::Plain) {
+        let _ = writeln!(out, "{line}");
+    }
+
+    let mut ok = true;
+    for (f, framework) in frameworks.iter().enumerate() {
+        let mut problems: Vec<String> = Vec::new();
+        for (c, case) in cases.iter().enumerate() {
+            if let Err(problem) = &probes[f][c] {
+                problems.push(format!("{}: check failed: {problem}", case.short));
+            }
+            problems.extend(cells[f][c].problems.iter().cloned());
+        }
+        if !problems.is_empty() {
+            if ok {
+                let _ = writeln!(out, "\n== PROBLEMS");
+            }
+            ok = false;
+            for problem in problems {
+                let _ = writeln!(out, "  {}: {problem}", framework.name());
+            }
+        }
+    }
+    if ok {
+        let _ = writeln!(
+            out,
+            "\nevery framework passed its checks (status, coding, the stored bytes, the \
+             core's ETag), and every wrk run saw only responses of the checked status and \
+             size"
+        );
+    }
+    (out, ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_case, Framework, CASES};
+
+    /// Every framework's server answers every case as the benchmark requires (status,
+    /// coding, the stored bytes, the core's ETag), so a run can only fail at load.
+    #[test]
+    fn every_framework_passes_the_checks() {
+        for framework in Framework::ALL {
+            let addr = framework.start().unwrap();
+            for case in &CASES {
+                if let Err(problem) = check_case(addr, case) {
+                    panic!("{} {}: {problem}", framework.name(), case.short);
+                }
+            }
+        }
+    }
+}
