@@ -41,14 +41,15 @@ run() {
 # Everything, every feature on: the frameworks' servers of the harness included.
 run cargo test --workspace --all-features
 
-# The HTTP tests once more in every other framework (the binaries are built already):
+# The HTTP tests once more in every other framework (`--workspace`: the same features,
+# so the binaries built above are reused):
 # each behaviour is written once, in tests/tests, and checked in each framework.
 http_tests=(conditional range negotiation methods paths disk routing hostile fingerprint
   dev compressed_only faults rewrite)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
 for framework in hyper actix-web rocket poem salvo warp; do
-  EMBED_TEST_FRAMEWORK=$framework run cargo test -p integration-tests --all-features "${targets[@]}"
+  EMBED_TEST_FRAMEWORK=$framework run cargo test --workspace --all-features "${targets[@]}"
 done
 # axum and plain hyper over HTTP/2 (h2c, prior knowledge). `hostile` stays HTTP/1.1: it
 # probes the HTTP/1 parser, and HTTP/2 caps header lists itself.
@@ -56,7 +57,7 @@ h2_targets=()
 for t in "${http_tests[@]}"; do [ "$t" = hostile ] || h2_targets+=(--test "$t"); done
 for framework in axum hyper; do
   EMBED_TEST_HTTP2=1 EMBED_TEST_FRAMEWORK=$framework \
-    run cargo test -p integration-tests --all-features "${h2_targets[@]}"
+    run cargo test --workspace --all-features "${h2_targets[@]}"
 done
 
 # Every feature of the library on its own (unit tests and doctests), none, and the
