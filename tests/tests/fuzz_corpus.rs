@@ -5,11 +5,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use embed_runtime::{__fuzz, embed_assets, Assets, ServeAssets};
+use embed_assets_oracles as oracles;
+use embed_runtime::{embed_assets, Assets};
 
 /// The site the `respond` fuzz target serves.
 static FIXTURE: Assets = embed_assets!("../fuzz/fixture");
-static SERVICE: LazyLock<ServeAssets> = LazyLock::new(|| FIXTURE.service());
+static SERVICES: LazyLock<oracles::Fixture> = LazyLock::new(|| oracles::Fixture::new(&FIXTURE));
 
 /// Runs `check` on every file of `fuzz/corpus/<target>`, naming each failing seed.
 fn replay(target: &str, check: impl Fn(&[u8])) {
@@ -38,32 +39,32 @@ fn replay(target: &str, check: impl Fn(&[u8])) {
 
 #[test]
 fn accept_encoding_seeds_hold() {
-    replay("accept_encoding", __fuzz::check_accept_encoding);
+    replay("accept_encoding", oracles::check_accept_encoding);
 }
 
 #[test]
 fn entity_tag_seeds_hold() {
-    replay("entity_tags", __fuzz::check_entity_tags);
+    replay("entity_tags", oracles::check_entity_tags);
 }
 
 #[test]
 fn http_date_seeds_hold() {
-    replay("http_date", __fuzz::check_http_date);
+    replay("http_date", oracles::check_http_date);
 }
 
 #[test]
 fn range_seeds_hold() {
-    replay("range", __fuzz::check_range);
+    replay("range", oracles::check_range);
 }
 
 #[test]
 fn path_seeds_hold() {
-    replay("path", __fuzz::check_path);
+    replay("path", oracles::check_path);
 }
 
 #[test]
 fn whole_request_seeds_hold() {
-    replay("respond", |data| __fuzz::check_response(&SERVICE, data));
+    replay("respond", |data| oracles::check_response(&SERVICES, data));
 }
 
 #[test]

@@ -5,8 +5,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use http::header::{
-    ALLOW, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED,
-    LOCATION, VARY,
+    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE,
+    ETAG, LAST_MODIFIED, LOCATION, VARY,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body::Body as _;
@@ -17,14 +17,96 @@ use super::path::is_safe_key;
 use super::{
     evaluate_preconditions, lines, select_ranges, trim_ows, ByteRange, Precondition, RangeSelection,
 };
-use crate::asset::{Asset, Assets, Encoding, Variant};
-use crate::body::Body;
-use crate::service::ServeAssets;
+use embed_runtime::{Asset, Assets, Body, Encoding, Variant, DEFAULT_CACHE_CONTROL};
 
-/// Fuzz target `respond`: `data` is a request head, `METHOD TARGET` on the first line
-/// (a line without a space is a target for GET) and `name: value` on each further
-/// line; parts that are not valid HTTP are dropped, as a server's parser would.
-/// `service` must serve embedded assets only, with the default options.
+/// Option `spa`: `spa_fallback("/index.html")`.
+const SPA: u8 = 1;
+/// Option `clean`: `clean_urls()`.
+const CLEAN: u8 = 2;
+/// Option `404`: `not_found_page("/docs/index.html")`.
+const NOT_FOUND_PAGE: u8 = 4;
+/// Option `cache`: [`CACHE_RULES`] and [`CACHE_DEFAULT`].
+const CACHE: u8 = 8;
+/// Every combination of the options.
+const COMBINATIONS: u8 = 16;
+
+/// `cache_control_for` rules of option `cache`: nested prefixes, so the longest wins.
+const CACHE_RULES: [(&str, &str); 3] = [
+    ("/css/", "public, max-age=60"),
+    ("/css/site", "max-age=1"),
+    ("/docs/", "no-store"),
+];
+/// `cache_control` of option `cache`.
+const CACHE_DEFAULT: &str = "private, no-cache";
+
+/// The services the `respond` target chooses from, one per combination of options,
+/// over a site holding `/index.html` (the single-page app's page) and
+/// `/docs/index.html` (the 404 page), as `fuzz/fixture` does.
+#[derive(Debug)]
+pub struct Fixture {
+    services: Vec<embed_runtime::ServeAssets>,
+}
+
+impl Fixture {
+    /// The services over `assets`.
+    ///
+    /// # Panics
+    /// If `assets` lacks `/index.html` or `/docs/index.html`.
+    pub fn new(assets: &'static Assets) -> Self {
+        let services = (0..COMBINATIONS)
+            .map(|options| {
+                let mut service = assets.service();
+                if options & SPA != 0 {
+                    service = service.spa_fallback("/index.html");
+                }
+                if options & CLEAN != 0 {
+                    service = service.clean_urls();
+                }
+                if options & NOT_FOUND_PAGE != 0 {
+                    service = service.not_found_page("/docs/index.html");
+                }
+                if options & CACHE != 0 {
+                    service = service.cache_control(HeaderValue::from_static(CACHE_DEFAULT));
+                    for (prefix, value) in CACHE_RULES {
+                        service =
+                            service.cache_control_for(prefix, HeaderValue::from_static(value));
+                    }
+                }
+                service
+            })
+            .collect();
+        Fixture { services }
+    }
+}
+
+/// The options named on an optional first line `@ word…` of `data` (`spa`, `clean`,
+/// `404`, `cache`; other words are ignored), and the rest of `data`.
+fn options(data: &[u8]) -> (u8, &[u8]) {
+    let Some(rest) = data.strip_prefix(b"@") else {
+        return (0, data);
+    };
+    let (line, rest) = match rest.iter().position(|&b| b == b'\n') {
+        Some(end) => (&rest[..end], &rest[end + 1..]),
+        None => (rest, &b""[..]),
+    };
+    let options = line
+        .split(|&b| b == b' ')
+        .map(|word| match word {
+            b"spa" => SPA,
+            b"clean" => CLEAN,
+            b"404" => NOT_FOUND_PAGE,
+            b"cache" => CACHE,
+            _ => 0,
+        })
+        .fold(0, |all, option| all | option);
+    (options, rest)
+}
+
+/// Fuzz target `respond`: `data` is an optional line `@ option…` choosing the service
+/// of `fixture` (`spa`, `clean`, `404`, `cache`: see [`Fixture`]), then a request head,
+/// `METHOD TARGET` on the first line (a line without a space is a target for GET) and
+/// `name: value` on each further line; parts that are not valid HTTP are dropped, as a
+/// server's parser would. The site must hold embedded assets only.
 ///
 /// - The status is the one the decisions give: 404 exactly when the path, decoded once
 ///   and refused when unsafe, names no asset and no directory with an index; 301 to a
@@ -36,19 +118,30 @@ use crate::service::ServeAssets;
 /// - A 200 carries the variant's bytes, a 206 exactly the requested slices of them
 ///   (each part of a `multipart/byteranges` body too), with a `Content-Length` equal
 ///   to the body's length; HEAD, 304, 412, 416, 405 and 301 carry no body.
+/// - With `clean`, `/x` names `/x.html` when nothing else answers `/x`; with `spa`, an
+///   unknown GET/HEAD path whose last segment has no `.` and whose `Accept` lists
+///   `text/html` (q > 0) gets the page with `no-cache` and `Vary: Accept`, and every
+///   404 varies on `Accept`; with `404`, a 404 carries the page's negotiated bytes and
+///   no validators; 200, 206 and 304 carry the `Cache-Control` of the longest rule
+///   prefixing the asset's path (or the default).
 ///
 /// # Panics
 /// When an invariant does not hold, or when the service answers asynchronously (an
 /// on-disk asset or a dev folder).
-pub fn check_response(service: &ServeAssets, data: &[u8]) {
+pub fn check_response(fixture: &Fixture, data: &[u8]) {
+    let (options, data) = options(data);
     let Some(request) = parse_request(data) else {
         return;
     };
+    let service = &fixture.services[usize::from(options)];
     let response = ready(service.respond(&request));
     let (parts, body) = response.into_parts();
     let body = collect(body);
-    let context = format!("{request:?}\n-> {} {:?}", parts.status, parts.headers);
-    Expectation::new(service.assets(), &request).check(
+    let context = format!(
+        "options {options:#b}, {request:?}\n-> {} {:?}",
+        parts.status, parts.headers
+    );
+    Expectation::new(service.assets(), options, &request).check(
         parts.status,
         &parts.headers,
         &body,
@@ -63,11 +156,15 @@ struct Expectation<'r> {
     asset: Option<&'static Asset>,
     /// `/dir` when `/dir/index.html` exists.
     redirect: bool,
+    /// The asset is the single-page app's page, for an unknown path.
+    fallback: bool,
+    options: u8,
+    not_found_page: Option<&'static Asset>,
     weights: Weights,
 }
 
 impl<'r> Expectation<'r> {
-    fn new(assets: &'static Assets, request: &'r Request<()>) -> Self {
+    fn new(assets: &'static Assets, options: u8, request: &'r Request<()>) -> Self {
         let key = percent_decode(request.uri().path().as_bytes())
             .decode_utf8()
             .ok()
@@ -82,10 +179,34 @@ impl<'r> Expectation<'r> {
             && key
                 .as_deref()
                 .is_some_and(|key| !key.ends_with('/') && index(&format!("{key}/")).is_some());
+        let mut asset = asset;
+        if asset.is_none() && !redirect && options & CLEAN != 0 {
+            asset = key
+                .as_deref()
+                .filter(|key| !key.ends_with('/'))
+                .and_then(|key| assets.get(&format!("{key}.html")));
+        }
+        let method = request.method();
+        let fallback = asset.is_none()
+            && !redirect
+            && options & SPA != 0
+            && (method == Method::GET || method == Method::HEAD)
+            && key
+                .as_deref()
+                .is_some_and(|key| !key.rsplit('/').next().unwrap_or_default().contains('.'))
+            && accepts_html(request.headers());
+        if fallback {
+            asset = assets.get("/index.html");
+        }
         Expectation {
             request,
             asset,
             redirect,
+            fallback,
+            options,
+            not_found_page: assets
+                .get("/docs/index.html")
+                .filter(|_| options & NOT_FOUND_PAGE != 0),
             weights: Weights::of(request.headers()),
         }
     }
@@ -127,9 +248,36 @@ impl<'r> Expectation<'r> {
                 return;
             }
             assert_eq!(status, StatusCode::NOT_FOUND, "{context}");
-            let expected: &[u8] = if is_head { b"" } else { b"404 Not Found\n" };
-            assert_eq!(body, expected, "{context}");
-            assert_eq!(headers[CONTENT_LENGTH], "14", "{context}");
+            assert_eq!(
+                vary(headers).contains(&"accept".to_owned()),
+                self.options & SPA != 0,
+                "Vary: Accept on a 404 exactly with a single-page app, {context}"
+            );
+            let Some(page) = self.not_found_page else {
+                let expected: &[u8] = if is_head { b"" } else { b"404 Not Found\n" };
+                assert_eq!(body, expected, "{context}");
+                assert_eq!(headers[CONTENT_LENGTH], "14", "{context}");
+                return;
+            };
+            // The page, negotiated, without validators a cache could revalidate.
+            assert!(!headers.contains_key(ETAG), "{context}");
+            assert!(!headers.contains_key(LAST_MODIFIED), "{context}");
+            assert_eq!(headers[CONTENT_TYPE], page.content_type(), "{context}");
+            let encoding = if page.is_negotiated() {
+                self.weights
+                    .best(|encoding| page.variant(encoding).is_some())
+            } else {
+                Encoding::Identity
+            };
+            let variant = page.variant(encoding).unwrap();
+            assert_eq!(
+                headers[CONTENT_LENGTH],
+                variant.len().to_string(),
+                "{context}"
+            );
+            if !is_head {
+                assert!(body == variant.body(), "404 page body differs, {context}");
+            }
             return;
         };
         let encoding = if asset.is_negotiated() {
@@ -139,7 +287,7 @@ impl<'r> Expectation<'r> {
             Encoding::Identity
         };
         let variant = asset.variant(encoding).unwrap();
-        let (etag, modified) = (variant.etag(), asset.modified_secs());
+        let (etag, modified) = (variant.etag(), modified_secs(asset));
         let request = self.request.headers();
         let expected = match evaluate_preconditions(method, request, etag, modified) {
             Precondition::Failed => StatusCode::PRECONDITION_FAILED,
@@ -162,11 +310,21 @@ impl<'r> Expectation<'r> {
         // Every other answer describes the variant: its validators, and whether it varies.
         assert_eq!(headers[ETAG], etag, "{context}");
         assert_eq!(headers[LAST_MODIFIED], asset.last_modified(), "{context}");
+        let varies = vary(headers);
         assert_eq!(
-            headers.get(VARY).is_some(),
+            varies.contains(&"accept-encoding".to_owned()),
             asset.is_negotiated(),
             "{context}"
         );
+        assert_eq!(
+            varies.contains(&"accept".to_owned()),
+            self.fallback,
+            "{context}"
+        );
+        if status != StatusCode::RANGE_NOT_SATISFIABLE {
+            let expected = self.cache_control(asset);
+            assert_eq!(headers[CACHE_CONTROL], expected, "{context}");
+        }
         if status == StatusCode::NOT_MODIFIED || status == StatusCode::RANGE_NOT_SATISFIABLE {
             assert!(body.is_empty(), "{context}");
             for name in [CONTENT_TYPE, CONTENT_ENCODING, CONTENT_LENGTH] {
@@ -239,6 +397,53 @@ impl<'r> Expectation<'r> {
             );
         }
     }
+}
+
+impl Expectation<'_> {
+    /// The `Cache-Control` of a 200, 206 or 304 for `asset` (RFC 9110 §15.4.5: a 304
+    /// sends what the 200 would).
+    fn cache_control(&self, asset: &Asset) -> &'static str {
+        if self.fallback {
+            return "no-cache";
+        }
+        if self.options & CACHE == 0 {
+            return DEFAULT_CACHE_CONTROL;
+        }
+        CACHE_RULES
+            .iter()
+            .filter(|(prefix, _)| asset.path().starts_with(prefix))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map_or(CACHE_DEFAULT, |(_, value)| value)
+    }
+}
+
+/// The members of every `Vary` line, lowercased.
+fn vary(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(VARY)
+        .iter()
+        .flat_map(|line| line.to_str().unwrap_or_default().split(','))
+        .map(|member| member.trim().to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether some member of `Accept` (RFC 9110 §12.5.1) is `text/html` with q > 0.
+fn accepts_html(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .flat_map(|line| line.as_bytes().split(|&b| b == b','))
+        .any(|member| {
+            let mut parts = member.split(|&b| b == b';').map(trim_ows);
+            let range = parts.next().unwrap_or_default();
+            range.eq_ignore_ascii_case(b"text/html")
+                && parts.all(|param| match param.split_first() {
+                    Some((b'q' | b'Q', rest)) if rest.first() == Some(&b'=') => {
+                        crate::negotiate::qvalue(&rest[1..]).is_some_and(|q| q > 0)
+                    }
+                    _ => true,
+                })
+        })
 }
 
 /// RFC 9112 §3.2 for the HTTP/1.1 requests this target builds: exactly one `Host`
@@ -398,4 +603,12 @@ fn collect(body: Body) -> Vec<u8> {
             Poll::Pending => panic!("an embedded body was not ready at once"),
         }
     }
+}
+
+/// `Last-Modified` of `asset` in seconds since the Unix epoch.
+fn modified_secs(asset: &Asset) -> u64 {
+    asset
+        .modified()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }
