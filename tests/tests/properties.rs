@@ -252,8 +252,18 @@ proptest! {
     }
 }
 
-static FIXTURE: Assets = embed_assets!("../fuzz/fixture");
-static SERVICES: LazyLock<oracles::Fixture> = LazyLock::new(|| oracles::Fixture::new(&FIXTURE));
+static PLAIN: Assets = embed_assets!("../fuzz/fixture");
+static FINGERPRINTED: Assets = embed_assets!("../fuzz/fixture", fingerprint = true);
+static ON_DISK: Assets = embed_assets!("../fuzz/fixture", max_embed_size = "2 KiB");
+static BOTH: Assets = embed_assets!(
+    "../fuzz/fixture",
+    fingerprint = true,
+    max_embed_size = "2 KiB"
+);
+static SERVICES: LazyLock<oracles::Fixture> = LazyLock::new(|| {
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/fixture");
+    oracles::Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], folder)
+});
 
 /// A valid `range-spec` (RFC 9110 §14.1.1).
 #[derive(Debug, Clone, Copy)]

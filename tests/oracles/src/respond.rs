@@ -1,6 +1,8 @@
 //! The whole answer of [`ServeAssets::respond`] to an arbitrary request.
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
@@ -17,7 +19,10 @@ use super::path::is_safe_key;
 use super::{
     evaluate_preconditions, lines, select_ranges, trim_ows, ByteRange, Precondition, RangeSelection,
 };
-use embed_runtime::{Asset, Assets, Body, Encoding, Variant, DEFAULT_CACHE_CONTROL};
+use embed_runtime::{
+    Asset, Assets, Body, Encoding, RequestHead, ServeAssets, DEFAULT_CACHE_CONTROL,
+    FINGERPRINTED_CACHE_CONTROL,
+};
 
 /// Option `spa`: `spa_fallback("/index.html")`.
 const SPA: u8 = 1;
@@ -27,8 +32,15 @@ const CLEAN: u8 = 2;
 const NOT_FOUND_PAGE: u8 = 4;
 /// Option `cache`: [`CACHE_RULES`] and [`CACHE_DEFAULT`].
 const CACHE: u8 = 8;
-/// Every combination of the options.
-const COMBINATIONS: u8 = 16;
+/// Option `dev`: `dev_folder` of the fixture's own folder.
+const DEV: u8 = 16;
+/// Option `fingerprint`: the table built with `fingerprint = true`.
+const FINGERPRINT: u8 = 32;
+/// Option `disk`: the table built with `max_embed_size = "2 KiB"` (files on disk).
+const DISK: u8 = 64;
+/// Option `mount`: the request names the mount point `/static` without its slash
+/// (`RequestHead::at_bare_mount`, as adapters and axum's `nest_service` report it).
+const MOUNT: u8 = 128;
 
 /// `cache_control_for` rules of option `cache`: nested prefixes, so the longest wins.
 const CACHE_RULES: [(&str, &str); 3] = [
@@ -39,23 +51,39 @@ const CACHE_RULES: [(&str, &str); 3] = [
 /// `cache_control` of option `cache`.
 const CACHE_DEFAULT: &str = "private, no-cache";
 
-/// The services the `respond` target chooses from, one per combination of options,
-/// over a site holding `/index.html` (the single-page app's page) and
-/// `/docs/index.html` (the 404 page), as `fuzz/fixture` does.
+/// The services the `respond` target chooses from: one per combination of options,
+/// over four tables of the same folder (which must hold `/index.html`, the single-page
+/// app's page, and `/docs/index.html`, the 404 page, both under 2 KiB, as
+/// `fuzz/fixture` does):
+///
+/// ```text
+/// static PLAIN: Assets = embed_assets!("fixture");
+/// static FINGERPRINTED: Assets = embed_assets!("fixture", fingerprint = true);
+/// static ON_DISK: Assets = embed_assets!("fixture", max_embed_size = "2 KiB");
+/// static BOTH: Assets = embed_assets!("fixture", fingerprint = true, max_embed_size = "2 KiB");
+/// let fixture = Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], dir_of_fixture);
+/// ```
 #[derive(Debug)]
 pub struct Fixture {
-    services: Vec<embed_runtime::ServeAssets>,
+    services: Vec<ServeAssets>,
+    /// The bytes of the files left on disk, by URL path.
+    on_disk: HashMap<&'static str, Vec<u8>>,
+    /// Runs the answers that read files.
+    runtime: tokio::runtime::Runtime,
 }
 
 impl Fixture {
-    /// The services over `assets`.
+    /// The services over `tables` (plain, fingerprinted, on disk, both), in dev mode
+    /// reading `folder`, the folder the tables embed.
     ///
     /// # Panics
-    /// If `assets` lacks `/index.html` or `/docs/index.html`.
-    pub fn new(assets: &'static Assets) -> Self {
-        let services = (0..COMBINATIONS)
+    /// If a table lacks the two pages, or a file on disk cannot be read.
+    pub fn new(tables: [&'static Assets; 4], folder: impl Into<PathBuf>) -> Self {
+        let folder = folder.into();
+        let services = (0..MOUNT)
             .map(|options| {
-                let mut service = assets.service();
+                let table = usize::from((options & (FINGERPRINT | DISK)) / FINGERPRINT);
+                let mut service = tables[table].service();
                 if options & SPA != 0 {
                     service = service.spa_fallback("/index.html");
                 }
@@ -72,15 +100,37 @@ impl Fixture {
                             service.cache_control_for(prefix, HeaderValue::from_static(value));
                     }
                 }
+                if options & DEV != 0 {
+                    service = service.dev_folder(&folder);
+                }
                 service
             })
             .collect();
-        Fixture { services }
+        let on_disk = tables
+            .iter()
+            .flat_map(|table| table.iter())
+            .filter_map(|asset| Some((asset.path(), asset.disk_path()?)))
+            .map(|(path, relative)| {
+                let file = folder.join(relative);
+                let bytes = std::fs::read(&file)
+                    .unwrap_or_else(|err| panic!("cannot read {}: {err}", file.display()));
+                (path, bytes)
+            })
+            .collect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap_or_else(|err| panic!("no tokio runtime: {err}"));
+        Fixture {
+            services,
+            on_disk,
+            runtime,
+        }
     }
 }
 
 /// The options named on an optional first line `@ word…` of `data` (`spa`, `clean`,
-/// `404`, `cache`; other words are ignored), and the rest of `data`.
+/// `404`, `cache`, `dev`, `fingerprint`, `disk`, `mount`; other words are ignored),
+/// and the rest of `data`.
 fn options(data: &[u8]) -> (u8, &[u8]) {
     let Some(rest) = data.strip_prefix(b"@") else {
         return (0, data);
@@ -96,6 +146,10 @@ fn options(data: &[u8]) -> (u8, &[u8]) {
             b"clean" => CLEAN,
             b"404" => NOT_FOUND_PAGE,
             b"cache" => CACHE,
+            b"dev" => DEV,
+            b"fingerprint" => FINGERPRINT,
+            b"disk" => DISK,
+            b"mount" => MOUNT,
             _ => 0,
         })
         .fold(0, |all, option| all | option);
@@ -103,10 +157,11 @@ fn options(data: &[u8]) -> (u8, &[u8]) {
 }
 
 /// Fuzz target `respond`: `data` is an optional line `@ option…` choosing the service
-/// of `fixture` (`spa`, `clean`, `404`, `cache`: see [`Fixture`]), then a request head,
+/// of `fixture` and how the request reaches it (`spa`, `clean`, `404`, `cache`, `dev`,
+/// `fingerprint`, `disk`, `mount`: see [`Fixture`]), then a request head,
 /// `METHOD TARGET` on the first line (a line without a space is a target for GET) and
 /// `name: value` on each further line; parts that are not valid HTTP are dropped, as a
-/// server's parser would. The site must hold embedded assets only.
+/// server's parser would.
 ///
 /// - The status is the one the decisions give: 404 exactly when the path, decoded once
 ///   and refused when unsafe, names no asset and no directory with an index; 301 to a
@@ -123,25 +178,41 @@ fn options(data: &[u8]) -> (u8, &[u8]) {
 ///   `text/html` (q > 0) gets the page with `no-cache` and `Vary: Accept`, and every
 ///   404 varies on `Accept`; with `404`, a 404 carries the page's negotiated bytes and
 ///   no validators; 200, 206 and 304 carry the `Cache-Control` of the longest rule
-///   prefixing the asset's path (or the default).
+///   prefixing the asset's path (or the default), [`FINGERPRINTED_CACHE_CONTROL`] at a
+///   fingerprinted URL outside dev mode; in dev mode and for a file on disk, the
+///   identity bytes read from the file, with the ETag the build gave them; mounted,
+///   the mount point itself redirects to `./static/`.
 ///
 /// # Panics
-/// When an invariant does not hold, or when the service answers asynchronously (an
-/// on-disk asset or a dev folder).
+/// When an invariant does not hold, or when the service answers an embedded asset
+/// outside dev mode asynchronously (it must not do I/O).
 pub fn check_response(fixture: &Fixture, data: &[u8]) {
     let (options, data) = options(data);
     let Some(request) = parse_request(data) else {
         return;
     };
-    let service = &fixture.services[usize::from(options)];
-    let response = ready(service.respond(&request));
-    let (parts, body) = response.into_parts();
-    let body = collect(body);
+    let service = &fixture.services[usize::from(options & !MOUNT)];
+    let head = RequestHead::from_request(&request);
+    let head = if options & MOUNT != 0 {
+        head.at_bare_mount("static")
+    } else {
+        head
+    };
+    let future = service.respond_head(head);
+    let (parts, body) = if options & (DEV | DISK) == 0 {
+        let (parts, body) = ready(future).into_parts();
+        (parts, collect(body))
+    } else {
+        fixture.runtime.block_on(async {
+            let (parts, body) = future.await.into_parts();
+            (parts, collect_async(body).await)
+        })
+    };
     let context = format!(
         "options {options:#b}, {request:?}\n-> {} {:?}",
         parts.status, parts.headers
     );
-    Expectation::new(service.assets(), options, &request).check(
+    Expectation::new(fixture, service.assets(), options, &request).check(
         parts.status,
         &parts.headers,
         &body,
@@ -161,10 +232,20 @@ struct Expectation<'r> {
     options: u8,
     not_found_page: Option<&'static Asset>,
     weights: Weights,
+    /// The request named the asset by its fingerprinted URL.
+    fingerprinted: bool,
+    /// The mount point itself was requested (`/static` for a service at `/static/`).
+    at_mount: bool,
+    fixture: &'r Fixture,
 }
 
 impl<'r> Expectation<'r> {
-    fn new(assets: &'static Assets, options: u8, request: &'r Request<()>) -> Self {
+    fn new(
+        fixture: &'r Fixture,
+        assets: &'static Assets,
+        options: u8,
+        request: &'r Request<()>,
+    ) -> Self {
         let key = percent_decode(request.uri().path().as_bytes())
             .decode_utf8()
             .ok()
@@ -175,10 +256,16 @@ impl<'r> Expectation<'r> {
                 .get(key)
                 .or_else(|| key.ends_with('/').then(|| index(key)).flatten())
         });
-        let redirect = asset.is_none()
-            && key
-                .as_deref()
-                .is_some_and(|key| !key.ends_with('/') && index(&format!("{key}/")).is_some());
+        let at_mount = options & MOUNT != 0 && key.as_deref() == Some("/") && index("/").is_some();
+        let asset = asset.filter(|_| !at_mount);
+        let fingerprinted = asset
+            .zip(key.as_deref())
+            .is_some_and(|(asset, key)| asset.fingerprinted_path() == Some(key));
+        let redirect = at_mount
+            || asset.is_none()
+                && key
+                    .as_deref()
+                    .is_some_and(|key| !key.ends_with('/') && index(&format!("{key}/")).is_some());
         let mut asset = asset;
         if asset.is_none() && !redirect && options & CLEAN != 0 {
             asset = key
@@ -208,6 +295,9 @@ impl<'r> Expectation<'r> {
                 .get("/docs/index.html")
                 .filter(|_| options & NOT_FOUND_PAGE != 0),
             weights: Weights::of(request.headers()),
+            fingerprinted,
+            at_mount,
+            fixture,
         }
     }
 
@@ -238,6 +328,9 @@ impl<'r> Expectation<'r> {
                     None => (location, None),
                 };
                 assert!(path.starts_with("./") && path.ends_with('/'), "{context}");
+                if self.at_mount {
+                    assert_eq!(path, "./static/", "{context}");
+                }
                 let decoded = |query: &str| percent_decode(query.as_bytes()).collect::<Vec<u8>>();
                 assert_eq!(
                     query.map(decoded),
@@ -280,27 +373,20 @@ impl<'r> Expectation<'r> {
             }
             return;
         };
-        let encoding = if asset.is_negotiated() {
-            self.weights
-                .best(|encoding| asset.variant(encoding).is_some())
-        } else {
-            Encoding::Identity
-        };
-        let variant = asset.variant(encoding).unwrap();
-        let (etag, modified) = (variant.etag(), modified_secs(asset));
+        let served = self.served(asset);
+        let (encoding, etag, modified) = (served.encoding, served.etag, modified_secs(asset));
+        let len = served.bytes.len() as u64;
         let request = self.request.headers();
         let expected = match evaluate_preconditions(method, request, etag, modified) {
             Precondition::Failed => StatusCode::PRECONDITION_FAILED,
             Precondition::NotModified => StatusCode::NOT_MODIFIED,
-            Precondition::Proceed => {
-                match select_ranges(method, request, etag, modified, variant.len()) {
-                    RangeSelection::Full => StatusCode::OK,
-                    RangeSelection::Unsatisfiable => StatusCode::RANGE_NOT_SATISFIABLE,
-                    RangeSelection::Single(_) | RangeSelection::Multiple(_) => {
-                        StatusCode::PARTIAL_CONTENT
-                    }
+            Precondition::Proceed => match select_ranges(method, request, etag, modified, len) {
+                RangeSelection::Full => StatusCode::OK,
+                RangeSelection::Unsatisfiable => StatusCode::RANGE_NOT_SATISFIABLE,
+                RangeSelection::Single(_) | RangeSelection::Multiple(_) => {
+                    StatusCode::PARTIAL_CONTENT
                 }
-            }
+            },
         };
         assert_eq!(status, expected, "{context}");
         if status == StatusCode::PRECONDITION_FAILED {
@@ -313,7 +399,7 @@ impl<'r> Expectation<'r> {
         let varies = vary(headers);
         assert_eq!(
             varies.contains(&"accept-encoding".to_owned()),
-            asset.is_negotiated(),
+            served.negotiated,
             "{context}"
         );
         assert_eq!(
@@ -334,7 +420,7 @@ impl<'r> Expectation<'r> {
                 );
             }
             if status == StatusCode::RANGE_NOT_SATISFIABLE {
-                let unsatisfied = format!("bytes */{}", variant.len());
+                let unsatisfied = format!("bytes */{}", len);
                 assert_eq!(headers[CONTENT_RANGE], *unsatisfied, "{context}");
             }
             return;
@@ -356,26 +442,25 @@ impl<'r> Expectation<'r> {
         }
         if status == StatusCode::OK {
             assert_eq!(headers[CONTENT_TYPE], asset.content_type(), "{context}");
-            assert_eq!(
-                headers[CONTENT_LENGTH],
-                variant.len().to_string(),
-                "{context}"
-            );
+            assert_eq!(headers[CONTENT_LENGTH], len.to_string(), "{context}");
             if !is_head {
-                assert!(body == variant.body(), "200 body differs, {context}");
+                assert!(body == served.bytes, "200 body differs, {context}");
             }
             return;
         }
-        let ranges = match select_ranges(method, request, etag, modified, variant.len()) {
+        let ranges = match select_ranges(method, request, etag, modified, len) {
             RangeSelection::Single(range) => vec![range],
             RangeSelection::Multiple(ranges) => ranges,
             other => panic!("206 for {other:?}, {context}"),
         };
         if let [range] = ranges[..] {
             assert_eq!(headers[CONTENT_TYPE], asset.content_type(), "{context}");
-            let content_range = format!("bytes {}-{}/{}", range.start, range.end, variant.len());
+            let content_range = format!("bytes {}-{}/{}", range.start, range.end, len);
             assert_eq!(headers[CONTENT_RANGE], *content_range, "{context}");
-            assert!(body == slice(variant, range), "206 body differs, {context}");
+            assert!(
+                body == slice(served.bytes, range),
+                "206 body differs, {context}"
+            );
             return;
         }
         let content_type = headers[CONTENT_TYPE].to_str().unwrap();
@@ -386,13 +471,9 @@ impl<'r> Expectation<'r> {
         assert_eq!(parts.len(), ranges.len(), "{context}");
         for (part, range) in parts.iter().zip(&ranges) {
             assert_eq!(part.content_type, asset.content_type(), "{context}");
-            assert_eq!(
-                (part.range, part.complete),
-                (*range, variant.len()),
-                "{context}"
-            );
+            assert_eq!((part.range, part.complete), (*range, len), "{context}");
             assert!(
-                part.bytes == slice(variant, *range),
+                part.bytes == slice(served.bytes, *range),
                 "part differs, {context}"
             );
         }
@@ -406,6 +487,9 @@ impl Expectation<'_> {
         if self.fallback {
             return "no-cache";
         }
+        if self.fingerprinted && self.options & DEV == 0 {
+            return FINGERPRINTED_CACHE_CONTROL;
+        }
         if self.options & CACHE == 0 {
             return DEFAULT_CACHE_CONTROL;
         }
@@ -414,6 +498,53 @@ impl Expectation<'_> {
             .filter(|(prefix, _)| asset.path().starts_with(prefix))
             .max_by_key(|(prefix, _)| prefix.len())
             .map_or(CACHE_DEFAULT, |(_, value)| value)
+    }
+}
+
+/// The representation a request for an asset gets.
+struct Served<'a> {
+    encoding: Encoding,
+    etag: &'a str,
+    bytes: &'a [u8],
+    /// Other encodings could have been chosen: `Vary: Accept-Encoding`.
+    negotiated: bool,
+}
+
+impl Expectation<'_> {
+    /// From memory, the stored variant of highest q; from a file (dev mode, on disk),
+    /// its identity bytes with the ETag the build computed for the unchanged file.
+    fn served(&self, asset: &'static Asset) -> Served<'_> {
+        if !asset.is_embedded() {
+            let bytes = &self.fixture.on_disk[asset.path()];
+            return Served {
+                encoding: Encoding::Identity,
+                etag: asset.etag(),
+                bytes,
+                negotiated: false,
+            };
+        }
+        if self.options & DEV != 0 {
+            let identity = asset.variant(Encoding::Identity).unwrap();
+            return Served {
+                encoding: Encoding::Identity,
+                etag: identity.etag(),
+                bytes: identity.body(),
+                negotiated: false,
+            };
+        }
+        let encoding = if asset.is_negotiated() {
+            self.weights
+                .best(|encoding| asset.variant(encoding).is_some())
+        } else {
+            Encoding::Identity
+        };
+        let variant = asset.variant(encoding).unwrap();
+        Served {
+            encoding,
+            etag: variant.etag(),
+            bytes: variant.body(),
+            negotiated: asset.is_negotiated(),
+        }
     }
 }
 
@@ -468,8 +599,7 @@ fn has_one_valid_host(request: &Request<()>) -> bool {
         .all(|&b| unreserved(b) || sub_delim(b) || b"%:[]".contains(&b))
 }
 
-fn slice(variant: &Variant, range: ByteRange) -> &'static [u8] {
-    let body = variant.body();
+fn slice(body: &[u8], range: ByteRange) -> &[u8] {
     let (start, end) = (range.start as usize, range.end as usize);
     assert!(
         start <= end && end < body.len(),
@@ -584,6 +714,19 @@ fn ready(future: impl Future<Output = Response<Body>>) -> Response<Body> {
         Poll::Ready(response) => response,
         Poll::Pending => panic!("an embedded asset's response was not ready at once"),
     }
+}
+
+/// Every byte of a body, however it arrives.
+async fn collect_async(body: Body) -> Vec<u8> {
+    let mut body = pin!(body);
+    let mut bytes = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.unwrap_or_else(|err| panic!("body failed: {err}"));
+        if let Ok(data) = frame.into_data() {
+            bytes.extend_from_slice(&data);
+        }
+    }
+    bytes
 }
 
 /// Every byte of a body whose frames are all ready (embedded bytes).
