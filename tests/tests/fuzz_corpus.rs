@@ -3,24 +3,11 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::LazyLock;
 
 use embed_assets_oracles as oracles;
-use embed_runtime::{embed_assets, Assets};
 
-/// The site the `respond` fuzz target serves.
-static PLAIN: Assets = embed_assets!("../fuzz/fixture");
-static FINGERPRINTED: Assets = embed_assets!("../fuzz/fixture", fingerprint = true);
-static ON_DISK: Assets = embed_assets!("../fuzz/fixture", max_embed_size = "2 KiB");
-static BOTH: Assets = embed_assets!(
-    "../fuzz/fixture",
-    fingerprint = true,
-    max_embed_size = "2 KiB"
-);
-static SERVICES: LazyLock<oracles::Fixture> = LazyLock::new(|| {
-    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/fixture");
-    oracles::Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], folder)
-});
+// The site the `respond` fuzz target serves, under every combination of options.
+oracles::fixture!(static SERVICES = "../fuzz/fixture");
 
 /// Runs `check` on every file of `fuzz/corpus/<target>`, naming each failing seed.
 fn replay(target: &str, check: impl Fn(&[u8])) {
@@ -79,18 +66,19 @@ fn whole_request_seeds_hold() {
 
 #[test]
 fn the_fixture_embeds_what_the_seeds_expect() {
+    let [plain, fingerprinted, on_disk, _] = SERVICES.tables();
     // The `respond` seeds rely on these: variants to negotiate, a directory index, a
     // dotfile that must stay out.
-    let index = PLAIN.get("/index.html").unwrap();
+    let index = plain.get("/index.html").unwrap();
     assert!(index.is_negotiated());
-    assert!(PLAIN.get("/docs/index.html").is_some());
-    assert!(PLAIN
+    assert!(plain.get("/docs/index.html").is_some());
+    assert!(plain
         .get("/bytes.png")
         .is_some_and(|png| !png.is_negotiated()));
-    assert!(PLAIN.get("/.secret").is_none());
+    assert!(plain.get("/.secret").is_none());
     // The option `fingerprint` has hashed URLs to serve, `disk` a file on disk.
-    let css = FINGERPRINTED.get("/css/site.css").unwrap();
+    let css = fingerprinted.get("/css/site.css").unwrap();
     assert!(css.fingerprinted_path().is_some());
-    assert!(!ON_DISK.get("/css/site.css").unwrap().is_embedded());
-    assert!(ON_DISK.get("/index.html").unwrap().is_embedded());
+    assert!(!on_disk.get("/css/site.css").unwrap().is_embedded());
+    assert!(on_disk.get("/index.html").unwrap().is_embedded());
 }

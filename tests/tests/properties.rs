@@ -1,7 +1,6 @@
 //! Properties of the pure HTTP decisions (negotiation, preconditions, ranges, dates,
 //! paths) over generated inputs, and of whole answers over generated requests.
 
-use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
 
 use embed_assets_oracles as oracles;
@@ -9,7 +8,6 @@ use embed_runtime::__fuzz::{
     choose_encoding, decode_path, evaluate_preconditions, http_date, parse_quality, select_ranges,
     ByteRange, Encoding, Precondition, RangeSelection,
 };
-use embed_runtime::{embed_assets, Assets};
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, RANGE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use proptest::prelude::*;
@@ -252,18 +250,7 @@ proptest! {
     }
 }
 
-static PLAIN: Assets = embed_assets!("../fuzz/fixture");
-static FINGERPRINTED: Assets = embed_assets!("../fuzz/fixture", fingerprint = true);
-static ON_DISK: Assets = embed_assets!("../fuzz/fixture", max_embed_size = "2 KiB");
-static BOTH: Assets = embed_assets!(
-    "../fuzz/fixture",
-    fingerprint = true,
-    max_embed_size = "2 KiB"
-);
-static SERVICES: LazyLock<oracles::Fixture> = LazyLock::new(|| {
-    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/fixture");
-    oracles::Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], folder)
-});
+oracles::fixture!(static SERVICES = "../fuzz/fixture");
 
 /// A valid `range-spec` (RFC 9110 §14.1.1).
 #[derive(Debug, Clone, Copy)]

@@ -54,17 +54,10 @@ const CACHE_DEFAULT: &str = "private, no-cache";
 /// The services the `respond` target chooses from: one per combination of options,
 /// over four tables of the same folder (which must hold `/index.html`, the single-page
 /// app's page, and `/docs/index.html`, the 404 page, both under 2 KiB, as
-/// `fuzz/fixture` does):
-///
-/// ```text
-/// static PLAIN: Assets = embed_assets!("fixture");
-/// static FINGERPRINTED: Assets = embed_assets!("fixture", fingerprint = true);
-/// static ON_DISK: Assets = embed_assets!("fixture", max_embed_size = "2 KiB");
-/// static BOTH: Assets = embed_assets!("fixture", fingerprint = true, max_embed_size = "2 KiB");
-/// let fixture = Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], dir_of_fixture);
-/// ```
+/// `fuzz/fixture` does). [`fixture!`](crate::fixture) embeds them and makes one.
 #[derive(Debug)]
 pub struct Fixture {
+    tables: [&'static Assets; 4],
     services: Vec<ServeAssets>,
     /// The bytes of the files left on disk, by URL path.
     on_disk: HashMap<&'static str, Vec<u8>>,
@@ -121,11 +114,39 @@ impl Fixture {
             .build()
             .unwrap_or_else(|err| panic!("no tokio runtime: {err}"));
         Fixture {
+            tables,
             services,
             on_disk,
             runtime,
         }
     }
+}
+
+impl Fixture {
+    /// The tables: plain, fingerprinted, with files on disk, both.
+    pub fn tables(&self) -> [&'static Assets; 4] {
+        self.tables
+    }
+}
+
+/// `static NAME: LazyLock<Fixture>` over the folder `dir` (relative to the calling
+/// crate, as for `embed_assets!`), embedded four times as [`Fixture`] needs. The
+/// caller depends on `embed-runtime`.
+#[macro_export]
+macro_rules! fixture {
+    ($vis:vis static $name:ident = $dir:literal) => {
+        $vis static $name: ::std::sync::LazyLock<$crate::Fixture> =
+            ::std::sync::LazyLock::new(|| {
+                use ::embed_runtime::{embed_assets, Assets};
+                static PLAIN: Assets = embed_assets!($dir);
+                static FINGERPRINTED: Assets = embed_assets!($dir, fingerprint = true);
+                static ON_DISK: Assets = embed_assets!($dir, max_embed_size = "2 KiB");
+                static BOTH: Assets =
+                    embed_assets!($dir, fingerprint = true, max_embed_size = "2 KiB");
+                let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/", $dir);
+                $crate::Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], folder)
+            });
+    };
 }
 
 /// The options named on an optional first line `@ word…` of `data` (`spa`, `clean`,
