@@ -3,6 +3,7 @@
 # prints executions, coverage and corpus size per target.
 #
 #   bash fuzz/run.sh [seconds] [target...]      # every target when none is named
+#   RUNS=10000000 bash fuzz/run.sh 3600         # stop at ten million executions
 #
 # Seeds are read from fuzz/corpus/<target> and never written; what libFuzzer finds
 # goes to fuzz/generated/<target> (kept between runs, not committed), crashes to
@@ -14,6 +15,8 @@ root=$PWD
 
 seconds=${1:-60}
 shift || true
+runs=()
+if [ -n "${RUNS:-}" ]; then runs=(-runs="$RUNS"); fi
 
 if ! command -v cargo-fuzz >/dev/null; then
   echo "== installing cargo-fuzz"
@@ -47,7 +50,7 @@ for target in "${targets[@]}"; do
   set +e
   cargo fuzz run --sanitizer "$sanitizer" "$target" \
     "$root/fuzz/generated/$target" "$root/fuzz/corpus/$target" -- \
-    -max_total_time="$seconds" -max_len=2048 -timeout=10 -print_final_stats=1 \
+    -max_total_time="$seconds" "${runs[@]}" -max_len=2048 -timeout=10 -print_final_stats=1 \
     -artifact_prefix="$root/fuzz/artifacts/$target/" >"$log" 2>&1
   rc=$?
   set -e

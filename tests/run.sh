@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests drive (strace, nginx,
-# headless Chromium) when it is missing, then runs every test of the workspace with every
-# feature, the HTTP tests once per framework and over HTTP/2, and each feature of the
-# library on its own.
+# headless Chromium, setpriv) when it is missing, then runs every test of the workspace
+# with every feature, the HTTP tests once per framework and over HTTP/2, the plain
+# `cargo test` of the root, and the library with no features, each feature on its own,
+# its defaults and all of them.
+# A test that would skip itself (a program missing, root where a file permission must
+# hold) fails instead: EMBED_TEST_REQUIRE_ALL=1, see tests/src/programs.rs.
 # `.ci/run` calls this same script after its format and lint checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use as real peers: strace (zero-I/O proof), nginx (caching
-# proxy in front of the server), Chromium and its driver (browser end to end).
+# proxy in front of the server), Chromium and its driver (browser end to end); setpriv
+# (util-linux) runs the mode-000 tests as root without its file-permission override.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+command -v setpriv >/dev/null || need+=(util-linux)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing ${need[*]}"
@@ -24,6 +29,9 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+
+# No test may pass by skipping what it checks.
+export EMBED_TEST_REQUIRE_ALL=1
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -60,15 +68,22 @@ for framework in axum hyper; do
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
 
-# Every feature of the library on its own (unit tests and doctests), none, and the
-# defaults; the whole workspace builds with its defaults too (its tests ran above, with
-# every feature).
+# The root's plain `cargo test`, as someone picking the project up runs it: the default
+# members (no benchmarks) with their default features. The benchmarks still build.
+run cargo test
+run cargo build -p bench --all-targets
+
+# The library as published (without the fuzz entry the repository's config turns on):
+# no features, each feature on its own, the defaults and all together (unit tests and
+# doctests; .ci/run lints the same combinations).
+export EMBED_RUNTIME_UNSTABLE_FUZZ=0
 run cargo test -p embed-runtime --no-default-features
 for feature in tower axum actix-web rocket poem salvo warp zstd; do
   run cargo test -p embed-runtime --no-default-features --features "$feature"
 done
 run cargo test -p embed-runtime
-run cargo build --workspace --all-targets
+run cargo test -p embed-runtime --all-features
+unset EMBED_RUNTIME_UNSTABLE_FUZZ
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,
 # which may count zero.

@@ -270,9 +270,8 @@ fn encode_one(
             last_modified,
             modified: file.modified,
             len: file.len,
-            // NOTE: the runtime's `FileIdentity::etag` computes the same from the file
-            // it opens, so a file changed after the build gets a new tag.
-            etag: format!("\"{:x}-{:x}\"", file.mtime_nanos, file.len),
+            // The runtime's `FileIdentity::etag` computes it from the file it opens.
+            etag: embed_etag::on_disk(file.mtime_nanos, file.len),
             body: Body::OnDisk {
                 relative: file.relative.clone(),
             },
@@ -381,11 +380,10 @@ pub(crate) fn pays(original: usize, encoded: usize) -> bool {
     encoded.saturating_add((original / 10).max(128)) <= original
 }
 
-/// A quoted strong ETag: the first 128 bits of a sha256, in hex.
-///
-/// NOTE: changing this format changes every ETag, so every client revalidates once.
+/// A quoted strong ETag of a sha256 digest (`embed_etag::content`, which the runtime's
+/// dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
-    format!("\"{}\"", hex(&digest[..16]))
+    embed_etag::content(digest)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -58,14 +58,13 @@ impl FileIdentity {
 
     /// `"<mtime in ns, hex>-<len, hex>"`: strong for our purposes (any write changes
     /// the mtime, at nanosecond resolution where the file system has it).
-    ///
-    /// NOTE: the macro computes the same string at build time for `Asset::etag`.
+    /// The macro computes the same at build time for `Asset::etag` (`embed_etag`).
     pub(crate) fn etag(&self) -> String {
         let nanos = self
             .modified
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        format!("\"{nanos:x}-{:x}\"", self.len)
+        embed_etag::on_disk(nanos, self.len)
     }
 
     /// Whole seconds since the epoch, as `Last-Modified` states it.
@@ -199,13 +198,11 @@ impl Content {
     }
 }
 
-/// NOTE: the macro's ETag format (`encode::etag`): a quoted hex of the first 128 bits
-/// of the content's sha256, so an unchanged file keeps its build-time ETag.
+/// The macro's content ETag (`embed_etag::content`), so an unchanged file keeps its
+/// build-time ETag.
 fn content_etag(bytes: &[u8]) -> String {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(bytes);
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    embed_etag::content(&sha2::Sha256::digest(bytes))
 }
 
 /// Reads a whole file and its identity, on the blocking pool: for the dev folder,

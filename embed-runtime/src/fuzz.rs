@@ -1,37 +1,19 @@
-//! The HTTP decisions made public for fuzzing and property tests (feature `__fuzz`),
-//! and one invariant check per fuzz target.
+//! The HTTP decisions the service makes, callable one by one: the entry of the fuzz
+//! targets in `fuzz/` and of the property tests, whose invariant checks live in the
+//! unpublished `embed-assets-oracles` crate (`tests/oracles/`).
 //!
-//! Each `check_*` function takes the fuzzer's raw bytes, runs a decision on them and
-//! panics when an invariant does not hold: libFuzzer reports the panic as a crash, and
-//! the corpus replay test in `tests/` calls the same functions on the committed seeds,
-//! so both check exactly the same thing. The invariants are stated from the RFC's
-//! grammar and rules, written independently of the code they check where that is
-//! short enough to read (a second reading of the same grammar, not a copy of it).
-//!
-//! Inputs are text where the header syntax is text: one field line per `\n`-separated
-//! line, so seeds are readable and libFuzzer's mutations stay close to real headers.
-//! The format of each target's input is in its check's documentation.
-
-// Panicking is how a check reports a broken invariant, to libFuzzer and to the tests.
-#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
-
-mod negotiate;
-mod path;
-mod precondition;
-mod range;
-mod respond;
+//! Compiled only with `--cfg embed_runtime_unstable_fuzz` (as hyper gates its unstable
+//! API), which the repository's `.cargo/config.toml` turns on for its own builds
+//! through `build.rs`: no dependent reaches it through a feature, and it is no API.
+//! Each function converts to and from the crate's internal types and calls the one
+//! the service calls, so what is checked is what serves.
 
 use std::borrow::Cow;
 use std::time::SystemTime;
 
-use http::header::{ACCEPT_ENCODING, IF_RANGE};
-use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use http::header::ACCEPT_ENCODING;
+use http::{HeaderMap, HeaderName, Method};
 
-pub use self::negotiate::check_accept_encoding;
-pub use self::path::check_path;
-pub use self::precondition::{check_entity_tags, check_http_date};
-pub use self::range::check_range;
-pub use self::respond::check_response;
 pub use crate::asset::Encoding;
 
 use crate::precondition::Validators;
@@ -156,55 +138,4 @@ pub fn select_ranges(
 /// Percent-decodes a request path once; `None` for a path that must get 404.
 pub fn decode_path(raw: &str) -> Option<Cow<'_, str>> {
     crate::path::decode(raw)
-}
-
-/// The `\n`-separated lines of a fuzz input, each without a trailing `\r`; none for an
-/// empty input.
-fn lines(data: &[u8]) -> impl Iterator<Item = &[u8]> {
-    data.split(|&b| b == b'\n')
-        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-        .take(if data.is_empty() { 0 } else { usize::MAX })
-}
-
-/// A header map with one `name` field line per line that is a valid header value;
-/// the others are dropped, as a server's parser would reject them before us.
-fn field_lines<'a>(name: &HeaderName, lines: impl IntoIterator<Item = &'a [u8]>) -> HeaderMap {
-    let mut headers = HeaderMap::new();
-    for line in lines {
-        if let Ok(value) = HeaderValue::from_bytes(line) {
-            headers.append(name.clone(), value);
-        }
-    }
-    headers
-}
-
-/// `OWS` trimmed from both ends (RFC 9110 §5.6.3: space and tab).
-fn trim_ows(bytes: &[u8]) -> &[u8] {
-    let is_ows = |b: &u8| *b == b' ' || *b == b'\t';
-    let start = bytes.iter().take_while(|b| is_ows(b)).count();
-    let end = bytes.len()
-        - bytes[start..]
-            .iter()
-            .rev()
-            .take_while(|b| is_ows(b))
-            .count();
-    &bytes[start..end]
-}
-
-/// Whether `If-Range` holds for our validators, read from the RFC (§13.1.5): an exact
-/// strong entity-tag equal to the ETag, or an HTTP-date equal to `Last-Modified`.
-fn if_range_holds(headers: &HeaderMap, etag: &str, modified: u64) -> bool {
-    let mut values = headers.get_all(IF_RANGE).iter();
-    let (Some(value), None) = (values.next(), values.next()) else {
-        return false;
-    };
-    if value.as_bytes() == etag.as_bytes() {
-        return true;
-    }
-    value
-        .to_str()
-        .ok()
-        .and_then(|text| httpdate::parse_http_date(text).ok())
-        .and_then(|date| date.duration_since(SystemTime::UNIX_EPOCH).ok())
-        .is_some_and(|since| since.as_secs() == modified)
 }

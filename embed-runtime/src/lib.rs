@@ -75,7 +75,7 @@ mod asset;
 mod body;
 mod disk;
 mod error;
-#[cfg(feature = "__fuzz")]
+#[cfg(embed_runtime_unstable_fuzz)]
 mod fuzz;
 mod negotiate;
 mod path;
@@ -185,9 +185,9 @@ pub mod __private {
     pub use phf;
 }
 
-/// The HTTP decisions and their invariant checks, for the fuzz targets in `fuzz/` and
-/// the property tests (feature `__fuzz`). Not a stable API.
-#[cfg(feature = "__fuzz")]
+/// The HTTP decisions one by one, for the fuzz targets in `fuzz/` and the property
+/// tests (`--cfg embed_runtime_unstable_fuzz`, see `build.rs`). Not a stable API.
+#[cfg(embed_runtime_unstable_fuzz)]
 #[doc(hidden)]
 pub mod __fuzz {
     pub use crate::fuzz::*;

@@ -1,4 +1,4 @@
-//! `accept_encoding`: see `embed_runtime::__fuzz::check_accept_encoding` for the input format and the invariants.
+//! `accept_encoding`: see `embed_assets_oracles::check_accept_encoding` for the input format and the invariants.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_runtime::__fuzz::check_accept_encoding(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_assets_oracles::check_accept_encoding(data));

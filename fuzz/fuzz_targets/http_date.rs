@@ -1,4 +1,4 @@
-//! `http_date`: see `embed_runtime::__fuzz::check_http_date` for the input format and the invariants.
+//! `http_date`: see `embed_assets_oracles::check_http_date` for the input format and the invariants.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_runtime::__fuzz::check_http_date(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_assets_oracles::check_http_date(data));

@@ -1,4 +1,4 @@
-//! `path`: see `embed_runtime::__fuzz::check_path` for the input format and the invariants.
+//! `path`: see `embed_assets_oracles::check_path` for the input format and the invariants.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_runtime::__fuzz::check_path(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_assets_oracles::check_path(data));

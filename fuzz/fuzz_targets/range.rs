@@ -1,4 +1,4 @@
-//! `range`: see `embed_runtime::__fuzz::check_range` for the input format and the invariants.
+//! `range`: see `embed_assets_oracles::check_range` for the input format and the invariants.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_runtime::__fuzz::check_range(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_assets_oracles::check_range(data));

@@ -1,12 +1,8 @@
-//! `respond`: whole requests against the small fixture site in `fuzz/fixture`; see
-//! `embed_runtime::__fuzz::check_response` for the input format and the invariants.
+//! `respond`: whole requests against the small fixture site in `fuzz/fixture`, under
+//! every combination of service options; see `embed_assets_oracles::check_response`
+//! for the input format and the invariants.
 #![no_main]
 
-use std::sync::LazyLock;
+embed_assets_oracles::fixture!(static FIXTURE = "fixture");
 
-use embed_runtime::{embed_assets, Assets, ServeAssets};
-
-static FIXTURE: Assets = embed_assets!("fixture");
-static SERVICE: LazyLock<ServeAssets> = LazyLock::new(|| FIXTURE.service());
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_runtime::__fuzz::check_response(&SERVICE, data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| embed_assets_oracles::check_response(&FIXTURE, data));

@@ -101,6 +101,9 @@ fn cost(run: &str) -> Cost {
 
 #[test]
 fn the_allocation_counter_sees_every_allocation_and_nothing_else() {
+    if integration_tests::programs::require(&["strace"], &[], "strace").is_none() {
+        return;
+    }
     assert_eq!(
         cost("empty"),
         Cost {
@@ -121,6 +124,9 @@ fn the_allocation_counter_sees_every_allocation_and_nothing_else() {
 
 #[test]
 fn embedded_responses_allocate_no_more_than_a_hand_written_handler() {
+    if integration_tests::programs::require(&["strace"], &[], "strace").is_none() {
+        return;
+    }
     let mut report = Vec::new();
     let mut worse = Vec::new();
     for (name, what) in EMBEDDED {
@@ -156,6 +162,9 @@ fn embedded_responses_allocate_no_more_than_a_hand_written_handler() {
 
 #[test]
 fn range_and_not_found_responses_allocate_a_small_constant() {
+    if integration_tests::programs::require(&["strace"], &[], "strace").is_none() {
+        return;
+    }
     for (name, what) in BOUNDED {
         let ours = cost(&format!("ours/{name}"));
         eprintln!("{what}: {} per request", ours.per_request());

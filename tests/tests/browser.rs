@@ -32,7 +32,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use integration_tests::spawn_router;
+use integration_tests::{programs, spawn_router};
 use serde_json::{json, Value};
 
 /// The example site, embedded the way `examples/src/main.rs` embeds it.
@@ -49,7 +49,9 @@ const WINDOW: (u32, u32) = (1024, 768);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_renders_the_example_site_from_brotli_bodies_and_revalidates_it_on_reload() {
-    let programs = BrowserPrograms::find();
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
     let log = ServerLog::default();
     let addr = spawn_example(log.clone()).await;
     let driver = Chromedriver::start(&programs.chromedriver);
@@ -456,40 +458,20 @@ struct BrowserPrograms {
 }
 
 impl BrowserPrograms {
-    /// # Panics
-    /// If either is missing, saying how to install them.
-    fn find() -> Self {
-        let chromium = find_program(&["chromium", "chromium-browser", "google-chrome"]);
-        let chromedriver = find_program(&["chromedriver"]);
-        match (chromium, chromedriver) {
-            (Some(chromium), Some(chromedriver)) => Self {
-                chromium,
-                chromedriver,
-            },
-            (chromium, chromedriver) => {
-                let missing: Vec<&str> = [("chromium", chromium), ("chromedriver", chromedriver)]
-                    .into_iter()
-                    .filter_map(|(name, found)| found.is_none().then_some(name))
-                    .collect();
-                panic!(
-                    "this test drives headless Chromium through chromedriver; not found on \
-                     PATH: {}. Run `bash tests/run.sh`, which installs them (Debian packages \
-                     `chromium` and `chromium-driver`) and runs the tests",
-                    missing.join(", ")
-                )
-            }
-        }
+    /// Both programs, or `None` when one is missing (the test is then skipped, see
+    /// `integration_tests::programs`).
+    fn find() -> Option<Self> {
+        let chromium = programs::require(
+            &["chromium", "chromium-browser", "google-chrome"],
+            &[],
+            "chromium",
+        );
+        let chromedriver = programs::require(&["chromedriver"], &[], "chromium-driver");
+        Some(Self {
+            chromium: chromium?,
+            chromedriver: chromedriver?,
+        })
     }
-}
-
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    names.iter().find_map(|name| {
-        dirs.iter()
-            .map(|dir| dir.join(name))
-            .find(|candidate| candidate.is_file())
-    })
 }
 
 /// A chromedriver child process on a free 127.0.0.1 port, in its own process group

@@ -3,13 +3,11 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::LazyLock;
 
-use embed_runtime::{__fuzz, embed_assets, Assets, ServeAssets};
+use embed_assets_oracles as oracles;
 
-/// The site the `respond` fuzz target serves.
-static FIXTURE: Assets = embed_assets!("../fuzz/fixture");
-static SERVICE: LazyLock<ServeAssets> = LazyLock::new(|| FIXTURE.service());
+// The site the `respond` fuzz target serves, under every combination of options.
+oracles::fixture!(static SERVICES = "../fuzz/fixture");
 
 /// Runs `check` on every file of `fuzz/corpus/<target>`, naming each failing seed.
 fn replay(target: &str, check: impl Fn(&[u8])) {
@@ -38,43 +36,49 @@ fn replay(target: &str, check: impl Fn(&[u8])) {
 
 #[test]
 fn accept_encoding_seeds_hold() {
-    replay("accept_encoding", __fuzz::check_accept_encoding);
+    replay("accept_encoding", oracles::check_accept_encoding);
 }
 
 #[test]
 fn entity_tag_seeds_hold() {
-    replay("entity_tags", __fuzz::check_entity_tags);
+    replay("entity_tags", oracles::check_entity_tags);
 }
 
 #[test]
 fn http_date_seeds_hold() {
-    replay("http_date", __fuzz::check_http_date);
+    replay("http_date", oracles::check_http_date);
 }
 
 #[test]
 fn range_seeds_hold() {
-    replay("range", __fuzz::check_range);
+    replay("range", oracles::check_range);
 }
 
 #[test]
 fn path_seeds_hold() {
-    replay("path", __fuzz::check_path);
+    replay("path", oracles::check_path);
 }
 
 #[test]
 fn whole_request_seeds_hold() {
-    replay("respond", |data| __fuzz::check_response(&SERVICE, data));
+    replay("respond", |data| oracles::check_response(&SERVICES, data));
 }
 
 #[test]
 fn the_fixture_embeds_what_the_seeds_expect() {
+    let [plain, fingerprinted, on_disk, _] = SERVICES.tables();
     // The `respond` seeds rely on these: variants to negotiate, a directory index, a
     // dotfile that must stay out.
-    let index = FIXTURE.get("/index.html").unwrap();
+    let index = plain.get("/index.html").unwrap();
     assert!(index.is_negotiated());
-    assert!(FIXTURE.get("/docs/index.html").is_some());
-    assert!(FIXTURE
+    assert!(plain.get("/docs/index.html").is_some());
+    assert!(plain
         .get("/bytes.png")
         .is_some_and(|png| !png.is_negotiated()));
-    assert!(FIXTURE.get("/.secret").is_none());
+    assert!(plain.get("/.secret").is_none());
+    // The option `fingerprint` has hashed URLs to serve, `disk` a file on disk.
+    let css = fingerprinted.get("/css/site.css").unwrap();
+    assert!(css.fingerprinted_path().is_some());
+    assert!(!on_disk.get("/css/site.css").unwrap().is_embedded());
+    assert!(on_disk.get("/index.html").unwrap().is_embedded());
 }

@@ -1,14 +1,13 @@
 //! Properties of the pure HTTP decisions (negotiation, preconditions, ranges, dates,
 //! paths) over generated inputs, and of whole answers over generated requests.
 
-use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
 
+use embed_assets_oracles as oracles;
 use embed_runtime::__fuzz::{
-    self, choose_encoding, decode_path, evaluate_preconditions, http_date, parse_quality,
-    select_ranges, ByteRange, Encoding, Precondition, RangeSelection,
+    choose_encoding, decode_path, evaluate_preconditions, http_date, parse_quality, select_ranges,
+    ByteRange, Encoding, Precondition, RangeSelection,
 };
-use embed_runtime::{embed_assets, Assets, ServeAssets};
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, RANGE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use proptest::prelude::*;
@@ -247,12 +246,11 @@ proptest! {
         if let Some(condition) = condition {
             request.push_str(&format!("\n{condition}"));
         }
-        __fuzz::check_response(&SERVICE, request.as_bytes());
+        oracles::check_response(&SERVICES, request.as_bytes());
     }
 }
 
-static FIXTURE: Assets = embed_assets!("../fuzz/fixture");
-static SERVICE: LazyLock<ServeAssets> = LazyLock::new(|| FIXTURE.service());
+oracles::fixture!(static SERVICES = "../fuzz/fixture");
 
 /// A valid `range-spec` (RFC 9110 §14.1.1).
 #[derive(Debug, Clone, Copy)]

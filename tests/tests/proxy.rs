@@ -25,7 +25,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use integration_tests::{
-    app, decode_body, fixture, get, head, header, list_values, spawn_router, Reply, SITE,
+    app, decode_body, fixture, get, head, header, list_values, programs, spawn_router, Reply, SITE,
 };
 
 /// `X-Cache-Status`, set by nginx from `$upstream_cache_status`.
@@ -37,7 +37,9 @@ const LONG: &str = "public, max-age=600";
 
 #[tokio::test]
 async fn a_second_request_is_a_cache_hit_that_never_reaches_the_server() {
-    let proxy = Proxy::start(LONG).await;
+    let Some(proxy) = Proxy::start(LONG).await else {
+        return;
+    };
     let br = [("accept-encoding", "br")];
 
     let first = get(proxy.addr(), "/data.json", &br).await;
@@ -65,7 +67,9 @@ async fn a_second_request_is_a_cache_hit_that_never_reaches_the_server() {
 
 #[tokio::test]
 async fn br_gzip_and_identity_clients_each_get_their_own_bytes_from_the_cache() {
-    let proxy = Proxy::start(LONG).await;
+    let Some(proxy) = Proxy::start(LONG).await else {
+        return;
+    };
     let path = "/css/app.css";
     let clients = [
         ("br", Some("br")),
@@ -106,7 +110,9 @@ async fn an_expired_entry_is_revalidated_with_if_none_match_and_refreshed_by_a_3
     // Short enough to wait for: nginx counts freshness in whole seconds, so an entry
     // with max-age=1 is fresh for at least 1 s and stale at most 2 s after it was
     // stored.
-    let proxy = Proxy::start("public, max-age=1").await;
+    let Some(proxy) = Proxy::start("public, max-age=1").await else {
+        return;
+    };
     let path = "/js/app.js";
     let br = [("accept-encoding", "br")];
 
@@ -148,7 +154,9 @@ async fn an_expired_entry_is_revalidated_with_if_none_match_and_refreshed_by_a_3
 
 #[tokio::test]
 async fn head_through_the_cache_has_the_headers_of_get_and_no_body() {
-    let proxy = Proxy::start(LONG).await;
+    let Some(proxy) = Proxy::start(LONG).await else {
+        return;
+    };
     let path = "/data.json";
     let br = [("accept-encoding", "br")];
 
@@ -194,7 +202,9 @@ async fn head_through_the_cache_has_the_headers_of_get_and_no_body() {
 
 #[tokio::test]
 async fn a_range_request_through_the_cache_gets_the_requested_bytes() {
-    let proxy = Proxy::start(LONG).await;
+    let Some(proxy) = Proxy::start(LONG).await else {
+        return;
+    };
 
     // A MISS: with caching on, nginx asks the server for the whole file (it does not
     // forward Range) and cuts the range from what arrives. Whether that copy is kept
@@ -279,7 +289,9 @@ async fn a_range_request_through_the_cache_gets_the_requested_bytes() {
 /// to the server, so every browser revalidation costs the whole body.
 #[tokio::test]
 async fn with_the_default_no_cache_policy_nginx_stores_nothing_and_sends_every_body_again() {
-    let proxy = Proxy::start_with(SITE.service()).await;
+    let Some(proxy) = Proxy::start_with(SITE.service()).await else {
+        return;
+    };
     let path = "/data.json";
 
     let first = get(proxy.addr(), path, &[]).await;
@@ -311,7 +323,9 @@ async fn with_the_default_no_cache_policy_nginx_stores_nothing_and_sends_every_b
 #[tokio::test]
 async fn with_s_maxage_nginx_caches_and_answers_browser_revalidations_with_304() {
     let policy = "public, max-age=0, s-maxage=600";
-    let proxy = Proxy::start(policy).await;
+    let Some(proxy) = Proxy::start(policy).await else {
+        return;
+    };
     let path = "/data.json";
     let br = [("accept-encoding", "br")];
 
@@ -437,8 +451,9 @@ struct Proxy {
 }
 
 impl Proxy {
-    /// With `Cache-Control: cache_control` on every asset.
-    async fn start(cache_control: &'static str) -> Self {
+    /// With `Cache-Control: cache_control` on every asset; `None` when nginx is not
+    /// installed (the test is skipped, see `integration_tests::programs`).
+    async fn start(cache_control: &'static str) -> Option<Self> {
         Self::start_with(
             SITE.service()
                 .cache_control(HeaderValue::from_static(cache_control)),
@@ -446,12 +461,13 @@ impl Proxy {
         .await
     }
 
-    async fn start_with(service: embed_runtime::ServeAssets) -> Self {
+    async fn start_with(service: embed_runtime::ServeAssets) -> Option<Self> {
+        let program = programs::require(&["nginx"], &["/usr/sbin"], "nginx-light")?;
         let log = ServerLog::default();
         let router = app(service).layer(middleware::from_fn_with_state(log.clone(), record));
         let upstream = spawn_router(router).await;
-        let nginx = Nginx::start(upstream).await;
-        Self { nginx, log }
+        let nginx = Nginx::start(&program, upstream).await;
+        Some(Self { nginx, log })
     }
 
     fn addr(&self) -> SocketAddr {
@@ -471,8 +487,7 @@ struct Nginx {
 }
 
 impl Nginx {
-    async fn start(upstream: SocketAddr) -> Self {
-        let program = find_nginx();
+    async fn start(program: &Path, upstream: SocketAddr) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("clock after 1970")
@@ -489,7 +504,7 @@ impl Nginx {
             std::fs::write(&config, nginx_conf(&dir, addr, upstream))
                 .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
             let stderr = std::fs::File::create(dir.join("stderr.log")).expect("stderr log");
-            let child = Command::new(&program)
+            let child = Command::new(program)
                 .arg("-p")
                 .arg(&dir)
                 .arg("-c")
@@ -608,21 +623,4 @@ http {{
 fn free_addr() -> SocketAddr {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
     listener.local_addr().expect("local address")
-}
-
-/// # Panics
-/// If nginx is not installed, saying how to install it.
-fn find_nginx() -> PathBuf {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/sbin")])
-        .map(|dir| dir.join("nginx"))
-        .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "this test puts nginx in front of the server, and nginx is not installed: \
-                 run `bash tests/run.sh`, which installs it (Debian package `nginx-light`) \
-                 and runs the tests"
-            )
-        })
 }

@@ -78,6 +78,9 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serving_embedded_assets_makes_no_file_syscalls_while_a_disk_read_is_caught() {
+    if integration_tests::programs::require(&["strace"], &[], "strace").is_none() {
+        return;
+    }
     let requests = requests();
     let server = Server::start();
     let addr = server.addr;
