@@ -73,6 +73,8 @@
 pub mod adapters;
 mod asset;
 mod body;
+#[cfg(feature = "build")]
+pub mod build;
 mod disk;
 mod error;
 #[cfg(feature = "__fuzz")]

@@ -1,0 +1,216 @@
+//! `embed_runtime::build::Npm` in a real build script, with the real npm and cargo: a
+//! scratch crate whose `build.rs` builds a small npm package (no dependencies, so
+//! nothing is downloaded) into the folder its `main.rs` embeds.
+//!
+//! npm is called through a wrapper that records each call, so the test sees exactly
+//! when npm ran: the first build installs and builds, a no-op build runs nothing, a
+//! build after only modification times changed runs nothing, an edited source builds
+//! again and the binary serves the new bytes. Failures say what happened and how to
+//! reproduce it.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use integration_tests::scratch::Crate;
+
+const PACKAGE_JSON: &str = r#"{
+  "name": "frontend",
+  "version": "1.0.0",
+  "private": true,
+  "scripts": { "build": "node build.mjs" }
+}
+"#;
+
+const PACKAGE_LOCK: &str = r#"{
+  "name": "frontend",
+  "version": "1.0.0",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": { "name": "frontend", "version": "1.0.0" }
+  }
+}
+"#;
+
+/// Writes dist/index.html from src/message.txt; a message of `FAIL` fails the build.
+const BUILD_MJS: &str = r#"import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+const message = readFileSync("src/message.txt", "utf8").trim();
+if (message === "FAIL") {
+  console.error("the build broke on purpose");
+  process.exit(3);
+}
+mkdirSync("dist", { recursive: true });
+writeFileSync("dist/index.html", `<p>${message}</p>`);
+"#;
+
+const BUILD_RS: &str = r#"fn main() -> Result<(), embed_runtime::build::Error> {
+    embed_runtime::build::Npm::new("frontend").run()?;
+    Ok(())
+}
+"#;
+
+const MAIN_RS: &str = r#"use embed_runtime::{embed_assets, Assets, Encoding};
+
+static ASSETS: Assets = embed_assets!("frontend/dist");
+
+fn main() {
+    let page = ASSETS.get("/index.html").and_then(|a| a.body(Encoding::Identity));
+    eprintln!("served: {}", String::from_utf8_lossy(page.unwrap_or_default()));
+}
+"#;
+
+/// The npm wrapper: logs its arguments, then runs the real npm.
+fn wrapper(log: &Path, npm: &str) -> String {
+    format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{npm}' \"$@\"\n",
+        log.display()
+    )
+}
+
+fn real_npm() -> Option<String> {
+    let out = Command::new("sh")
+        .args(["-c", "command -v npm"])
+        .output()
+        .ok()?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (out.status.success() && !path.is_empty()).then_some(path)
+}
+
+fn npm_calls(log: &Path) -> Vec<String> {
+    fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
+    let Some(npm) = real_npm() else {
+        panic!(
+            "npm is not installed: install Node.js and npm (Debian: apt-get install nodejs npm)"
+        );
+    };
+    let krate = Crate::with_dependencies(
+        "npm_build",
+        "embed-runtime = { path = {runtime} }\n\n\
+         [build-dependencies]\n\
+         embed-runtime = { path = {runtime}, default-features = false, features = [\"build\"] }",
+    );
+    let dir = krate.dir();
+    let frontend = dir.join("frontend");
+    fs::create_dir_all(frontend.join("src")).unwrap();
+    fs::write(frontend.join("package.json"), PACKAGE_JSON).unwrap();
+    fs::write(frontend.join("package-lock.json"), PACKAGE_LOCK).unwrap();
+    fs::write(frontend.join("build.mjs"), BUILD_MJS).unwrap();
+    fs::write(frontend.join("src/message.txt"), "hello v1\n").unwrap();
+    fs::write(dir.join("build.rs"), BUILD_RS).unwrap();
+    fs::write(dir.join("src/main.rs"), MAIN_RS).unwrap();
+    let log = dir.join("npm-calls.log");
+    let npm_wrapper = dir.join("npm-wrapper.sh");
+    fs::write(&npm_wrapper, wrapper(&log, &npm)).unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&npm_wrapper)
+        .status()
+        .unwrap();
+    let wrapper_path = npm_wrapper.to_string_lossy().into_owned();
+    let env = [("NPM", wrapper_path.as_str())];
+    let run = |expect: &str| {
+        let outcome = krate.cargo_with_env("run", &env);
+        assert!(outcome.success, "cargo run failed:\n{}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(&format!("served: <p>{expect}</p>")),
+            "expected the page to say {expect:?}:\n{}",
+            outcome.stderr
+        );
+    };
+
+    // First build: installs (no node_modules yet) and builds.
+    run("hello v1");
+    assert_eq!(
+        npm_calls(&log),
+        ["ci --no-audit --no-fund", "run build"],
+        "the first build installs, then builds"
+    );
+
+    // Nothing changed: cargo does not even start the build script, nor relink.
+    let binary = krate.binary_mtime();
+    run("hello v1");
+    assert_eq!(npm_calls(&log).len(), 2, "a no-op build ran npm");
+    assert_eq!(
+        krate.binary_mtime(),
+        binary,
+        "a no-op build relinked the binary"
+    );
+
+    // Only modification times changed (as after a `git checkout`): no npm.
+    std::thread::sleep(Duration::from_millis(1100));
+    fs::write(frontend.join("src/message.txt"), "hello v1\n").unwrap();
+    fs::write(frontend.join("package.json"), PACKAGE_JSON).unwrap();
+    run("hello v1");
+    assert_eq!(
+        npm_calls(&log).len(),
+        2,
+        "touching the sources without changing them ran npm: {:?}",
+        npm_calls(&log)
+    );
+
+    // An edited source: built again, and the binary serves the new output.
+    fs::write(frontend.join("src/message.txt"), "hello v2\n").unwrap();
+    run("hello v2");
+    assert_eq!(
+        npm_calls(&log)[2..],
+        ["run build"],
+        "an edit must build, not install"
+    );
+
+    // The output deleted by hand: built again.
+    fs::remove_dir_all(frontend.join("dist")).unwrap();
+    run("hello v2");
+    assert_eq!(npm_calls(&log)[3..], ["run build"]);
+
+    // A failing build script: the build fails with npm's output and how to reproduce it.
+    fs::write(frontend.join("src/message.txt"), "FAIL\n").unwrap();
+    let outcome = krate.cargo_with_env("build", &env);
+    assert!(!outcome.success, "a failed npm build must fail cargo build");
+    for expected in [
+        "run build` failed",
+        "To reproduce: cd ",
+        "the build broke on purpose",
+    ] {
+        assert!(
+            outcome.stderr.contains(expected),
+            "the error should contain {expected:?}:\n{}",
+            outcome.stderr
+        );
+    }
+
+    // npm missing: says what to install.
+    let outcome = krate.cargo_with_env("build", &[("NPM", "/nonexistent/npm")]);
+    assert!(!outcome.success);
+    assert!(
+        outcome.stderr.contains("was not found") && outcome.stderr.contains("Install Node.js"),
+        "a missing npm should say what to install:\n{}",
+        outcome.stderr
+    );
+
+    // Built beforehand: EMBED_SKIP_NPM skips npm even though a source changed.
+    let calls = npm_calls(&log).len();
+    let skip = [("NPM", wrapper_path.as_str()), ("EMBED_SKIP_NPM", "1")];
+    let outcome = krate.cargo_with_env("run", &skip);
+    assert!(outcome.success, "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("served: <p>hello v2</p>"));
+    assert_eq!(npm_calls(&log).len(), calls, "EMBED_SKIP_NPM ran npm");
+    // … and with no output, says so.
+    fs::remove_dir_all(frontend.join("dist")).unwrap();
+    let outcome = krate.cargo_with_env("build", &skip);
+    assert!(!outcome.success);
+    assert!(
+        outcome.stderr.contains("EMBED_SKIP_NPM is set, but"),
+        "{}",
+        outcome.stderr
+    );
+}
