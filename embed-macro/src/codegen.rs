@@ -6,6 +6,7 @@ use std::path::Path;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+use crate::bundler::Entry;
 use crate::encode::{Blob, Body, EncodedAsset};
 use crate::errors::Errors;
 
@@ -137,6 +138,12 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     let mut values: Vec<TokenStream> = Vec::with_capacity(assets.len());
     for (index, asset) in assets.iter().enumerate() {
         let index = index as u32;
+        // A bundler's hashed file is fingerprinted at its own URL: one key.
+        if asset.fingerprinted.as_deref() == Some(asset.url_path.as_str()) {
+            keys.push(&asset.url_path);
+            values.push(quote!(#index | __embed::FINGERPRINTED));
+            continue;
+        }
         keys.push(&asset.url_path);
         values.push(quote!(#index));
         if let Some(url) = &asset.fingerprinted {
@@ -174,8 +181,10 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
 /// constant, so a mistyped asset name fails the build.
 pub(crate) fn paths_module(
     assets: &[EncodedAsset],
+    entries: &[Entry],
     vis: &syn::Visibility,
     root_span: Span,
+    runtime: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let mut names: HashMap<String, &str> = HashMap::new();
@@ -200,14 +209,59 @@ pub(crate) fn paths_module(
             pub const #ident: &str = #url;
         });
     }
+    let entries = entries_module(entries, root_span, runtime, &mut errors);
     errors.finish()?;
     Ok(quote! {
         /// The URL of every embedded file, fingerprinted where it is: use these in
         /// templates, so a mistyped asset name fails the build.
         #vis mod paths {
             #(#consts)*
+            #entries
         }
     })
+}
+
+/// `pub mod entries { pub const INDEX_HTML: Entry = …; }` for the entry points of a
+/// Vite manifest; nothing without one.
+fn entries_module(
+    entries: &[Entry],
+    root_span: Span,
+    runtime: &TokenStream,
+    errors: &mut Errors,
+) -> TokenStream {
+    if entries.is_empty() {
+        return TokenStream::new();
+    }
+    let mut names: HashMap<String, &str> = HashMap::new();
+    let mut consts = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let name = const_name(&entry.source);
+        if let Some(other) = names.insert(name.clone(), &entry.source) {
+            errors.at_span(
+                root_span,
+                format!(
+                    "the Vite entries `{other}` and `{}` would both be `paths::entries::{name}`",
+                    entry.source
+                ),
+            );
+            continue;
+        }
+        let ident = syn::Ident::new(&name, Span::call_site());
+        let doc = format!("The entry point `{}` of the Vite build.", entry.source);
+        let (file, css, imports) = (&entry.file, &entry.css, &entry.imports);
+        consts.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #runtime::Entry =
+                #runtime::Entry::__new(#file, &[#(#css),*], &[#(#imports),*]);
+        });
+    }
+    quote! {
+        /// The entry points of the Vite manifest: the script each page loads, with
+        /// the stylesheets and chunks it needs, for server-rendered HTML.
+        pub mod entries {
+            #(#consts)*
+        }
+    }
 }
 
 /// `/css/app.min.css` → `CSS_APP_MIN_CSS`: ASCII letters and digits upper-cased, any
@@ -352,7 +406,14 @@ mod tests {
             asset("/a_b.js", embedded(None)),
         ];
         let vis = syn::Visibility::Inherited;
-        let err = paths_module(&assets, &vis, Span::call_site()).unwrap_err();
+        let err = paths_module(
+            &assets,
+            &[],
+            &vis,
+            Span::call_site(),
+            &quote!(::embed_runtime),
+        )
+        .unwrap_err();
         assert!(
             err.to_string().contains("would both be `paths::A_B_JS`"),
             "{err}"

@@ -8,6 +8,7 @@
 )]
 
 mod args;
+mod bundler;
 mod codegen;
 mod content_type;
 mod encode;

@@ -25,7 +25,7 @@ pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str = "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, \
                     `compressed_only`, `fingerprint`, `rewrite_references`, `include`, `exclude`, \
-                    `dotfiles`, `follow_symlinks`, `crate`";
+                    `dotfiles`, `follow_symlinks`, `hashed`, `crate`";
 
 /// Which embedded files are also served at a content-hashed URL.
 pub(crate) enum Fingerprint {
@@ -114,6 +114,8 @@ pub(crate) struct Options {
     pub(crate) dotfiles: bool,
     pub(crate) follow_symlinks: bool,
     pub(crate) fingerprint: Option<Fingerprint>,
+    /// Files a bundler already content-hashed, besides those of a Vite manifest.
+    pub(crate) hashed: Option<GlobSet>,
     /// Leave out the identity bytes of files that have a gzip body.
     pub(crate) compressed_only: bool,
     /// Point links in HTML and CSS at fingerprinted URLs.
@@ -146,6 +148,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         dotfiles: false,
         follow_symlinks: false,
         fingerprint: None,
+        hashed: None,
         compressed_only: false,
         rewrite_references: false,
         rewrite_span: None,
@@ -222,6 +225,7 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 options.rewrite_span = Some(syn::spanned::Spanned::span(&key));
             }
             "include" => options.include = parse_globs(&value, &mut errors),
+            "hashed" => options.hashed = parse_globs(&value, &mut errors),
             "exclude" => options.exclude = parse_globs(&value, &mut errors),
             "crate" => match &value {
                 Expr::Path(path) if path.qself.is_none() => {

@@ -578,3 +578,55 @@ impl IntoIterator for &Assets {
         self.iter()
     }
 }
+
+/// An entry point of a Vite build (`index.html`, `src/admin.ts`), from the folder's
+/// `.vite/manifest.json`: the script to load, with the stylesheets and chunks it
+/// needs, as URLs of the embedded table.
+///
+/// The macro's item form defines one constant per entry in `paths::entries`, so
+/// server-rendered HTML can link to the hashed files:
+///
+/// ```ignore
+/// let entry = paths::entries::INDEX_HTML;
+/// let head: String = entry
+///     .css()
+///     .iter()
+///     .map(|href| format!(r#"<link rel="stylesheet" href="{href}">"#))
+///     .chain(std::iter::once(format!(r#"<script type="module" src="{}"></script>"#, entry.file())))
+///     .collect();
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    file: &'static str,
+    css: &'static [&'static str],
+    imports: &'static [&'static str],
+}
+
+impl Entry {
+    /// Made by the macro only. Not a stable API.
+    #[doc(hidden)]
+    pub const fn __new(
+        file: &'static str,
+        css: &'static [&'static str],
+        imports: &'static [&'static str],
+    ) -> Entry {
+        Entry { file, css, imports }
+    }
+
+    /// The entry's script (`/assets/index-C0x2Zvij.js`), to load with
+    /// `<script type="module">`.
+    pub const fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// The stylesheets of the entry and of the chunks it imports, in load order.
+    pub const fn css(&self) -> &'static [&'static str] {
+        self.css
+    }
+
+    /// The JavaScript chunks the entry imports statically, for
+    /// `<link rel="modulepreload">`.
+    pub const fn imports(&self) -> &'static [&'static str] {
+        self.imports
+    }
+}

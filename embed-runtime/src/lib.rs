@@ -86,7 +86,7 @@ mod range;
 mod respond;
 mod service;
 
-pub use asset::{Asset, Assets, Encoding, Report, Variant};
+pub use asset::{Asset, Assets, Encoding, Entry, Report, Variant};
 pub use body::Body;
 pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
