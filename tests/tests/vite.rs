@@ -152,7 +152,10 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
     )
     .unwrap();
     let npm = npm.trim();
-    assert!(!npm.is_empty(), "npm is not installed: install Node.js and npm");
+    assert!(
+        !npm.is_empty(),
+        "npm is not installed: install Node.js and npm"
+    );
 
     let krate = Crate::with_dependencies(
         "vite_pipeline",
@@ -184,10 +187,17 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
     let wrapper = dir.join("npm-wrapper.sh");
     fs::write(
         &wrapper,
-        format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec '{npm}' \"$@\"\n", log.display()),
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{npm}' \"$@\"\n",
+            log.display()
+        ),
     )
     .unwrap();
-    Command::new("chmod").arg("+x").arg(&wrapper).status().unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&wrapper)
+        .status()
+        .unwrap();
     let wrapper = wrapper.to_string_lossy().into_owned();
     let calls = || -> Vec<String> {
         fs::read_to_string(&log)
@@ -199,7 +209,11 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
     let run = |step: &str| {
         let started = Instant::now();
         let outcome = krate.cargo_with_env("run", &[("NPM", wrapper.as_str())]);
-        assert!(outcome.success, "{step}: cargo run failed:\n{}", outcome.stderr);
+        assert!(
+            outcome.success,
+            "{step}: cargo run failed:\n{}",
+            outcome.stderr
+        );
         eprintln!("{step}: cargo run took {:.1?}", started.elapsed());
         outcome.stderr
     };
@@ -216,8 +230,16 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
 
     let page = dir.join("frontend/index.html");
     let html = fs::read_to_string(&page).unwrap();
-    fs::write(&page, html.replace("Vite, embedded</h1>", "Vite, edited</h1>")).unwrap();
+    fs::write(
+        &page,
+        html.replace("Vite, embedded</h1>", "Vite, edited</h1>"),
+    )
+    .unwrap();
     let edited = run("one-file edit");
-    assert_eq!(calls()[2..], ["run build"], "an edit builds and does not install");
+    assert_eq!(
+        calls()[2..],
+        ["run build"],
+        "an edit builds and does not install"
+    );
     assert!(edited.contains("<h1>Vite, edited</h1>"), "{edited}");
 }
