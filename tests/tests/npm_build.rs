@@ -9,11 +9,9 @@
 //! reproduce it.
 
 use std::fs;
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use integration_tests::scratch::Crate;
+use integration_tests::npm::{crate_building_frontend, NpmCalls};
 
 const PACKAGE_JSON: &str = r#"{
   "name": "frontend",
@@ -45,12 +43,6 @@ mkdirSync("dist", { recursive: true });
 writeFileSync("dist/index.html", `<p>${message}</p>`);
 "#;
 
-const BUILD_RS: &str = r#"fn main() -> Result<(), embed_runtime::build::Error> {
-    embed_runtime::build::Npm::new("frontend").run()?;
-    Ok(())
-}
-"#;
-
 const MAIN_RS: &str = r#"use embed_runtime::{embed_assets, Assets, Encoding};
 
 static ASSETS: Assets = embed_assets!("frontend/dist");
@@ -61,44 +53,9 @@ fn main() {
 }
 "#;
 
-/// The npm wrapper: logs its arguments, then runs the real npm.
-fn wrapper(log: &Path, npm: &str) -> String {
-    format!(
-        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{npm}' \"$@\"\n",
-        log.display()
-    )
-}
-
-fn real_npm() -> Option<String> {
-    let out = Command::new("sh")
-        .args(["-c", "command -v npm"])
-        .output()
-        .ok()?;
-    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    (out.status.success() && !path.is_empty()).then_some(path)
-}
-
-fn npm_calls(log: &Path) -> Vec<String> {
-    fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
-    let Some(npm) = real_npm() else {
-        panic!(
-            "npm is not installed: install Node.js and npm (Debian: apt-get install nodejs npm)"
-        );
-    };
-    let krate = Crate::with_dependencies(
-        "npm_build",
-        "embed-runtime = { path = {runtime} }\n\n\
-         [build-dependencies]\n\
-         embed-runtime = { path = {runtime}, default-features = false, features = [\"build\"] }",
-    );
+    let krate = crate_building_frontend("npm_build");
     let dir = krate.dir();
     let frontend = dir.join("frontend");
     fs::create_dir_all(frontend.join("src")).unwrap();
@@ -106,18 +63,9 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     fs::write(frontend.join("package-lock.json"), PACKAGE_LOCK).unwrap();
     fs::write(frontend.join("build.mjs"), BUILD_MJS).unwrap();
     fs::write(frontend.join("src/message.txt"), "hello v1\n").unwrap();
-    fs::write(dir.join("build.rs"), BUILD_RS).unwrap();
     fs::write(dir.join("src/main.rs"), MAIN_RS).unwrap();
-    let log = dir.join("npm-calls.log");
-    let npm_wrapper = dir.join("npm-wrapper.sh");
-    fs::write(&npm_wrapper, wrapper(&log, &npm)).unwrap();
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&npm_wrapper)
-        .status()
-        .unwrap();
-    let wrapper_path = npm_wrapper.to_string_lossy().into_owned();
-    let env = [("NPM", wrapper_path.as_str())];
+    let npm = NpmCalls::install(dir);
+    let env = [("NPM", npm.program())];
     let run = |expect: &str| {
         let outcome = krate.cargo_with_env("run", &env);
         assert!(outcome.success, "cargo run failed:\n{}", outcome.stderr);
@@ -131,7 +79,7 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     // First build: installs (no node_modules yet) and builds.
     run("hello v1");
     assert_eq!(
-        npm_calls(&log),
+        npm.calls(),
         ["ci --no-audit --no-fund", "run build"],
         "the first build installs, then builds"
     );
@@ -139,7 +87,7 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     // Nothing changed: cargo does not even start the build script, nor relink.
     let binary = krate.binary_mtime();
     run("hello v1");
-    assert_eq!(npm_calls(&log).len(), 2, "a no-op build ran npm");
+    assert_eq!(npm.calls().len(), 2, "a no-op build ran npm");
     assert_eq!(
         krate.binary_mtime(),
         binary,
@@ -152,17 +100,17 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     fs::write(frontend.join("package.json"), PACKAGE_JSON).unwrap();
     run("hello v1");
     assert_eq!(
-        npm_calls(&log).len(),
+        npm.calls().len(),
         2,
         "touching the sources without changing them ran npm: {:?}",
-        npm_calls(&log)
+        npm.calls()
     );
 
     // An edited source: built again, and the binary serves the new output.
     fs::write(frontend.join("src/message.txt"), "hello v2\n").unwrap();
     run("hello v2");
     assert_eq!(
-        npm_calls(&log)[2..],
+        npm.calls()[2..],
         ["run build"],
         "an edit must build, not install"
     );
@@ -170,7 +118,7 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     // The output deleted by hand: built again.
     fs::remove_dir_all(frontend.join("dist")).unwrap();
     run("hello v2");
-    assert_eq!(npm_calls(&log)[3..], ["run build"]);
+    assert_eq!(npm.calls()[3..], ["run build"]);
 
     // A failing build script: the build fails with npm's output and how to reproduce it.
     fs::write(frontend.join("src/message.txt"), "FAIL\n").unwrap();
@@ -198,12 +146,12 @@ fn npm_runs_only_when_the_frontend_changed_and_the_binary_serves_its_output() {
     );
 
     // Built beforehand: EMBED_SKIP_NPM skips npm even though a source changed.
-    let calls = npm_calls(&log).len();
-    let skip = [("NPM", wrapper_path.as_str()), ("EMBED_SKIP_NPM", "1")];
+    let calls = npm.calls().len();
+    let skip = [("NPM", npm.program()), ("EMBED_SKIP_NPM", "1")];
     let outcome = krate.cargo_with_env("run", &skip);
     assert!(outcome.success, "{}", outcome.stderr);
     assert!(outcome.stderr.contains("served: <p>hello v2</p>"));
-    assert_eq!(npm_calls(&log).len(), calls, "EMBED_SKIP_NPM ran npm");
+    assert_eq!(npm.calls().len(), calls, "EMBED_SKIP_NPM ran npm");
     // … and with no output, says so.
     fs::remove_dir_all(frontend.join("dist")).unwrap();
     let outcome = krate.cargo_with_env("build", &skip);

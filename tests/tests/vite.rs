@@ -4,14 +4,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use http::header::{
     ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
 };
 use http::StatusCode;
-use integration_tests::scratch::Crate;
+use integration_tests::npm::{crate_building_frontend, NpmCalls};
 use integration_tests::{get, spawn_router};
 use serde_json::Value;
 
@@ -143,35 +142,9 @@ fn copy_sources(from: &Path, to: &Path) {
 
 #[test]
 fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
-    let npm = String::from_utf8(
-        Command::new("sh")
-            .args(["-c", "command -v npm"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let npm = npm.trim();
-    assert!(
-        !npm.is_empty(),
-        "npm is not installed: install Node.js and npm"
-    );
-
-    let krate = Crate::with_dependencies(
-        "vite_pipeline",
-        "embed-runtime = { path = {runtime} }\n\n\
-         [build-dependencies]\n\
-         embed-runtime = { path = {runtime}, default-features = false, features = [\"build\"] }",
-    );
+    let krate = crate_building_frontend("vite_pipeline");
     let dir = krate.dir();
-    fs::create_dir_all(dir.join("frontend")).unwrap();
     copy_sources(&frontend(), &dir.join("frontend"));
-    fs::write(
-        dir.join("build.rs"),
-        "fn main() -> Result<(), embed_runtime::build::Error> {\n    \
-         embed_runtime::build::Npm::new(\"frontend\").run()?;\n    Ok(())\n}\n",
-    )
-    .unwrap();
     fs::write(
         dir.join("src/main.rs"),
         "use embed_runtime::{embed_assets, Encoding};\n\n\
@@ -183,32 +156,11 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
          }\n",
     )
     .unwrap();
-    let log = dir.join("npm-calls.log");
-    let wrapper = dir.join("npm-wrapper.sh");
-    fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{npm}' \"$@\"\n",
-            log.display()
-        ),
-    )
-    .unwrap();
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&wrapper)
-        .status()
-        .unwrap();
-    let wrapper = wrapper.to_string_lossy().into_owned();
-    let calls = || -> Vec<String> {
-        fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    };
+    let npm = NpmCalls::install(dir);
+    let calls = || npm.calls();
     let run = |step: &str| {
         let started = Instant::now();
-        let outcome = krate.cargo_with_env("run", &[("NPM", wrapper.as_str())]);
+        let outcome = krate.cargo_with_env("run", &[("NPM", npm.program())]);
         assert!(
             outcome.success,
             "{step}: cargo run failed:\n{}",
