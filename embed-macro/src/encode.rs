@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::content_type::{content_type, is_precompressed};
+use embed_shared::{content_type, is_precompressed};
 use crate::errors::Errors;
 use crate::options::{Compression, Options};
 use crate::rewrite::{self, Document};
