@@ -9,6 +9,7 @@ use quote::quote;
 use crate::bundler::Entry;
 use crate::encode::{Blob, Body, EncodedAsset};
 use crate::errors::Errors;
+use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
 /// Everything generated below reaches the runtime (and `Some`/`None`) via `__embed`,
@@ -24,9 +25,10 @@ fn runtime_import(runtime: &TokenStream) -> TokenStream {
 /// out of the binary for reproducible builds.
 pub(crate) fn assets_expr(
     assets: &[EncodedAsset],
-    root: &Path,
+    options: &Options,
     runtime: &TokenStream,
 ) -> TokenStream {
+    let root = &options.root;
     let import = runtime_import(runtime);
     let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
         let root = root.to_string_lossy();
@@ -37,11 +39,19 @@ pub(crate) fn assets_expr(
     let count = assets.len();
     let files = assets.iter().map(asset_tokens);
     let map = phf_map(assets);
+    let (dotfiles, follow_symlinks) = (options.dotfiles, options.follow_symlinks);
+    let (include, exclude) = (&options.include_patterns, &options.exclude_patterns);
+    let selection = quote!(__embed::Selection {
+        dotfiles: #dotfiles,
+        follow_symlinks: #follow_symlinks,
+        include: &[#(#include),*],
+        exclude: &[#(#exclude),*],
+    });
     quote! {{
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::Assets::__new(&MAP, &FILES, #root)
+        __embed::Assets::__new(&MAP, &FILES, #root, #selection)
     }}
 }
 

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use embed_shared::{content_type, is_precompressed};
 use crate::errors::Errors;
 use crate::options::{Compression, Options};
 use crate::rewrite::{self, Document};
 use crate::scan::{display_path, io_cause, FileEntry};
+use embed_shared::{content_type, is_precompressed};
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 const BROTLI_WINDOW: i32 = 22;

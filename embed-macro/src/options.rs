@@ -111,6 +111,10 @@ pub(crate) struct Options {
     pub(crate) compression: Compression,
     pub(crate) include: Option<GlobSet>,
     pub(crate) exclude: Option<GlobSet>,
+    /// The `include` and `exclude` globs as written, for dev mode's files added since
+    /// the build (the runtime compiles them as `parse_globs` does).
+    pub(crate) include_patterns: Vec<String>,
+    pub(crate) exclude_patterns: Vec<String>,
     pub(crate) dotfiles: bool,
     pub(crate) follow_symlinks: bool,
     pub(crate) fingerprint: Option<Fingerprint>,
@@ -147,6 +151,8 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         exclude: None,
         dotfiles: false,
         follow_symlinks: false,
+        include_patterns: Vec::new(),
+        exclude_patterns: Vec::new(),
         fingerprint: None,
         hashed: None,
         compressed_only: false,
@@ -224,9 +230,15 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 set_bool(&mut options.rewrite_references, &value, &mut errors);
                 options.rewrite_span = Some(syn::spanned::Spanned::span(&key));
             }
-            "include" => options.include = parse_globs(&value, &mut errors),
+            "include" => {
+                options.include = parse_globs(&value, &mut errors);
+                options.include_patterns = glob_strings(&value);
+            }
             "hashed" => options.hashed = parse_globs(&value, &mut errors),
-            "exclude" => options.exclude = parse_globs(&value, &mut errors),
+            "exclude" => {
+                options.exclude = parse_globs(&value, &mut errors);
+                options.exclude_patterns = glob_strings(&value);
+            }
             "crate" => match &value {
                 Expr::Path(path) if path.qself.is_none() => {
                     options.runtime_path = path.path.to_token_stream();
@@ -455,6 +467,20 @@ fn is_size_syntax(text: &str) -> bool {
 }
 
 /// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
+/// The string literals of a glob option (`parse_globs` reports what else is there).
+fn glob_strings(value: &Expr) -> Vec<String> {
+    let string = |expr: &Expr| match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        _ => None,
+    };
+    match value {
+        Expr::Array(array) => array.elems.iter().filter_map(string).collect(),
+        other => string(other).into_iter().collect(),
+    }
+}
+
 fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
     const EXPECTED: &str =
         "expected a glob string or a list of them, like `[\"*.css\", \"js/**\"]`";

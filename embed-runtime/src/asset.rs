@@ -347,6 +347,33 @@ pub struct Assets {
     map: &'static phf::Map<&'static str, u32>,
     files: &'static [Asset],
     root: Option<&'static str>,
+    selection: Selection,
+}
+
+/// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
+/// `include` and `exclude` options), so dev mode serves files added since the build
+/// by the same rules. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Selection {
+    /// Files and folders whose name starts with `.` are embedded too.
+    pub dotfiles: bool,
+    /// Symbolic links were followed.
+    pub follow_symlinks: bool,
+    /// Only files matching one of these globs were embedded (none: every file).
+    pub include: &'static [&'static str],
+    /// Files matching one of these globs were skipped.
+    pub exclude: &'static [&'static str],
+}
+
+impl Selection {
+    /// The macro's defaults.
+    pub const DEFAULT: Selection = Selection {
+        dotfiles: false,
+        follow_symlinks: false,
+        include: &[],
+        exclude: &[],
+    };
 }
 
 impl Assets {
@@ -356,8 +383,19 @@ impl Assets {
         map: &'static phf::Map<&'static str, u32>,
         files: &'static [Asset],
         root: Option<&'static str>,
+        selection: Selection,
     ) -> Self {
-        Assets { map, files, root }
+        Assets {
+            map,
+            files,
+            root,
+            selection,
+        }
+    }
+
+    /// The macro's file selection, for dev mode.
+    pub(crate) fn selection(&self) -> &Selection {
+        &self.selection
     }
 
     /// An empty set, which the macro emits next to its compile error.
@@ -370,6 +408,7 @@ impl Assets {
         },
         files: &[],
         root: None,
+        selection: Selection::DEFAULT,
     };
 
     /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no

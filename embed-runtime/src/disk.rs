@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use http::HeaderValue;
 
-use crate::asset::{Asset, Encoding};
+use crate::asset::Encoding;
 use crate::body::Body;
 use crate::error::Error;
 use crate::precondition::Validators;
@@ -151,14 +151,17 @@ impl DiskFile {
 }
 
 impl FileMeta {
-    /// The identity representation of `asset` as read from disk: `Last-Modified` from
-    /// the file's time, no other encodings. `None` only if a value cannot be a header,
-    /// which our formats rule out.
-    pub(crate) fn representation<'a>(&'a self, asset: &'a Asset) -> Option<Representation<'a>> {
+    /// The identity representation of a file of type `content_type` as read from
+    /// disk: `Last-Modified` from the file's time, no other encodings. `None` only if
+    /// a value cannot be a header, which our formats rule out.
+    pub(crate) fn representation<'a>(
+        &'a self,
+        content_type: &'a str,
+    ) -> Option<Representation<'a>> {
         let identity = self.identity;
         let last_modified = httpdate::fmt_http_date(identity.modified);
         Some(Representation {
-            asset,
+            content_type,
             encoding: Encoding::Identity,
             validators: Validators {
                 etag: &self.etag,
@@ -168,7 +171,7 @@ impl FileMeta {
             values: HeaderValues {
                 etag: HeaderValue::try_from(self.etag.as_str()).ok()?,
                 last_modified: HeaderValue::try_from(last_modified).ok()?,
-                content_type: HeaderValue::from_static(asset.content_type()),
+                content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(identity.len),
             },
             negotiated: false,
@@ -177,6 +180,15 @@ impl FileMeta {
 }
 
 impl Content {
+    /// Whether the bytes are UTF-8: for a file read whole; a streamed one is not read
+    /// ahead for this, so it says `false`.
+    pub(crate) fn is_utf8(&self) -> bool {
+        match self {
+            Content::Whole(bytes) => std::str::from_utf8(bytes).is_ok(),
+            Content::Open(_) => false,
+        }
+    }
+
     /// The body of the chosen slices: shared slices of bytes read whole, or chunks
     /// read `chunk_size` at a time from the open file.
     pub(crate) fn into_body(self, slices: Slices, chunk_size: usize) -> Body {

@@ -182,7 +182,9 @@ macro_rules! embed_assets {
 /// What generated code uses. Not a stable API: it changes with the macro.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::asset::{Asset, AssetInit, Assets, EncodedInit, Source, FINGERPRINTED};
+    pub use crate::asset::{
+        Asset, AssetInit, Assets, EncodedInit, Selection, Source, FINGERPRINTED,
+    };
     pub use ::core::option::Option::{None, Some};
     pub use embed_macro::embed_assets;
     pub use phf;
