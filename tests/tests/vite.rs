@@ -195,3 +195,96 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
     );
     assert!(edited.contains("<h1>Vite, edited</h1>"), "{edited}");
 }
+
+/// `vite build --watch` running in a copy of the app, killed when dropped.
+struct Watch {
+    dir: PathBuf,
+    child: std::process::Child,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The `src` of the page's module script.
+fn script_src(page: &[u8]) -> String {
+    let page = String::from_utf8_lossy(page);
+    let start = page
+        .find("<script type=\"module\" crossorigin src=\"")
+        .map(|i| i + "<script type=\"module\" crossorigin src=\"".len())
+        .unwrap_or_else(|| panic!("no module script in {page}"));
+    let end = start + page[start..].find('"').unwrap();
+    page[start..end].to_owned()
+}
+
+/// Waits up to a minute for `done`, polling.
+async fn wait_for(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + std::time::Duration::from_secs(60);
+    while !done().await {
+        assert!(Instant::now() < deadline, "{what}: not within a minute");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn dev_mode_serves_each_rebuild_of_vite_build_watch_new_files_included() {
+    let dir = std::env::temp_dir().join(format!("embed-vite-watch-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    copy_sources(&frontend(), &dir);
+    // The example's installed packages (its build script ran `npm ci`).
+    std::os::unix::fs::symlink(frontend().join("node_modules"), dir.join("node_modules")).unwrap();
+    let child = std::process::Command::new(frontend().join("node_modules/.bin/vite"))
+        .args(["build", "--watch"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start vite build --watch");
+    let watch = Watch { dir, child };
+    let out = watch.dir.join("dist");
+    let manifest = out.join(".vite/manifest.json");
+    wait_for("the first watch build", async || manifest.is_file()).await;
+
+    // The embedded build is the fallback; the folder Vite writes is read per request.
+    let service = example_vite::FRONTEND.service().dev_folder(&out);
+    let addr = spawn_router(axum::Router::new().fallback_service(service)).await;
+    let first = script_src(&get(addr, "/", &[]).await.2);
+
+    // An edit: Vite writes a new hashed script, which the table has never seen.
+    let main_ts = watch.dir.join("src/main.ts");
+    let source = fs::read_to_string(&main_ts).unwrap();
+    fs::write(
+        &main_ts,
+        source.replace("The API did not answer", "Edited while watching"),
+    )
+    .unwrap();
+    let mut script = first.clone();
+    wait_for("the page to name the rebuilt script", async || {
+        let (status, _, page) = get(addr, "/", &[]).await;
+        script = script_src(&page);
+        status == StatusCode::OK && script != first
+    })
+    .await;
+    assert!(
+        example_vite::FRONTEND.get(&script).is_none(),
+        "{script} is new since the build"
+    );
+    let (status, headers, body) = get(addr, &script, &[("accept-encoding", "br, gzip")]).await;
+    assert_eq!(status, StatusCode::OK, "{script}");
+    assert!(String::from_utf8_lossy(&body).contains("Edited while watching"));
+    assert_eq!(headers[CONTENT_TYPE], "text/javascript; charset=utf-8");
+    assert_eq!(
+        headers[CACHE_CONTROL], "no-cache",
+        "dev mode: every file revalidates"
+    );
+    assert!(
+        !headers.contains_key(CONTENT_ENCODING),
+        "dev mode sends identity"
+    );
+}

@@ -214,9 +214,20 @@ impl ServeAssets {
     /// The same header, precondition and range code runs; the ETag is computed from
     /// the current bytes (equal to the build's while the file is unchanged); bodies go
     /// out uncompressed. A file (or the whole folder) that is missing falls back to the
-    /// embedded bytes. Only assets the macro listed are served: files added since the
-    /// build need a rebuild. It is an explicit option, never tied to debug builds:
-    /// enable it from your own flag or environment variable.
+    /// embedded bytes. It is an explicit option, never tied to debug builds: enable it
+    /// from your own flag or environment variable.
+    ///
+    /// Files added to the folder since the build are served too (so the new hashed
+    /// files of `vite build --watch` are), by the rules the macro embedded by: its
+    /// `include` and `exclude` globs, dotfiles only with `dotfiles = true`, symbolic
+    /// links only with `follow_symlinks = true`, the macro's media types, read whole;
+    /// a new file at a path the single-page app's fallback answers (no extension) is
+    /// answered by the fallback until the next build.
+    ///
+    /// Pages are served as they are on disk: `rewrite_references` does not run in dev
+    /// mode. Their links name the plain URLs, which dev mode answers with the current
+    /// bytes and `no-cache`, so they work as written; a rewritten link would name a
+    /// hashed URL that changes with every edit.
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         self.configure(|options| options.dev_folder = Some(folder))

@@ -23,9 +23,16 @@ async fn hello() -> Json<Value> {
     Json(json!({ "message": "Hello from Rust", "served_by": "axum" }))
 }
 
-/// The app: `GET /api/hello`, and the frontend for every other path.
+/// The app: `GET /api/hello`, and the frontend for every other path. With
+/// `FRONTEND_DEV` set, the frontend is served from `frontend/dist` as it is on disk
+/// (dev mode), for `vite build --watch`.
 pub fn app() -> Router {
+    let frontend = FRONTEND.service();
+    let frontend = match std::env::var_os("FRONTEND_DEV") {
+        Some(_) => frontend.dev_folder(concat!(env!("CARGO_MANIFEST_DIR"), "/frontend/dist")),
+        None => frontend,
+    };
     Router::new()
         .route("/api/hello", get(hello))
-        .fallback_service(FRONTEND.service())
+        .fallback_service(frontend)
 }
