@@ -25,10 +25,10 @@ fn runtime_import(runtime: &TokenStream) -> TokenStream {
 /// out of the binary for reproducible builds.
 pub(crate) fn assets_expr(
     assets: &[EncodedAsset],
-    options: &Options,
+    root: &Path,
+    selection: &TokenStream,
     runtime: &TokenStream,
 ) -> TokenStream {
-    let root = &options.root;
     let import = runtime_import(runtime);
     let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
         let root = root.to_string_lossy();
@@ -39,14 +39,6 @@ pub(crate) fn assets_expr(
     let count = assets.len();
     let files = assets.iter().map(asset_tokens);
     let map = phf_map(assets);
-    let (dotfiles, follow_symlinks) = (options.dotfiles, options.follow_symlinks);
-    let (include, exclude) = (&options.include_patterns, &options.exclude_patterns);
-    let selection = quote!(__embed::Selection {
-        dotfiles: #dotfiles,
-        follow_symlinks: #follow_symlinks,
-        include: &[#(#include),*],
-        exclude: &[#(#exclude),*],
-    });
     quote! {{
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
@@ -132,6 +124,19 @@ fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
     };
     let body = include_bytes(path);
     quote!(__embed::Some(__embed::EncodedInit { etag: #etag, body: #body }))
+}
+
+/// The macro's file selection (`Selection`), for dev mode's files added since the
+/// build; in the scope of `assets_expr`'s import.
+pub(crate) fn selection(options: &Options) -> TokenStream {
+    let (dotfiles, follow_symlinks) = (options.dotfiles, options.follow_symlinks);
+    let (include, exclude) = (&options.include_patterns, &options.exclude_patterns);
+    quote!(__embed::Selection {
+        dotfiles: #dotfiles,
+        follow_symlinks: #follow_symlinks,
+        include: &[#(#include),*],
+        exclude: &[#(#exclude),*],
+    })
 }
 
 /// `include_bytes!` of an absolute path: no byte literals (slow and memory-hungry in
@@ -338,7 +343,12 @@ mod tests {
                 },
             ),
         ];
-        let tokens = assets_expr(&assets, Path::new("/abs/public"), &quote!(::embed_runtime));
+        let tokens = assets_expr(
+            &assets,
+            Path::new("/abs/public"),
+            &quote!(__embed::Selection::DEFAULT),
+            &quote!(::embed_runtime),
+        );
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
         assert!(matches!(expr, syn::Expr::Block(_)));
         let text = tokens.to_string();
@@ -381,8 +391,23 @@ mod tests {
         ];
         let runtime = quote!(::embed_runtime);
         let root = Path::new("/abs/public");
-        let once = assets_expr(&assets, root, &runtime).to_string();
-        assert_eq!(once, assets_expr(&assets, root, &runtime).to_string());
+        let once = assets_expr(
+            &assets,
+            root,
+            &quote!(__embed::Selection::DEFAULT),
+            &runtime,
+        )
+        .to_string();
+        assert_eq!(
+            once,
+            assets_expr(
+                &assets,
+                root,
+                &quote!(__embed::Selection::DEFAULT),
+                &runtime
+            )
+            .to_string()
+        );
         assert!(
             !once.contains("\"/abs/public\""),
             "no absolute root without on-disk files"

@@ -33,7 +33,12 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
     let mut assets = encode::encode_all(files, &options)?;
     let entries = bundler::apply(&mut assets, &options)?;
     fingerprint::apply(&mut assets, &options)?;
-    let table = codegen::assets_expr(&assets, &options, &options.runtime_path);
+    let table = codegen::assets_expr(
+        &assets,
+        &options.root,
+        &codegen::selection(&options),
+        &options.runtime_path,
+    );
     let Some(ItemHeader { vis, name }) = &options.item else {
         return Ok(table);
     };
