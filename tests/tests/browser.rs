@@ -63,6 +63,7 @@ async fn chromium_renders_the_example_site_from_brotli_bodies_and_revalidates_it
     session.quit().await;
 }
 
+#[cfg(feature = "vite")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chromium_runs_the_vite_app_and_reloads_its_hashed_files_from_the_cache() {
     let programs = BrowserPrograms::find();
@@ -79,6 +80,7 @@ async fn chromium_runs_the_vite_app_and_reloads_its_hashed_files_from_the_cache(
     session.quit().await;
 }
 
+#[cfg(feature = "vite")]
 /// Loads the Vite app, waits for `#app-ready` (its script ran and `/api/hello`
 /// answered), then reloads: the page revalidates, the hashed files are not asked for.
 async fn drive_vite(session: &Session, addr: SocketAddr, log: &ServerLog) {

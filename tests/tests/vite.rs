@@ -1,6 +1,8 @@
 //! The Vite pipeline end to end: `examples/vite` (a real Vite + TypeScript app, built
 //! by real npm in its `build.rs`) served over real HTTP, and the same app copied into a
-//! scratch crate to show what each `cargo build` runs.
+//! scratch crate to show what each `cargo build` runs. Needs npm: the `vite` feature
+//! of this package (on with `--all-features`, as `tests/run.sh` runs it).
+#![cfg(feature = "vite")]
 
 use std::fs;
 use std::path::{Path, PathBuf};

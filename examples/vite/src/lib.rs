@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 #[allow(missing_docs)]
 mod frontend {
     use embed_runtime::embed_assets;
-    embed_assets!(pub static FRONTEND = "frontend/dist");
+    embed_assets!(pub static FRONTEND = "$CARGO_MANIFEST_DIR/frontend/dist");
 }
 pub use frontend::{paths, FRONTEND};
 
