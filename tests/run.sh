@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests drive (strace, nginx,
-# headless Chromium, setpriv) when it is missing, then runs every test of the workspace
+# headless Chromium, setpriv, Node.js and npm) when it is missing, then runs every test of the workspace
 # with every feature, the HTTP tests once per framework and over HTTP/2, the plain
 # `cargo test` of the root, and the library with no features, each feature on its own,
 # its defaults and all of them.
@@ -12,13 +12,16 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests use as real peers: strace (zero-I/O proof), nginx (caching
 # proxy in front of the server), Chromium and its driver (browser end to end); setpriv
-# (util-linux) runs the mode-000 tests as root without its file-permission override.
+# (util-linux) runs the mode-000 tests as root without its file-permission override;
+# Node.js and npm build the Vite example (`examples/vite`, Node 18 or later).
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v setpriv >/dev/null || need+=(util-linux)
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing ${need[*]}"
@@ -78,7 +81,7 @@ run cargo build -p bench --all-targets
 # doctests; .ci/run lints the same combinations).
 export EMBED_RUNTIME_UNSTABLE_FUZZ=0
 run cargo test -p embed-runtime --no-default-features
-for feature in tower axum actix-web rocket poem salvo warp zstd; do
+for feature in tower axum actix-web rocket poem salvo warp zstd build; do
   run cargo test -p embed-runtime --no-default-features --features "$feature"
 done
 run cargo test -p embed-runtime

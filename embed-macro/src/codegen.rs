@@ -6,8 +6,10 @@ use std::path::Path;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+use crate::bundler::Entry;
 use crate::encode::{Blob, Body, EncodedAsset};
 use crate::errors::Errors;
+use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
 /// Everything generated below reaches the runtime (and `Some`/`None`) via `__embed`,
@@ -24,6 +26,7 @@ fn runtime_import(runtime: &TokenStream) -> TokenStream {
 pub(crate) fn assets_expr(
     assets: &[EncodedAsset],
     root: &Path,
+    selection: &TokenStream,
     runtime: &TokenStream,
 ) -> TokenStream {
     let import = runtime_import(runtime);
@@ -40,7 +43,7 @@ pub(crate) fn assets_expr(
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::Assets::__new(&MAP, &FILES, #root)
+        __embed::Assets::__new(&MAP, &FILES, #root, #selection)
     }}
 }
 
@@ -123,6 +126,19 @@ fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
     quote!(__embed::Some(__embed::EncodedInit { etag: #etag, body: #body }))
 }
 
+/// The macro's file selection (`Selection`), for dev mode's files added since the
+/// build; in the scope of `assets_expr`'s import.
+pub(crate) fn selection(options: &Options) -> TokenStream {
+    let (dotfiles, follow_symlinks) = (options.dotfiles, options.follow_symlinks);
+    let (include, exclude) = (&options.include_patterns, &options.exclude_patterns);
+    quote!(__embed::Selection {
+        dotfiles: #dotfiles,
+        follow_symlinks: #follow_symlinks,
+        include: &[#(#include),*],
+        exclude: &[#(#exclude),*],
+    })
+}
+
 /// `include_bytes!` of an absolute path: no byte literals (slow and memory-hungry in
 /// rustc), and rustc tracks the file, so editing it rebuilds.
 fn include_bytes(path: &Path) -> TokenStream {
@@ -137,6 +153,12 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     let mut values: Vec<TokenStream> = Vec::with_capacity(assets.len());
     for (index, asset) in assets.iter().enumerate() {
         let index = index as u32;
+        // A bundler's hashed file is fingerprinted at its own URL: one key.
+        if asset.fingerprinted.as_deref() == Some(asset.url_path.as_str()) {
+            keys.push(&asset.url_path);
+            values.push(quote!(#index | __embed::FINGERPRINTED));
+            continue;
+        }
         keys.push(&asset.url_path);
         values.push(quote!(#index));
         if let Some(url) = &asset.fingerprinted {
@@ -174,8 +196,10 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
 /// constant, so a mistyped asset name fails the build.
 pub(crate) fn paths_module(
     assets: &[EncodedAsset],
+    entries: &[Entry],
     vis: &syn::Visibility,
     root_span: Span,
+    runtime: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let mut names: HashMap<String, &str> = HashMap::new();
@@ -200,14 +224,59 @@ pub(crate) fn paths_module(
             pub const #ident: &str = #url;
         });
     }
+    let entries = entries_module(entries, root_span, runtime, &mut errors);
     errors.finish()?;
     Ok(quote! {
         /// The URL of every embedded file, fingerprinted where it is: use these in
         /// templates, so a mistyped asset name fails the build.
         #vis mod paths {
             #(#consts)*
+            #entries
         }
     })
+}
+
+/// `pub mod entries { pub const INDEX_HTML: Entry = …; }` for the entry points of a
+/// Vite manifest; nothing without one.
+fn entries_module(
+    entries: &[Entry],
+    root_span: Span,
+    runtime: &TokenStream,
+    errors: &mut Errors,
+) -> TokenStream {
+    if entries.is_empty() {
+        return TokenStream::new();
+    }
+    let mut names: HashMap<String, &str> = HashMap::new();
+    let mut consts = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let name = const_name(&entry.source);
+        if let Some(other) = names.insert(name.clone(), &entry.source) {
+            errors.at_span(
+                root_span,
+                format!(
+                    "the Vite entries `{other}` and `{}` would both be `paths::entries::{name}`",
+                    entry.source
+                ),
+            );
+            continue;
+        }
+        let ident = syn::Ident::new(&name, Span::call_site());
+        let doc = format!("The entry point `{}` of the Vite build.", entry.source);
+        let (file, css, imports) = (&entry.file, &entry.css, &entry.imports);
+        consts.push(quote! {
+            #[doc = #doc]
+            pub const #ident: #runtime::Entry =
+                #runtime::Entry::__new(#file, &[#(#css),*], &[#(#imports),*]);
+        });
+    }
+    quote! {
+        /// The entry points of the Vite manifest: the script each page loads, with
+        /// the stylesheets and chunks it needs, for server-rendered HTML.
+        pub mod entries {
+            #(#consts)*
+        }
+    }
 }
 
 /// `/css/app.min.css` → `CSS_APP_MIN_CSS`: ASCII letters and digits upper-cased, any
@@ -274,7 +343,12 @@ mod tests {
                 },
             ),
         ];
-        let tokens = assets_expr(&assets, Path::new("/abs/public"), &quote!(::embed_runtime));
+        let tokens = assets_expr(
+            &assets,
+            Path::new("/abs/public"),
+            &quote!(__embed::Selection::DEFAULT),
+            &quote!(::embed_runtime),
+        );
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
         assert!(matches!(expr, syn::Expr::Block(_)));
         let text = tokens.to_string();
@@ -317,8 +391,23 @@ mod tests {
         ];
         let runtime = quote!(::embed_runtime);
         let root = Path::new("/abs/public");
-        let once = assets_expr(&assets, root, &runtime).to_string();
-        assert_eq!(once, assets_expr(&assets, root, &runtime).to_string());
+        let once = assets_expr(
+            &assets,
+            root,
+            &quote!(__embed::Selection::DEFAULT),
+            &runtime,
+        )
+        .to_string();
+        assert_eq!(
+            once,
+            assets_expr(
+                &assets,
+                root,
+                &quote!(__embed::Selection::DEFAULT),
+                &runtime
+            )
+            .to_string()
+        );
         assert!(
             !once.contains("\"/abs/public\""),
             "no absolute root without on-disk files"
@@ -352,7 +441,14 @@ mod tests {
             asset("/a_b.js", embedded(None)),
         ];
         let vis = syn::Visibility::Inherited;
-        let err = paths_module(&assets, &vis, Span::call_site()).unwrap_err();
+        let err = paths_module(
+            &assets,
+            &[],
+            &vis,
+            Span::call_site(),
+            &quote!(::embed_runtime),
+        )
+        .unwrap_err();
         assert!(
             err.to_string().contains("would both be `paths::A_B_JS`"),
             "{err}"

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
-use crate::content_type::{content_type, is_precompressed};
 use crate::errors::Errors;
 use crate::options::{Compression, Options};
 use crate::rewrite::{self, Document};
 use crate::scan::{display_path, io_cause, FileEntry};
+use embed_shared::{content_type, is_precompressed};
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 const BROTLI_WINDOW: i32 = 22;
@@ -271,7 +271,7 @@ fn encode_one(
             modified: file.modified,
             len: file.len,
             // The runtime's `FileIdentity::etag` computes it from the file it opens.
-            etag: embed_etag::on_disk(file.mtime_nanos, file.len),
+            etag: embed_shared::etag::on_disk(file.mtime_nanos, file.len),
             body: Body::OnDisk {
                 relative: file.relative.clone(),
             },
@@ -380,10 +380,10 @@ pub(crate) fn pays(original: usize, encoded: usize) -> bool {
     encoded.saturating_add((original / 10).max(128)) <= original
 }
 
-/// A quoted strong ETag of a sha256 digest (`embed_etag::content`, which the runtime's
+/// A quoted strong ETag of a sha256 digest (`embed_shared::etag::content`, which the runtime's
 /// dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
-    embed_etag::content(digest)
+    embed_shared::etag::content(digest)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -4,7 +4,7 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::args::{Args, ItemHeader};
-use crate::{codegen, encode, fingerprint, options, scan};
+use crate::{bundler, codegen, encode, fingerprint, options, scan};
 
 /// The macro's expansion: the table (an expression, or in the item form a `static` and
 /// its `paths` module), or our errors next to an empty table.
@@ -31,13 +31,19 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
     let options = options::validate(args)?;
     let files = scan::scan_dir(&options)?;
     let mut assets = encode::encode_all(files, &options)?;
+    let entries = bundler::apply(&mut assets, &options)?;
     fingerprint::apply(&mut assets, &options)?;
-    let table = codegen::assets_expr(&assets, &options.root, &options.runtime_path);
+    let table = codegen::assets_expr(
+        &assets,
+        &options.root,
+        &codegen::selection(&options),
+        &options.runtime_path,
+    );
     let Some(ItemHeader { vis, name }) = &options.item else {
         return Ok(table);
     };
     let runtime = &options.runtime_path;
-    let paths = codegen::paths_module(&assets, vis, options.root_span)?;
+    let paths = codegen::paths_module(&assets, &entries, vis, options.root_span, runtime)?;
     Ok(quote! {
         #vis static #name: #runtime::Assets = #table;
         #paths

@@ -18,7 +18,11 @@ pub(crate) fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Resu
     };
     for asset in assets.iter_mut() {
         let relative = asset.url_path.trim_start_matches('/');
-        if matches!(asset.body, Body::Embedded { .. }) && fingerprint.covers(relative) {
+        // A bundler's hashed file (`bundler.rs`) already has its fingerprinted URL.
+        if asset.fingerprinted.is_none()
+            && matches!(asset.body, Body::Embedded { .. })
+            && fingerprint.covers(relative)
+        {
             asset.fingerprinted = Some(hashed_url(&asset.url_path, &asset.etag));
         }
     }
@@ -30,7 +34,11 @@ pub(crate) fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Resu
         .map(|a| (a.url_path.as_str(), a.url_path.as_str()))
         .collect();
     for asset in assets.iter() {
-        let Some(url) = &asset.fingerprinted else {
+        let Some(url) = asset
+            .fingerprinted
+            .as_ref()
+            .filter(|url| **url != asset.url_path)
+        else {
             continue;
         };
         if let Some(other) = taken.insert(url, &asset.url_path) {

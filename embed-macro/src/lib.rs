@@ -8,8 +8,8 @@
 )]
 
 mod args;
+mod bundler;
 mod codegen;
-mod content_type;
 mod encode;
 mod errors;
 mod expand;

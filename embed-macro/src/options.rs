@@ -25,7 +25,7 @@ pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
 
 const KEYS: &str = "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, \
                     `compressed_only`, `fingerprint`, `rewrite_references`, `include`, `exclude`, \
-                    `dotfiles`, `follow_symlinks`, `crate`";
+                    `dotfiles`, `follow_symlinks`, `hashed`, `crate`";
 
 /// Which embedded files are also served at a content-hashed URL.
 pub(crate) enum Fingerprint {
@@ -111,9 +111,15 @@ pub(crate) struct Options {
     pub(crate) compression: Compression,
     pub(crate) include: Option<GlobSet>,
     pub(crate) exclude: Option<GlobSet>,
+    /// The `include` and `exclude` globs as written, for dev mode's files added since
+    /// the build (the runtime compiles them as `parse_globs` does).
+    pub(crate) include_patterns: Vec<String>,
+    pub(crate) exclude_patterns: Vec<String>,
     pub(crate) dotfiles: bool,
     pub(crate) follow_symlinks: bool,
     pub(crate) fingerprint: Option<Fingerprint>,
+    /// Files a bundler already content-hashed, besides those of a Vite manifest.
+    pub(crate) hashed: Option<GlobSet>,
     /// Leave out the identity bytes of files that have a gzip body.
     pub(crate) compressed_only: bool,
     /// Point links in HTML and CSS at fingerprinted URLs.
@@ -145,7 +151,10 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
         exclude: None,
         dotfiles: false,
         follow_symlinks: false,
+        include_patterns: Vec::new(),
+        exclude_patterns: Vec::new(),
         fingerprint: None,
+        hashed: None,
         compressed_only: false,
         rewrite_references: false,
         rewrite_span: None,
@@ -221,8 +230,15 @@ pub(crate) fn validate(args: Args) -> syn::Result<Options> {
                 set_bool(&mut options.rewrite_references, &value, &mut errors);
                 options.rewrite_span = Some(syn::spanned::Spanned::span(&key));
             }
-            "include" => options.include = parse_globs(&value, &mut errors),
-            "exclude" => options.exclude = parse_globs(&value, &mut errors),
+            "include" => {
+                options.include = parse_globs(&value, &mut errors);
+                options.include_patterns = glob_strings(&value);
+            }
+            "hashed" => options.hashed = parse_globs(&value, &mut errors),
+            "exclude" => {
+                options.exclude = parse_globs(&value, &mut errors);
+                options.exclude_patterns = glob_strings(&value);
+            }
             "crate" => match &value {
                 Expr::Path(path) if path.qself.is_none() => {
                     options.runtime_path = path.path.to_token_stream();
@@ -451,6 +467,20 @@ fn is_size_syntax(text: &str) -> bool {
 }
 
 /// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
+/// The string literals of a glob option (`parse_globs` reports what else is there).
+fn glob_strings(value: &Expr) -> Vec<String> {
+    let string = |expr: &Expr| match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        _ => None,
+    };
+    match value {
+        Expr::Array(array) => array.elems.iter().filter_map(string).collect(),
+        other => string(other).into_iter().collect(),
+    }
+}
+
 fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
     const EXPECTED: &str =
         "expected a glob string or a list of them, like `[\"*.css\", \"js/**\"]`";

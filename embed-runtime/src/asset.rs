@@ -347,6 +347,33 @@ pub struct Assets {
     map: &'static phf::Map<&'static str, u32>,
     files: &'static [Asset],
     root: Option<&'static str>,
+    selection: Selection,
+}
+
+/// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
+/// `include` and `exclude` options), so dev mode serves files added since the build
+/// by the same rules. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Selection {
+    /// Files and folders whose name starts with `.` are embedded too.
+    pub dotfiles: bool,
+    /// Symbolic links were followed.
+    pub follow_symlinks: bool,
+    /// Only files matching one of these globs were embedded (none: every file).
+    pub include: &'static [&'static str],
+    /// Files matching one of these globs were skipped.
+    pub exclude: &'static [&'static str],
+}
+
+impl Selection {
+    /// The macro's defaults.
+    pub const DEFAULT: Selection = Selection {
+        dotfiles: false,
+        follow_symlinks: false,
+        include: &[],
+        exclude: &[],
+    };
 }
 
 impl Assets {
@@ -356,8 +383,19 @@ impl Assets {
         map: &'static phf::Map<&'static str, u32>,
         files: &'static [Asset],
         root: Option<&'static str>,
+        selection: Selection,
     ) -> Self {
-        Assets { map, files, root }
+        Assets {
+            map,
+            files,
+            root,
+            selection,
+        }
+    }
+
+    /// The macro's file selection, for dev mode.
+    pub(crate) fn selection(&self) -> &Selection {
+        &self.selection
     }
 
     /// An empty set, which the macro emits next to its compile error.
@@ -370,6 +408,7 @@ impl Assets {
         },
         files: &[],
         root: None,
+        selection: Selection::DEFAULT,
     };
 
     /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no
@@ -576,5 +615,57 @@ impl IntoIterator for &Assets {
 
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
+    }
+}
+
+/// An entry point of a Vite build (`index.html`, `src/admin.ts`), from the folder's
+/// `.vite/manifest.json`: the script to load, with the stylesheets and chunks it
+/// needs, as URLs of the embedded table.
+///
+/// The macro's item form defines one constant per entry in `paths::entries`, so
+/// server-rendered HTML can link to the hashed files:
+///
+/// ```ignore
+/// let entry = paths::entries::INDEX_HTML;
+/// let head: String = entry
+///     .css()
+///     .iter()
+///     .map(|href| format!(r#"<link rel="stylesheet" href="{href}">"#))
+///     .chain(std::iter::once(format!(r#"<script type="module" src="{}"></script>"#, entry.file())))
+///     .collect();
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    file: &'static str,
+    css: &'static [&'static str],
+    imports: &'static [&'static str],
+}
+
+impl Entry {
+    /// Made by the macro only. Not a stable API.
+    #[doc(hidden)]
+    pub const fn __new(
+        file: &'static str,
+        css: &'static [&'static str],
+        imports: &'static [&'static str],
+    ) -> Entry {
+        Entry { file, css, imports }
+    }
+
+    /// The entry's script (`/assets/index-C0x2Zvij.js`), to load with
+    /// `<script type="module">`.
+    pub const fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// The stylesheets of the entry and of the chunks it imports, in load order.
+    pub const fn css(&self) -> &'static [&'static str] {
+        self.css
+    }
+
+    /// The JavaScript chunks the entry imports statically, for
+    /// `<link rel="modulepreload">`.
+    pub const fn imports(&self) -> &'static [&'static str] {
+        self.imports
     }
 }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use http::HeaderValue;
 
-use crate::asset::{Asset, Encoding};
+use crate::asset::Encoding;
 use crate::body::Body;
 use crate::error::Error;
 use crate::precondition::Validators;
@@ -58,13 +58,13 @@ impl FileIdentity {
 
     /// `"<mtime in ns, hex>-<len, hex>"`: strong for our purposes (any write changes
     /// the mtime, at nanosecond resolution where the file system has it).
-    /// The macro computes the same at build time for `Asset::etag` (`embed_etag`).
+    /// The macro computes the same at build time for `Asset::etag` (`embed_shared::etag`).
     pub(crate) fn etag(&self) -> String {
         let nanos = self
             .modified
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        embed_etag::on_disk(nanos, self.len)
+        embed_shared::etag::on_disk(nanos, self.len)
     }
 
     /// Whole seconds since the epoch, as `Last-Modified` states it.
@@ -150,14 +150,17 @@ impl DiskFile {
 }
 
 impl FileMeta {
-    /// The identity representation of `asset` as read from disk: `Last-Modified` from
-    /// the file's time, no other encodings. `None` only if a value cannot be a header,
-    /// which our formats rule out.
-    pub(crate) fn representation<'a>(&'a self, asset: &'a Asset) -> Option<Representation<'a>> {
+    /// The identity representation of a file of type `content_type` as read from
+    /// disk: `Last-Modified` from the file's time, no other encodings. `None` only if
+    /// a value cannot be a header, which our formats rule out.
+    pub(crate) fn representation<'a>(
+        &'a self,
+        content_type: &'a str,
+    ) -> Option<Representation<'a>> {
         let identity = self.identity;
         let last_modified = httpdate::fmt_http_date(identity.modified);
         Some(Representation {
-            asset,
+            content_type,
             encoding: Encoding::Identity,
             validators: Validators {
                 etag: &self.etag,
@@ -167,7 +170,7 @@ impl FileMeta {
             values: HeaderValues {
                 etag: HeaderValue::try_from(self.etag.as_str()).ok()?,
                 last_modified: HeaderValue::try_from(last_modified).ok()?,
-                content_type: HeaderValue::from_static(asset.content_type()),
+                content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(identity.len),
             },
             negotiated: false,
@@ -176,6 +179,15 @@ impl FileMeta {
 }
 
 impl Content {
+    /// Whether the bytes are UTF-8: for a file read whole; a streamed one is not read
+    /// ahead for this, so it says `false`.
+    pub(crate) fn is_utf8(&self) -> bool {
+        match self {
+            Content::Whole(bytes) => std::str::from_utf8(bytes).is_ok(),
+            Content::Open(_) => false,
+        }
+    }
+
     /// The body of the chosen slices: shared slices of bytes read whole, or chunks
     /// read `chunk_size` at a time from the open file.
     pub(crate) fn into_body(self, slices: Slices, chunk_size: usize) -> Body {
@@ -198,11 +210,11 @@ impl Content {
     }
 }
 
-/// The macro's content ETag (`embed_etag::content`), so an unchanged file keeps its
+/// The macro's content ETag (`embed_shared::etag::content`), so an unchanged file keeps its
 /// build-time ETag.
 fn content_etag(bytes: &[u8]) -> String {
     use sha2::Digest;
-    embed_etag::content(&sha2::Sha256::digest(bytes))
+    embed_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
 /// Reads a whole file and its identity, on the blocking pool: for the dev folder,

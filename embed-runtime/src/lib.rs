@@ -73,6 +73,8 @@
 pub mod adapters;
 mod asset;
 mod body;
+#[cfg(feature = "build")]
+pub mod build;
 mod disk;
 mod error;
 #[cfg(embed_runtime_unstable_fuzz)]
@@ -84,7 +86,7 @@ mod range;
 mod respond;
 mod service;
 
-pub use asset::{Asset, Assets, Encoding, Report, Variant};
+pub use asset::{Asset, Assets, Encoding, Entry, Report, Variant};
 pub use body::Body;
 pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
@@ -124,6 +126,7 @@ pub use service::{
 /// | `compression` | `"best"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | gzip 9 and brotli 11, or gzip 6 and brotli 5 (much faster to build, a few percent larger) |
 /// | `compressed_only` | `true`/`false` | `false` | leave out the own bytes of files that have a gzip body: smaller binaries; they are decoded from gzip, once, on the first request that needs them |
 /// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below |
+/// | `hashed` | glob(s) | none | files a bundler already content-hashed: the immutable policy at their own URL, no second hash (a Vite `.vite/manifest.json` in the folder does this on its own) |
 /// | `rewrite_references` | `true`/`false` | `false` | with `fingerprint`: point `href`/`src`, CSS `url()` and `@import` links in embedded HTML and CSS at the hashed URLs (ETags and hashes are of the rewritten bytes) |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one |
@@ -179,7 +182,9 @@ macro_rules! embed_assets {
 /// What generated code uses. Not a stable API: it changes with the macro.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::asset::{Asset, AssetInit, Assets, EncodedInit, Source, FINGERPRINTED};
+    pub use crate::asset::{
+        Asset, AssetInit, Assets, EncodedInit, Selection, Source, FINGERPRINTED,
+    };
     pub use ::core::option::Option::{None, Some};
     pub use embed_macro::embed_assets;
     pub use phf;

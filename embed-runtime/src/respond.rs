@@ -29,7 +29,8 @@ pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 /// validators are compared with.
 #[derive(Debug)]
 pub(crate) struct Representation<'a> {
-    pub(crate) asset: &'a Asset,
+    /// Its `Content-Type`, repeated in each part of a multipart response.
+    pub(crate) content_type: &'a str,
     pub(crate) encoding: Encoding,
     pub(crate) validators: Validators<'a>,
     pub(crate) len: u64,
@@ -71,7 +72,7 @@ impl<'a> Representation<'a> {
 
     fn with_values(asset: &'a Asset, variant: &'a Variant, values: HeaderValues) -> Self {
         Representation {
-            asset,
+            content_type: asset.content_type(),
             encoding: variant.encoding(),
             validators: Validators {
                 etag: variant.etag(),
@@ -363,7 +364,7 @@ fn multipart_type(rep: &Representation<'_>) -> HeaderValue {
 /// RFC 9110 §14.6: each part has its own `Content-Type` and `Content-Range`.
 fn multipart(rep: &Representation<'_>, ranges: &[ByteRange]) -> (VecDeque<Segment>, u64) {
     let boundary = boundary(rep);
-    let content_type = rep.asset.content_type();
+    let content_type = rep.content_type;
     let mut segments = VecDeque::with_capacity(ranges.len() * 2 + 1);
     let mut len = 0;
     for range in ranges {

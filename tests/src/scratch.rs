@@ -100,8 +100,15 @@ impl Crate {
 
     /// `cargo <subcommand>` in the crate, with the shared target folder.
     pub fn cargo(&self, subcommand: &str) -> Outcome {
+        self.cargo_with_env(subcommand, &[])
+    }
+
+    /// `cargo <subcommand>` as [`cargo`](Self::cargo), with `env` set for it (and so
+    /// for the build script and the program it runs).
+    pub fn cargo_with_env(&self, subcommand: &str, env: &[(&str, &str)]) -> Outcome {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let output = Command::new(cargo)
+            .envs(env.iter().copied())
             .arg(subcommand)
             .arg("--quiet")
             .arg("--color=never")

@@ -65,6 +65,89 @@ async fn chromium_renders_the_example_site_from_brotli_bodies_and_revalidates_it
     session.quit().await;
 }
 
+#[cfg(feature = "vite")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_runs_the_vite_app_and_reloads_its_hashed_files_from_the_cache() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    let log = ServerLog::default();
+    let router = example_vite::app().layer(middleware::from_fn_with_state(log.clone(), record));
+    let addr = spawn_router(router).await;
+    let driver = Chromedriver::start(&programs.chromedriver);
+    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, &programs))
+        .await
+        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
+    tokio::time::timeout(TEST_TIMEOUT, drive_vite(&session, addr, &log))
+        .await
+        .unwrap_or_else(|_| panic!("the Vite browser test took more than {TEST_TIMEOUT:?}"));
+    session.quit().await;
+}
+
+#[cfg(feature = "vite")]
+/// Loads the Vite app, waits for `#app-ready` (its script ran and `/api/hello`
+/// answered), then reloads: the page revalidates, the hashed files are not asked for.
+async fn drive_vite(session: &Session, addr: SocketAddr, log: &ServerLog) {
+    let ready =
+        "document.readyState === 'complete' && document.querySelector('#app-ready') !== null";
+    let entry = example_vite::paths::entries::INDEX_HTML;
+    let hashed: Vec<&str> = std::iter::once(entry.file())
+        .chain(entry.css().iter().copied())
+        .collect();
+
+    session.navigate(&format!("http://{addr}/")).await;
+    assert!(
+        session.wait_until(ready).await,
+        "first load: no #app-ready within {PAGE_TIMEOUT:?}: {}",
+        session.execute("return document.body.innerHTML").await
+    );
+    let text = session
+        .execute("return document.querySelector('#status').textContent")
+        .await;
+    assert_eq!(text, "Hello from Rust (axum)", "the API's answer is shown");
+    let color = session
+        .execute("return getComputedStyle(document.querySelector('#status')).color")
+        .await;
+    assert_eq!(color, "rgb(26, 127, 69)", "the hashed stylesheet applied");
+    let first = log.snapshot();
+    for path in std::iter::once("/").chain(hashed.iter().copied()) {
+        let seen = only_request(&first, path);
+        assert_eq!(seen.status, StatusCode::OK, "{seen:?}");
+        let compressible = example_vite::FRONTEND
+            .get(if path == "/" { "/index.html" } else { path })
+            .is_some_and(|a| a.is_negotiated());
+        if compressible {
+            assert_eq!(seen.content_encoding.as_deref(), Some("br"), "{seen:?}");
+        }
+    }
+    assert_eq!(only_request(&first, "/api/hello").status, StatusCode::OK);
+
+    session.refresh().await;
+    assert!(session.wait_until(ready).await, "reload: no #app-ready");
+    let reload = log.snapshot()[first.len()..].to_vec();
+    let page = only_request(&reload, "/");
+    assert_eq!(
+        page.status,
+        StatusCode::NOT_MODIFIED,
+        "the page revalidates: {page:?}"
+    );
+    assert_eq!(page.if_none_match, only_request(&first, "/").etag);
+    for path in &hashed {
+        assert!(
+            reload.iter().all(|seen| seen.path != *path),
+            "{path} is immutable: the reload must take it from the cache, but asked: {reload:?}"
+        );
+    }
+    let timings = resource_timings(session).await;
+    for path in &hashed {
+        assert_eq!(
+            timings.get(path)["transferSize"],
+            0,
+            "{path}: a cache hit transfers nothing"
+        );
+    }
+}
+
 async fn drive(session: &Session, addr: SocketAddr, log: &ServerLog) {
     let url = format!("http://{addr}/");
 

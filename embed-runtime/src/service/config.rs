@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use http::HeaderValue;
 
-use crate::asset::{Asset, Assets};
+use crate::asset::{Asset, Assets, Selection};
 use crate::respond::{PrebuiltHeaders, Representation};
 
 /// What the builder methods of [`ServeAssets`](super::ServeAssets) set.
@@ -54,6 +55,56 @@ pub(super) struct Tables {
     pub(super) bare_directories: HashMap<&'static str, &'static str>,
     /// `/about` → index of `/about.html`, with clean URLs on.
     pub(super) clean: HashMap<&'static str, usize>,
+    /// In dev mode, which files of the folder that the table does not list are served
+    /// (added since the build): the macro's selection. `None` outside dev mode, or
+    /// if a glob does not compile here (then nothing new is served).
+    pub(super) dev: Option<DevSelection>,
+}
+
+/// The macro's `dotfiles`, `follow_symlinks`, `include` and `exclude`, compiled.
+#[derive(Clone, Debug)]
+pub(super) struct DevSelection {
+    dotfiles: bool,
+    pub(super) follow_symlinks: bool,
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+impl DevSelection {
+    fn new(selection: &Selection) -> Option<Self> {
+        // NOTE: built as the macro's `parse_globs` builds its sets (`Glob::new`
+        // defaults), so a path matches here exactly when it matched at build time.
+        let set = |patterns: &[&str]| -> Option<Option<GlobSet>> {
+            if patterns.is_empty() {
+                return Some(None);
+            }
+            let mut builder = GlobSetBuilder::new();
+            for pattern in patterns {
+                builder.add(Glob::new(pattern).ok()?);
+            }
+            builder.build().ok().map(Some)
+        };
+        Some(DevSelection {
+            dotfiles: selection.dotfiles,
+            follow_symlinks: selection.follow_symlinks,
+            include: set(selection.include)?,
+            exclude: set(selection.exclude)?,
+        })
+    }
+
+    /// Whether the macro would embed (or list) the file at `relative` (below the
+    /// folder, `/`-separated).
+    pub(super) fn selects(&self, relative: &str) -> bool {
+        (self.dotfiles || !relative.split('/').any(|name| name.starts_with('.')))
+            && self
+                .include
+                .as_ref()
+                .is_none_or(|set| set.is_match(relative))
+            && !self
+                .exclude
+                .as_ref()
+                .is_some_and(|set| set.is_match(relative))
+    }
 }
 
 impl Config {
@@ -77,19 +128,24 @@ impl Config {
     }
 }
 
+impl Options {
+    /// The `Cache-Control` of a file at `path` at its own URL: the longest matching
+    /// cache rule, else the default.
+    pub(super) fn cache_control_for(&self, path: &str) -> &HeaderValue {
+        self.cache_rules
+            .iter()
+            .filter(|(prefix, _)| path.starts_with(prefix.as_str()))
+            // The first of the longest, as the rules were given.
+            .min_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()))
+            .map_or(&self.default_cache_control, |(_, value)| value)
+    }
+}
+
 impl Tables {
     fn derive(options: &Options, assets: &'static Assets) -> Self {
-        let mut rules: Vec<&(String, HeaderValue)> = options.cache_rules.iter().collect();
-        rules.sort_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()));
         let cache_control: Vec<HeaderValue> = assets
             .iter()
-            .map(|asset| {
-                rules
-                    .iter()
-                    .find(|(prefix, _)| asset.path().starts_with(prefix.as_str()))
-                    .map_or(&options.default_cache_control, |(_, value)| value)
-                    .clone()
-            })
+            .map(|asset| options.cache_control_for(asset.path()).clone())
             .collect();
         let prebuild = |asset: &'static Asset, cache_control: &HeaderValue| {
             asset
@@ -124,6 +180,10 @@ impl Tables {
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
+            dev: options
+                .dev_folder
+                .as_ref()
+                .and_then(|_| DevSelection::new(assets.selection())),
         };
         if options.clean_urls {
             for (i, asset) in assets.iter().enumerate() {

@@ -15,6 +15,7 @@ mod route;
 #[cfg(feature = "tower")]
 mod tower;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -213,9 +214,20 @@ impl ServeAssets {
     /// The same header, precondition and range code runs; the ETag is computed from
     /// the current bytes (equal to the build's while the file is unchanged); bodies go
     /// out uncompressed. A file (or the whole folder) that is missing falls back to the
-    /// embedded bytes. Only assets the macro listed are served: files added since the
-    /// build need a rebuild. It is an explicit option, never tied to debug builds:
-    /// enable it from your own flag or environment variable.
+    /// embedded bytes. It is an explicit option, never tied to debug builds: enable it
+    /// from your own flag or environment variable.
+    ///
+    /// Files added to the folder since the build are served too (so the new hashed
+    /// files of `vite build --watch` are), by the rules the macro embedded by: its
+    /// `include` and `exclude` globs, dotfiles only with `dotfiles = true`, symbolic
+    /// links only with `follow_symlinks = true`, the macro's media types, read whole;
+    /// a new file at a path the single-page app's fallback answers (no extension) is
+    /// answered by the fallback until the next build.
+    ///
+    /// Pages are served as they are on disk: `rewrite_references` does not run in dev
+    /// mode. Their links name the plain URLs, which dev mode answers with the current
+    /// bytes and `no-cache`, so they work as written; a rewritten link would name a
+    /// hashed URL that changes with every edit.
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         self.configure(|options| options.dev_folder = Some(folder))
@@ -309,6 +321,7 @@ impl ServeAssets {
             Target::Redirect(location) => respond::redirect(location),
             Target::MethodNotAllowed => respond::method_not_allowed(),
             Target::NotFound => self.not_found(head.method, head.headers),
+            Target::DevFile(relative) => return self.respond_dev_file(&relative, &head),
         };
         ResponseFuture::ready(response)
     }
@@ -333,7 +346,7 @@ impl ServeAssets {
         };
         let request = FileRequest {
             service: self.clone(),
-            asset,
+            asset: Some(asset),
             path,
             method: head.method.clone(),
             headers: head.headers.clone(),
@@ -341,6 +354,41 @@ impl ServeAssets {
             vary_accept: policy.vary_accept,
         };
         ResponseFuture::boxed(request.respond())
+    }
+
+    /// Dev mode: a file of the folder added since the build, read whole and served
+    /// as its own bytes, with the type the macro would give it and the cache rules of
+    /// its path. 404 when it does not exist, is not a regular file, or (unless the
+    /// macro followed symbolic links) a link lies on its way.
+    fn respond_dev_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
+        let options = &self.config.options;
+        let Some(folder) = &options.dev_folder else {
+            return ResponseFuture::ready(self.not_found(head.method, head.headers));
+        };
+        let follow_symlinks = self
+            .config
+            .tables(self.assets)
+            .dev
+            .as_ref()
+            .is_some_and(|dev| dev.follow_symlinks);
+        let request = FileRequest {
+            service: self.clone(),
+            asset: None,
+            path: folder.join(relative),
+            method: head.method.clone(),
+            headers: head.headers.clone(),
+            cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
+            vary_accept: false,
+        };
+        let folder = folder.clone();
+        let relative = relative.to_owned();
+        ResponseFuture::boxed(async move {
+            let allowed = follow_symlinks || no_link_on_the_way(folder, relative).await;
+            if !allowed {
+                return request.service.not_found(&request.method, &request.headers);
+            }
+            request.respond().await
+        })
     }
 
     /// The one 404: the configured page or a plain text, varying by `Accept` when the
@@ -414,7 +462,8 @@ fn respond_embedded(
 /// `'static`.
 struct FileRequest {
     service: ServeAssets,
-    asset: &'static Asset,
+    /// The table's entry; `None` for a dev-folder file added since the build.
+    asset: Option<&'static Asset>,
     path: PathBuf,
     method: Method,
     headers: HeaderMap,
@@ -424,7 +473,8 @@ struct FileRequest {
 
 impl FileRequest {
     async fn respond(self) -> Response<Body> {
-        let embedded = self.asset.is_embedded();
+        // Dev mode reads embedded files, and files added since the build, whole.
+        let embedded = self.asset.is_none_or(Asset::is_embedded);
         let read = if embedded {
             DiskFile::read(self.path.clone()).await
         } else {
@@ -437,22 +487,14 @@ impl FileRequest {
         };
         let file = match read {
             Ok(file) => file,
-            // Dev mode: a file (or the whole folder) that is missing falls back to the
-            // embedded bytes.
-            Err(_) if embedded => {
-                return respond_embedded(self.asset, policy, &self.method, &self.headers)
-            }
-            // Deleted or replaced by a folder since start-up: as if never listed.
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                return self.service.not_found(&self.method, &self.headers)
-            }
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
-                return respond::status_only(StatusCode::FORBIDDEN)
-            }
-            Err(_) => return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR),
+            Err(err) => return self.unreadable(&err, policy),
         };
         let DiskFile { meta, content } = file;
-        let Some(rep) = meta.representation(self.asset) else {
+        let content_type = match self.asset {
+            Some(asset) => Cow::Borrowed(asset.content_type()),
+            None => Cow::Owned(embed_shared::content_type(&self.path, || content.is_utf8())),
+        };
+        let Some(rep) = meta.representation(&content_type) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
         let chunk_size = self.service.config.options.chunk_size;
@@ -469,6 +511,42 @@ impl FileRequest {
         }
         response
     }
+}
+
+impl FileRequest {
+    /// The answer when the file could not be read.
+    fn unreadable(&self, err: &io::Error, policy: Policy<'_>) -> Response<Body> {
+        match self.asset {
+            // Dev mode: a file (or the whole folder) that is missing falls back to the
+            // embedded bytes.
+            Some(asset) if asset.is_embedded() => {
+                respond_embedded(asset, policy, &self.method, &self.headers)
+            }
+            _ if err.kind() == io::ErrorKind::PermissionDenied => {
+                respond::status_only(StatusCode::FORBIDDEN)
+            }
+            // Deleted or replaced by a folder since start-up (as if never listed), or
+            // a dev-folder path that names no regular file.
+            None => self.service.not_found(&self.method, &self.headers),
+            Some(_) if err.kind() == io::ErrorKind::NotFound => {
+                self.service.not_found(&self.method, &self.headers)
+            }
+            Some(_) => respond::status_only(StatusCode::INTERNAL_SERVER_ERROR),
+        }
+    }
+}
+
+/// Whether no component of `relative` below `folder` is a symbolic link (the macro
+/// skips links unless told to follow them), checked on the blocking pool.
+async fn no_link_on_the_way(folder: PathBuf, relative: String) -> bool {
+    let check = move || {
+        let mut path = folder;
+        relative.split('/').all(|name| {
+            path.push(name);
+            std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.file_type().is_symlink())
+        })
+    };
+    tokio::task::spawn_blocking(check).await.unwrap_or(false)
 }
 
 impl fmt::Debug for ServeAssets {

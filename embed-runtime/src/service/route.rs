@@ -4,7 +4,7 @@
 use http::{HeaderValue, Method};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use super::config::Config;
+use super::config::{Config, DevSelection};
 use super::head::RequestHead;
 use crate::asset::{Asset, Assets};
 use crate::negotiate::accepts_html;
@@ -55,6 +55,10 @@ pub(super) enum Target<'t> {
     Redirect(HeaderValue),
     MethodNotAllowed,
     NotFound,
+    /// Dev mode: a file of the folder that the table does not list (added since the
+    /// build), selected by the macro's rules; its path below the folder. It may not
+    /// exist: reading it tells.
+    DevFile(String),
 }
 
 /// The header policy of an asset's response: chosen by the URL, not by the asset
@@ -82,7 +86,12 @@ pub(super) fn route<'t>(
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
-        Found::Nothing => return Target::NotFound,
+        Found::Nothing => {
+            return match dev_file(tables.dev.as_ref(), head) {
+                Some(relative) => Target::DevFile(relative),
+                None => Target::NotFound,
+            }
+        }
     };
     if !is_get_or_head(method) {
         return Target::MethodNotAllowed;
@@ -173,6 +182,20 @@ fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Fou
         }
         _ => Found::Nothing,
     }
+}
+
+/// The path below the dev folder of a GET or HEAD for a file the table does not list,
+/// when the macro's rules would have selected it: a decoded, safe path (no `.`/`..`
+/// segments, see `path`), naming a file (no empty segment, no trailing `/`).
+fn dev_file(dev: Option<&DevSelection>, head: &RequestHead<'_>) -> Option<String> {
+    let dev = dev?;
+    if !is_get_or_head(head.method) {
+        return None;
+    }
+    let path = path::decode(head.path)?;
+    let relative = path.strip_prefix('/')?;
+    let names_a_file = !relative.is_empty() && !relative.split('/').any(str::is_empty);
+    (names_a_file && dev.selects(relative)).then(|| relative.to_owned())
 }
 
 fn redirect_to_directory(segment: &str, query: Option<&str>) -> Found {

@@ -1,21 +1,10 @@
-//! The strong ETag formats of embed-runtime, defined once.
+//! The strong ETag formats, defined once.
 //!
 //! `embed_assets!` computes ETags while the crate compiles, and the runtime computes
 //! them again for files it reads at run time (the dev folder, files left on disk). An
-//! unchanged file must keep its build-time ETag, so both call these functions. A
-//! proc-macro crate can export nothing but macros, and a source file shared with
-//! `#[path]` would fall outside each crate's published package: hence this crate,
-//! published with the other two and depended on by both.
+//! unchanged file must keep its build-time ETag, so both call these functions.
 //!
 //! Changing a format changes every ETag, so every client revalidates once.
-
-#![no_std]
-#![forbid(unsafe_code)]
-
-extern crate alloc;
-
-use alloc::format;
-use alloc::string::String;
 
 /// The ETag of a representation's bytes: the first 128 bits of their SHA-256 `digest`,
 /// in lowercase hex, quoted (`"9f86d081884c7d659a2feaa0c55ad015"`).

@@ -9,7 +9,7 @@ use std::path::Path;
 /// `text/javascript` (RFC 9239), `application/wasm` exactly (a charset breaks
 /// streaming compilation), web manifests, and `application/octet-stream` for unknown
 /// and missing extensions (served, never dropped).
-pub(crate) fn content_type(path: &Path, is_utf8: impl FnOnce() -> bool) -> String {
+pub fn content_type(path: &Path, is_utf8: impl FnOnce() -> bool) -> String {
     let ext = extension(path);
     let essence: String = match ext.as_str() {
         "js" | "mjs" | "cjs" => "text/javascript".into(),
@@ -46,7 +46,7 @@ fn is_text(essence: &str) -> bool {
 
 /// Whether the format compresses its own bytes already, so gzip/brotli would only
 /// burn compile time (the "does it pay" check would reject the result anyway).
-pub(crate) fn is_precompressed(path: &Path) -> bool {
+pub fn is_precompressed(path: &Path) -> bool {
     matches!(
         extension(path).as_str(),
         "png"

@@ -1,0 +1,12 @@
+//! What the macro (at compile time) and the runtime (for files it reads at run time)
+//! must compute alike: the strong ETag formats and the media types. Not a stable API:
+//! use `embed-runtime`.
+//!
+//! A proc-macro crate can export nothing but macros, and a source file shared with
+//! `#[path]` would fall outside each crate's published package: hence this crate,
+//! published with the other two and depended on by both.
+
+mod content_type;
+pub mod etag;
+
+pub use content_type::{content_type, is_precompressed};
