@@ -44,6 +44,21 @@ pub(crate) fn assets_expr(
     }}
 }
 
+/// `static NAME: Assets = <table>;`, documented, for the item and attribute forms.
+pub(crate) fn static_item(
+    vis: &syn::Visibility,
+    name: &syn::Ident,
+    runtime: &TokenStream,
+    table: TokenStream,
+    folder: &str,
+) -> TokenStream {
+    let doc = format!(" The files of `{folder}`, embedded at compile time.");
+    quote! {
+        #[doc = #doc]
+        #vis static #name: #runtime::Assets = #table;
+    }
+}
+
 /// The compile errors, then an empty `Assets`, so `static A: Assets = embed_assets!(..)`
 /// still type-checks and the user sees our error alone, not a cascade.
 pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> TokenStream {
@@ -204,6 +219,8 @@ pub(crate) fn paths_module(
     Ok(quote! {
         /// The URL of every embedded file, fingerprinted where it is: use these in
         /// templates, so a mistyped asset name fails the build.
+        // Few programs link to every file, and an unused one is no mistake.
+        #[allow(dead_code)]
         #vis mod paths {
             #(#consts)*
         }
