@@ -24,10 +24,15 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
         Fingerprint::Matching(globs) => Some(globs),
         Fingerprint::AllButPages => None,
     };
-    let mut hits = vec![false; globs.map_or(0, |g| g.patterns.len())];
+    let patterns = globs.map_or(0, |g| g.patterns.len());
+    let mut hits = vec![false; patterns];
+    let mut on_disk_hits = vec![false; patterns];
     for asset in assets.iter_mut() {
         let relative = asset.url_path.trim_start_matches('/');
         if !matches!(asset.body, Body::Embedded { .. }) {
+            if let Some(globs) = globs {
+                globs.mark(relative, &mut on_disk_hits);
+            }
             continue;
         }
         if let Some(globs) = globs {
@@ -38,13 +43,16 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
         }
     }
     let mut errors = Errors::default();
-    for ((pattern, span), _) in globs
+    for (((pattern, span), _), on_disk) in globs
         .iter()
         .flat_map(|g| &g.patterns)
         .zip(&hits)
-        .filter(|(_, hit)| !**hit)
+        .zip(&on_disk_hits)
+        .filter(|((_, hit), _)| !**hit)
     {
-        let hint = if pattern.contains(['*', '?', '/', '.', '[', '{']) {
+        let hint = if *on_disk {
+            " (only files over `max_embed_size`, which are served from disk and never fingerprinted)"
+        } else if pattern.contains(['*', '?', '/', '.', '[', '{']) {
             ""
         } else {
             " (`fingerprint = true` fingerprints every file but HTML pages)"
@@ -172,6 +180,15 @@ mod tests {
             ]
         );
         assert_eq!(assets[0].fingerprinted.as_deref(), Some("/app.3f2a1b9c.js"));
+        assets.push(asset("/video.mp4", ETAG));
+        assets[1].body = Body::OnDisk {
+            relative: "video.mp4".into(),
+        };
+        let err = apply(&mut assets, &options(quote!("*.mp4"))).unwrap_err();
+        assert!(
+            err.to_string().contains("only files over `max_embed_size`"),
+            "{err}"
+        );
     }
 
     const ETAG: &str = "\"3f2a1b9c0d1e2f3a4b5c6d7e8f901234\"";
