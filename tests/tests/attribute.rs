@@ -10,7 +10,7 @@ use integration_tests::{decode_body, fixture, get, spawn_service, SITE};
 #[embed_runtime::embed("fixtures/site")]
 mod frontend {
     /// A user item: the generated `ASSETS` and `paths` are in scope.
-    pub fn index() -> &'static embed_runtime::Asset {
+    pub(crate) fn index() -> &'static embed_runtime::Asset {
         ASSETS.get(paths::INDEX_HTML).expect("index.html embedded")
     }
 }
