@@ -544,6 +544,30 @@ mod tests {
     }
 
     #[test]
+    fn a_panicking_encoder_is_an_error_naming_the_file() {
+        let options = crate::options::parse_call(quote::quote!("src")).unwrap();
+        let encoder = Encoder::new(&options);
+        let file = FileEntry {
+            url_path: "/css/app.css".into(),
+            abs_path: PathBuf::from("/nowhere/css/app.css"),
+            relative: "css/app.css".into(),
+            len: 1,
+            modified: 0,
+            mtime_nanos: 0,
+            embed: true,
+        };
+        let err = encoder
+            .without_panics(&file, || panic!("window too large"))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "compressing `src/css/app.css` failed: the encoder panicked (window too large)"
+        );
+        let err = encoder.encode_one(&file).unwrap_err();
+        assert!(err.starts_with("cannot read `src/css/app.css`"), "{err}");
+    }
+
+    #[test]
     fn etags_are_quoted_hex_of_128_bits() {
         let tag = etag(&Sha256::digest(b"abc"));
         assert_eq!(tag, "\"ba7816bf8f01cfea414140de5dae2223\"");
