@@ -1,5 +1,8 @@
-//! Syntax of the macro input: `[$crate] "dir", key = value, ...`, or in item position
-//! `[$crate] pub static NAME = "dir", key = value, ...`.
+//! Syntax of the macro input. Both forms share [`Args`], the folder literal and its
+//! `key = value` options:
+//! - function-like: `[$crate] "dir", key = value, ...`, or in item position
+//!   `[$crate] pub static NAME = "dir", key = value, ...` ([`CallInput`]);
+//! - attribute: `#[embed("dir", key = value, ...)]` on an inline module.
 //!
 //! Only the shape is checked here; what the keys and values mean is `options.rs`'s job,
 //! so that one malformed token stops parsing but every semantic mistake is reported.
@@ -9,17 +12,42 @@ use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{bracketed, Expr, Ident, LitStr, Token};
 
-/// The parsed macro input.
+/// Which of the two forms is being parsed: only the examples in messages differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `embed_assets!("public")`, as an expression or an item.
+    Call,
+    /// `#[embed("public")] mod frontend {}`.
+    Attribute,
+}
+
+impl Form {
+    /// How the folder is written in this form, for messages.
+    fn example(self) -> &'static str {
+        match self {
+            Form::Call => "`embed_assets!(\"public\")`",
+            Form::Attribute => "`#[embed_runtime::embed(\"public\")]`",
+        }
+    }
+}
+
+/// The folder and its options, as written.
 pub(crate) struct Args {
+    /// The folder literal, exactly as written.
+    pub(crate) path: LitStr,
+    /// `key = value` pairs in source order, duplicates included.
+    pub(crate) options: Vec<KeyValue>,
+}
+
+/// The function-like macro's input: the hidden runtime prefix, the item header, then
+/// the arguments.
+pub(crate) struct CallInput {
     /// The runtime's path as passed by the `embed_runtime::embed_assets!` wrapper
     /// (`$crate`), absent when the proc macro is called directly.
     pub(crate) runtime_path: Option<TokenStream>,
     /// `pub static NAME =`: the item form, which also defines a `paths` module.
     pub(crate) item: Option<ItemHeader>,
-    /// The folder literal, exactly as written.
-    pub(crate) path: LitStr,
-    /// `key = value` pairs in source order, duplicates included.
-    pub(crate) options: Vec<KeyValue>,
+    pub(crate) args: Args,
 }
 
 /// `pub static ASSETS =` before the folder.
@@ -34,7 +62,7 @@ pub(crate) struct KeyValue {
     pub(crate) value: Expr,
 }
 
-impl Parse for Args {
+impl Parse for CallInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let runtime_path = if input.peek(syn::token::Bracket) {
             let inner;
@@ -57,10 +85,25 @@ impl Parse for Args {
         } else {
             None
         };
+        let args = Args::parse_in(input, Form::Call)?;
+        Ok(CallInput {
+            runtime_path,
+            item,
+            args,
+        })
+    }
+}
+
+impl Args {
+    /// Parses the folder and the options that follow it, up to the end of `input`.
+    pub(crate) fn parse_in(input: ParseStream<'_>, form: Form) -> syn::Result<Self> {
         if input.is_empty() {
             return Err(syn::Error::new(
                 Span::call_site(),
-                "expected the folder to embed, relative to the crate root: `embed_assets!(\"public\")`",
+                format!(
+                    "expected the folder to embed, relative to the crate root: {}",
+                    form.example()
+                ),
             ));
         }
         let path: LitStr = input.parse().map_err(|err| {
@@ -93,12 +136,13 @@ impl Parse for Args {
             let value: Expr = input.parse()?;
             options.push(KeyValue { key, value });
         }
-        Ok(Args {
-            runtime_path,
-            item,
-            path,
-            options,
-        })
+        Ok(Args { path, options })
+    }
+
+    /// Parses the attribute's arguments: `"public", key = value, ...`.
+    pub(crate) fn parse_attribute(tokens: TokenStream) -> syn::Result<Self> {
+        let parser = |input: ParseStream<'_>| Args::parse_in(input, Form::Attribute);
+        syn::parse::Parser::parse2(parser, tokens)
     }
 }
 
@@ -107,48 +151,66 @@ mod tests {
     use super::*;
     use quote::quote;
 
+    fn call(tokens: TokenStream) -> syn::Result<CallInput> {
+        syn::parse2(tokens)
+    }
+
     #[test]
     fn parses_path_and_options_in_order() {
-        let args: Args =
-            syn::parse2(quote!("public", max_embed_size = "1 MiB", gzip = false,)).unwrap();
-        assert_eq!(args.path.value(), "public");
-        let keys: Vec<String> = args.options.iter().map(|o| o.key.to_string()).collect();
+        let input = call(quote!("public", max_embed_size = "1 MiB", gzip = false,)).unwrap();
+        assert_eq!(input.args.path.value(), "public");
+        let keys: Vec<String> = input
+            .args
+            .options
+            .iter()
+            .map(|o| o.key.to_string())
+            .collect();
         assert_eq!(keys, ["max_embed_size", "gzip"]);
-        assert!(args.runtime_path.is_none());
+        assert!(input.runtime_path.is_none());
     }
 
     #[test]
     fn accepts_crate_as_a_key_and_the_hidden_runtime_prefix() {
-        let args: Args = syn::parse2(quote!([::rt] "public", crate = ::my::rt)).unwrap();
+        let input = call(quote!([::rt] "public", crate = ::my::rt)).unwrap();
         assert_eq!(
-            args.runtime_path.unwrap().to_string(),
+            input.runtime_path.unwrap().to_string(),
             quote!(::rt).to_string()
         );
-        assert_eq!(args.options[0].key.to_string(), "crate");
+        assert_eq!(input.args.options[0].key.to_string(), "crate");
     }
 
     #[test]
     fn parses_the_item_form() {
-        let args: Args =
-            syn::parse2(quote!([::rt] pub(crate) static SITE = "public", gzip = false)).unwrap();
-        let item = args.item.unwrap();
+        let input = call(quote!([::rt] pub(crate) static SITE = "public", gzip = false)).unwrap();
+        let item = input.item.unwrap();
         assert_eq!(item.name.to_string(), "SITE");
         assert!(matches!(item.vis, syn::Visibility::Restricted(_)));
-        assert_eq!(args.path.value(), "public");
-        let private: Args = syn::parse2(quote!(static SITE = "public")).unwrap();
+        assert_eq!(input.args.path.value(), "public");
+        let private = call(quote!(static SITE = "public")).unwrap();
         assert!(matches!(
             private.item.unwrap().vis,
             syn::Visibility::Inherited
         ));
-        assert!(syn::parse2::<Args>(quote!(static SITE "public")).is_err());
-        assert!(syn::parse2::<Args>(quote!(pub static = "public")).is_err());
+        assert!(call(quote!(static SITE "public")).is_err());
+        assert!(call(quote!(pub static = "public")).is_err());
     }
 
     #[test]
     fn rejects_missing_path_and_non_literal_path() {
-        assert!(syn::parse2::<Args>(quote!()).is_err());
-        assert!(syn::parse2::<Args>(quote!(public)).is_err());
-        assert!(syn::parse2::<Args>(quote!("public", gzip)).is_err());
-        assert!(syn::parse2::<Args>(quote!("public" gzip = true)).is_err());
+        assert!(call(quote!()).is_err());
+        assert!(call(quote!(public)).is_err());
+        assert!(call(quote!("public", gzip)).is_err());
+        assert!(call(quote!("public" gzip = true)).is_err());
+    }
+
+    #[test]
+    fn the_attribute_takes_the_folder_and_options_and_nothing_else() {
+        let args = Args::parse_attribute(quote!("public", fingerprint = true)).unwrap();
+        assert_eq!(args.path.value(), "public");
+        assert_eq!(args.options.len(), 1);
+        let err = Args::parse_attribute(quote!()).err().unwrap();
+        assert!(err.to_string().contains("#[embed_runtime::embed"), "{err}");
+        assert!(Args::parse_attribute(quote!([::rt] "public")).is_err());
+        assert!(Args::parse_attribute(quote!(pub static A = "public")).is_err());
     }
 }

@@ -70,6 +70,7 @@ pub(crate) fn apply(assets: &mut Vec<EncodedAsset>, options: &Options) -> syn::R
         let named = hashed.contains(&asset.url_path)
             || options
                 .hashed
+                .value
                 .as_ref()
                 .is_some_and(|globs| globs.is_match(relative));
         // A file left on disk can change after the build: its URL is not a promise.

@@ -47,6 +47,21 @@ pub(crate) fn assets_expr(
     }}
 }
 
+/// `static NAME: Assets = <table>;`, documented, for the item and attribute forms.
+pub(crate) fn static_item(
+    vis: &syn::Visibility,
+    name: &syn::Ident,
+    runtime: &TokenStream,
+    table: TokenStream,
+    folder: &str,
+) -> TokenStream {
+    let doc = format!(" The files of `{folder}`, embedded at compile time.");
+    quote! {
+        #[doc = #doc]
+        #vis static #name: #runtime::Assets = #table;
+    }
+}
+
 /// The compile errors, then an empty `Assets`, so `static A: Assets = embed_assets!(..)`
 /// still type-checks and the user sees our error alone, not a cascade.
 pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> TokenStream {
@@ -129,8 +144,17 @@ fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
 /// The macro's file selection (`Selection`), for dev mode's files added since the
 /// build; in the scope of `assets_expr`'s import.
 pub(crate) fn selection(options: &Options) -> TokenStream {
-    let (dotfiles, follow_symlinks) = (options.dotfiles, options.follow_symlinks);
-    let (include, exclude) = (&options.include_patterns, &options.exclude_patterns);
+    let (dotfiles, follow_symlinks) = (options.dotfiles.value, options.follow_symlinks.value);
+    let patterns = |globs: &Option<crate::options::Globs>| -> Vec<String> {
+        globs
+            .iter()
+            .flat_map(|globs| globs.patterns.iter().map(|(pattern, _)| pattern.clone()))
+            .collect()
+    };
+    let (include, exclude) = (
+        patterns(&options.include.value),
+        patterns(&options.exclude.value),
+    );
     quote!(__embed::Selection {
         dotfiles: #dotfiles,
         follow_symlinks: #follow_symlinks,
@@ -229,6 +253,8 @@ pub(crate) fn paths_module(
     Ok(quote! {
         /// The URL of every embedded file, fingerprinted where it is: use these in
         /// templates, so a mistyped asset name fails the build.
+        // Few programs link to every file, and an unused one is no mistake.
+        #[allow(dead_code)]
         #vis mod paths {
             #(#consts)*
             #entries

@@ -4,19 +4,17 @@
 //! embedded with `include_bytes!`: rustc digests a file include much faster, and with
 //! far less memory, than the same bytes as a literal token.
 
-use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use embed_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
 use crate::errors::Errors;
 use crate::options::{Compression, Options};
-use crate::rewrite::{self, Document};
 use crate::scan::{display_path, io_cause, FileEntry};
-use embed_shared::{content_type, is_precompressed};
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 const BROTLI_WINDOW: i32 = 22;
@@ -85,163 +83,14 @@ pub(crate) struct Blob {
     pub(crate) len: u64,
 }
 
-/// Hashes and compresses every file, in parallel across cores.
-pub(crate) fn encode_all(
-    files: Vec<FileEntry>,
-    options: &Options,
-) -> syn::Result<Vec<EncodedAsset>> {
-    let cache = cache_dir();
-    // Only plain data crosses threads (spans and tokens are not `Send`).
-    let settings = Settings {
-        gzip: options.gzip,
-        brotli: options.brotli,
-        zstd: options.zstd,
-        compression: options.compression,
-        compressed_only: options.compressed_only,
-        root_display: &options.root_display,
-    };
-    // With `rewrite_references`, HTML and CSS wait for the hashes of what they link to.
-    let (documents, others): (Vec<usize>, Vec<usize>) = (0..files.len()).partition(|&i| {
-        options.rewrite_references && files[i].embed && Document::of(&files[i].url_path).is_some()
-    });
-    let mut results: Vec<Option<Result<EncodedAsset, String>>> =
-        (0..files.len()).map(|_| None).collect();
-    for (i, result) in encode_parallel(&files, &others, &settings, &cache) {
-        results[i] = Some(result);
-    }
-    if !documents.is_empty() {
-        encode_documents(&files, documents, &mut results, options, &settings, &cache);
-    }
-    let mut errors = Errors::default();
-    let mut assets = Vec::with_capacity(results.len());
-    for result in results.into_iter().flatten() {
-        match result {
-            Ok(asset) => assets.push(asset),
-            Err(msg) => errors.at_span(options.root_span, msg),
-        }
-    }
-    if assets.len() != files.len() && errors.is_empty() {
-        errors.at_span(options.root_span, "compressing the assets failed");
-    }
-    errors.finish().map(|()| assets)
+/// The encoders' settings and cache folder, shared by this phase and the rewrite phase.
+pub(crate) struct Encoder<'a> {
+    settings: Settings<'a>,
+    cache: PathBuf,
 }
 
-/// Encodes `files[i]` for every `i` of `which`, spread over the cores.
-fn encode_parallel(
-    files: &[FileEntry],
-    which: &[usize],
-    settings: &Settings<'_>,
-    cache: &Path,
-) -> Vec<(usize, Result<EncodedAsset, String>)> {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(which.len())
-        .max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    while let Some(&i) = which.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        done.push((i, encode_one(&files[i], settings, cache)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
-            .collect()
-    })
-}
-
-/// Encodes the HTML and CSS files of `documents` with their references pointed at the
-/// fingerprinted URLs (`rewrite.rs`), each after the documents it links to, so that a
-/// page names its stylesheet's hash as computed on the rewritten stylesheet. Documents
-/// that link to each other in a cycle are done in one pass, without those links.
-fn encode_documents(
-    files: &[FileEntry],
-    mut pending: Vec<usize>,
-    results: &mut [Option<Result<EncodedAsset, String>>],
-    options: &Options,
-    settings: &Settings<'_>,
-    cache: &Path,
-) {
-    let fingerprint = options.fingerprint.as_ref();
-    let covers = |url: &str| fingerprint.is_some_and(|f| f.covers(url.trim_start_matches('/')));
-    let mut hashed: HashMap<String, String> = HashMap::new();
-    let note = |asset: &EncodedAsset, hashed: &mut HashMap<String, String>| {
-        if matches!(asset.body, Body::Embedded { .. }) && covers(&asset.url_path) {
-            let url = crate::fingerprint::hashed_url(&asset.url_path, &asset.etag);
-            hashed.insert(asset.url_path.clone(), url);
-        }
-    };
-    for asset in results.iter().flatten().flatten() {
-        note(asset, &mut hashed);
-    }
-    let mut stuck = false;
-    while !pending.is_empty() {
-        let waiting: HashSet<&str> = pending
-            .iter()
-            .map(|&i| files[i].url_path.as_str())
-            .collect();
-        let mut later = Vec::new();
-        for &i in &pending {
-            let file = &files[i];
-            let Ok(text) = fs::read_to_string(&file.abs_path) else {
-                // Not UTF-8 (or unreadable, reported there): served as it is.
-                results[i] = Some(encode_one(file, settings, cache));
-                continue;
-            };
-            let kind = Document::of(&file.url_path).unwrap_or(Document::Html);
-            let url = file.url_path.as_str();
-            let waits = rewrite::references(kind, &text)
-                .into_iter()
-                .filter_map(|range| rewrite::resolve(&text[range], url))
-                .any(|target| {
-                    target != url && waiting.contains(target.as_str()) && covers(&target)
-                });
-            if waits && !stuck {
-                later.push(i);
-                continue;
-            }
-            let result = match rewrite::rewrite(kind, &text, url, |target| {
-                hashed.get(target).cloned()
-            }) {
-                None => encode_bytes(
-                    file,
-                    settings,
-                    cache,
-                    text.into_bytes(),
-                    file.abs_path.clone(),
-                ),
-                Some(new) => {
-                    let bytes = new.into_bytes();
-                    let blob = cache.join(format!("{}.rewritten", hex(&Sha256::digest(&bytes))));
-                    match cached(&blob, || bytes.clone()) {
-                        Ok(_) => encode_bytes(file, settings, cache, bytes, blob),
-                        Err(err) => Err(format!(
-                            "cannot write the rewritten copy of `{}` to `{}`: {}",
-                            display_path(settings.root_display, &file.relative),
-                            blob.display(),
-                            io_cause(&err)
-                        )),
-                    }
-                }
-            };
-            if let Ok(asset) = &result {
-                note(asset, &mut hashed);
-            }
-            results[i] = Some(result);
-        }
-        stuck = later.len() == pending.len();
-        pending = later;
-    }
-}
-
-/// What a worker thread needs from the options.
+/// What a worker thread needs from the options: plain data only (spans and tokens
+/// are not `Send`).
 struct Settings<'a> {
     gzip: bool,
     brotli: bool,
@@ -250,127 +99,261 @@ struct Settings<'a> {
     zstd: bool,
     compression: Compression,
     compressed_only: bool,
+    /// With `rewrite_references`: HTML and CSS are hashed only, as the rewrite phase
+    /// encodes them from their final text.
+    rewrite_references: bool,
     root_display: &'a str,
 }
 
-fn encode_one(
-    file: &FileEntry,
-    options: &Settings<'_>,
-    cache: &Path,
-) -> Result<EncodedAsset, String> {
-    let shown = display_path(options.root_display, &file.relative);
-    let last_modified = httpdate::fmt_http_date(
-        std::time::UNIX_EPOCH + std::time::Duration::from_secs(file.modified),
-    );
-    if !file.embed {
-        let utf8_prefix = || read_prefix(&file.abs_path).is_some_and(|p| is_utf8_prefix(&p));
-        return Ok(EncodedAsset {
-            url_path: file.url_path.clone(),
-            content_type: content_type(&file.abs_path, utf8_prefix),
-            last_modified,
-            modified: file.modified,
-            len: file.len,
-            // The runtime's `FileIdentity::etag` computes it from the file it opens.
-            etag: embed_shared::etag::on_disk(file.mtime_nanos, file.len),
-            body: Body::OnDisk {
-                relative: file.relative.clone(),
+impl<'a> Encoder<'a> {
+    pub(crate) fn new(options: &'a Options) -> Self {
+        Encoder {
+            settings: Settings {
+                gzip: options.gzip.value,
+                brotli: options.brotli.value,
+                zstd: options.zstd.value,
+                compression: options.compression.value,
+                compressed_only: options.compressed_only.value,
+                rewrite_references: options.rewrite_references.value,
+                root_display: &options.root_display,
             },
-            fingerprinted: None,
-        });
-    }
-    let bytes = fs::read(&file.abs_path)
-        .map_err(|err| format!("cannot read `{shown}`: {}", io_cause(&err)))?;
-    encode_bytes(file, options, cache, bytes, file.abs_path.clone())
-}
-
-/// Hashes and compresses `bytes`, the content served for `file`, stored at `identity`.
-fn encode_bytes(
-    file: &FileEntry,
-    options: &Settings<'_>,
-    cache: &Path,
-    bytes: Vec<u8>,
-    identity: PathBuf,
-) -> Result<EncodedAsset, String> {
-    let shown = display_path(options.root_display, &file.relative);
-    let last_modified = httpdate::fmt_http_date(
-        std::time::UNIX_EPOCH + std::time::Duration::from_secs(file.modified),
-    );
-    let digest = Sha256::digest(&bytes);
-    let compress = !bytes.is_empty() && !is_precompressed(&file.abs_path);
-    let key = hex(&digest);
-    let (gzip_level, brotli_quality) = levels(options.compression);
-    let blob = |enabled: bool,
-                suffix: &str,
-                encoder: &dyn Fn(&[u8]) -> Vec<u8>|
-     -> Result<Option<Blob>, String> {
-        if !(enabled && compress) {
-            return Ok(None);
+            cache: cache_dir(),
         }
-        let path = cache.join(format!("{key}.{suffix}"));
-        let encoded = cached(&path, || encoder(&bytes)).map_err(|err| {
-            format!(
-                "cannot write the compressed copy of `{shown}` to `{}`: {}",
-                path.display(),
-                io_cause(&err)
-            )
+    }
+
+    /// Hashes and compresses every file, in parallel across cores; the result is in the
+    /// order of `files`. Documents the rewrite phase will rewrite are only hashed.
+    /// Errors point at `root_span`, the path literal.
+    pub(crate) fn encode_all(
+        &self,
+        files: &[FileEntry],
+        root_span: proc_macro2::Span,
+    ) -> syn::Result<Vec<EncodedAsset>> {
+        let next = AtomicUsize::new(0);
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(files.len())
+            .max(1);
+        let mut results: Vec<Option<Result<EncodedAsset, String>>> =
+            (0..files.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(file) = files.get(i) else { break };
+                            done.push((i, self.encode_one(file)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            for handle in handles {
+                // `encode_one` catches panics, so a worker only ends early if that fails;
+                // its files are then reported below.
+                for (i, result) in handle.join().unwrap_or_default() {
+                    results[i] = Some(result);
+                }
+            }
+        });
+        let mut errors = Errors::default();
+        let mut assets = Vec::with_capacity(files.len());
+        for (file, result) in files.iter().zip(results) {
+            match result {
+                Some(Ok(asset)) => assets.push(asset),
+                Some(Err(msg)) => errors.at_span(root_span, msg),
+                None => errors.at_span(
+                    root_span,
+                    format!("encoding `{}` did not finish", self.shown(file)),
+                ),
+            }
+        }
+        errors.finish().map(|()| assets)
+    }
+
+    /// Encodes the document `file` served as `bytes`: its own bytes, or with
+    /// `rewritten` a rewritten copy, which is written to the cache folder.
+    pub(crate) fn encode_document(
+        &self,
+        file: &FileEntry,
+        bytes: Vec<u8>,
+        rewritten: bool,
+    ) -> Result<EncodedAsset, String> {
+        self.without_panics(file, || {
+            if !rewritten {
+                return self.encode_bytes(file, bytes, file.abs_path.clone(), true);
+            }
+            let blob = self
+                .cache
+                .join(format!("{}.rewritten", hex(&Sha256::digest(&bytes))));
+            match cached(&blob, || bytes.clone()) {
+                Ok(_) => self.encode_bytes(file, bytes, blob, true),
+                Err(err) => Err(format!(
+                    "cannot write the rewritten copy of `{}` to `{}`: {}",
+                    self.shown(file),
+                    blob.display(),
+                    io_cause(&err)
+                )),
+            }
+        })
+    }
+
+    /// The bytes of `file`, or an error naming it.
+    pub(crate) fn read(&self, file: &FileEntry) -> Result<Vec<u8>, String> {
+        fs::read(&file.abs_path)
+            .map_err(|err| format!("cannot read `{}`: {}", self.shown(file), io_cause(&err)))
+    }
+
+    fn shown(&self, file: &FileEntry) -> String {
+        display_path(self.settings.root_display, &file.relative)
+    }
+
+    /// Runs `encode`, turning a panic (a bug in an encoder) into an error naming the file.
+    fn without_panics(
+        &self,
+        file: &FileEntry,
+        encode: impl FnOnce() -> Result<EncodedAsset, String>,
+    ) -> Result<EncodedAsset, String> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(encode)).unwrap_or_else(|panic| {
+            let cause = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            Err(format!(
+                "compressing `{}` failed: the encoder panicked ({cause})",
+                self.shown(file)
+            ))
+        })
+    }
+
+    fn encode_one(&self, file: &FileEntry) -> Result<EncodedAsset, String> {
+        self.without_panics(file, || {
+            if !file.embed {
+                return Ok(on_disk(file));
+            }
+            let bytes = self.read(file)?;
+            let compress =
+                !(self.settings.rewrite_references && crate::rewrite::is_rewritten(file));
+            self.encode_bytes(file, bytes, file.abs_path.clone(), compress)
+        })
+    }
+    /// Hashes `bytes`, the content served for `file`, stored at `identity`, and with
+    /// `compress` makes its encoded bodies.
+    fn encode_bytes(
+        &self,
+        file: &FileEntry,
+        bytes: Vec<u8>,
+        identity: PathBuf,
+        compress: bool,
+    ) -> Result<EncodedAsset, String> {
+        let options = &self.settings;
+        let cache = &self.cache;
+        let shown = self.shown(file);
+        let last_modified = http_date(file.modified);
+        let digest = Sha256::digest(&bytes);
+        let compress = compress && !bytes.is_empty() && !is_precompressed(&file.abs_path);
+        let key = hex(&digest);
+        let (gzip_level, brotli_quality) = levels(options.compression);
+        let blob = |enabled: bool,
+                    suffix: &str,
+                    encoder: &dyn Fn(&[u8]) -> Vec<u8>|
+         -> Result<Option<Blob>, String> {
+            if !(enabled && compress) {
+                return Ok(None);
+            }
+            let path = cache.join(format!("{key}.{suffix}"));
+            let encoded = cached(&path, || encoder(&bytes)).map_err(|err| {
+                format!(
+                    "cannot write the compressed copy of `{shown}` to `{}`: {}",
+                    path.display(),
+                    io_cause(&err)
+                )
+            })?;
+            Ok(pays(bytes.len(), encoded.len()).then(|| Blob {
+                etag: etag(&Sha256::digest(&encoded)),
+                len: encoded.len() as u64,
+                path,
+            }))
+        };
+        // The cache key names the settings: a fast blob is never taken for a best one.
+        let gzip = blob(options.gzip, &format!("gz{gzip_level}"), &|bytes| {
+            gzip(bytes, gzip_level)
         })?;
-        Ok(pays(bytes.len(), encoded.len()).then(|| Blob {
-            etag: etag(&Sha256::digest(&encoded)),
-            len: encoded.len() as u64,
-            path,
-        }))
-    };
-    // The cache key names the settings: a fast blob is never taken for a best one.
-    let gzip = blob(options.gzip, &format!("gz{gzip_level}"), &|bytes| {
-        gzip(bytes, gzip_level)
-    })?;
-    let br = blob(
-        options.brotli,
-        &format!("br{brotli_quality}w{BROTLI_WINDOW}"),
-        &|bytes| brotli(bytes, brotli_quality),
-    )?;
-    #[cfg(feature = "zstd")]
-    let zstd = {
-        let level = zstd_level(options.compression);
-        blob(options.zstd, &format!("zst{level}"), &|bytes| {
-            zstd(bytes, level)
-        })?
-    };
-    // `options.zstd` is refused without the feature (options.rs).
-    #[cfg(not(feature = "zstd"))]
-    let zstd = None;
-    // The runtime will decode the identity bytes from this gzip body: prove now that
-    // it gives them back, so that decoding at run time cannot fail.
-    let store_identity = match (&gzip, options.compressed_only) {
-        (Some(blob), true) => {
-            let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));
-            if decoded.as_deref() != Some(&bytes[..]) {
-                return Err(format!(
+        let br = blob(
+            options.brotli,
+            &format!("br{brotli_quality}w{BROTLI_WINDOW}"),
+            &|bytes| brotli(bytes, brotli_quality),
+        )?;
+        #[cfg(feature = "zstd")]
+        let zstd = {
+            let level = zstd_level(options.compression);
+            blob(options.zstd, &format!("zst{level}"), &|bytes| {
+                zstd(bytes, level)
+            })?
+        };
+        // `options.zstd` is refused without the feature (options.rs).
+        #[cfg(not(feature = "zstd"))]
+        let zstd = None;
+        // The runtime will decode the identity bytes from this gzip body: prove now that
+        // it gives them back, so that decoding at run time cannot fail.
+        let store_identity = match (&gzip, options.compressed_only) {
+            (Some(blob), true) => {
+                let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));
+                if decoded.as_deref() != Some(&bytes[..]) {
+                    return Err(format!(
                     "the gzip body of `{shown}` in `{}` does not decode to the file; delete the cache folder and build again",
                     blob.path.display()
                 ));
+                }
+                false
             }
-            false
-        }
-        _ => true,
-    };
-    Ok(EncodedAsset {
+            _ => true,
+        };
+        Ok(EncodedAsset {
+            url_path: file.url_path.clone(),
+            content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
+            last_modified,
+            modified: file.modified,
+            len: bytes.len() as u64,
+            etag: etag(&digest),
+            body: Body::Embedded {
+                identity,
+                source: file.abs_path.clone(),
+                store_identity,
+                gzip,
+                br,
+                zstd,
+            },
+            fingerprinted: None,
+        })
+    }
+}
+
+/// A file over `max_embed_size`: listed, and served from disk.
+fn on_disk(file: &FileEntry) -> EncodedAsset {
+    let utf8_prefix = || read_prefix(&file.abs_path).is_some_and(|p| is_utf8_prefix(&p));
+    EncodedAsset {
         url_path: file.url_path.clone(),
-        content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
-        last_modified,
+        content_type: content_type(&file.abs_path, utf8_prefix),
+        last_modified: http_date(file.modified),
         modified: file.modified,
-        len: bytes.len() as u64,
-        etag: etag(&digest),
-        body: Body::Embedded {
-            identity,
-            source: file.abs_path.clone(),
-            store_identity,
-            gzip,
-            br,
-            zstd,
+        len: file.len,
+        // The runtime's `FileIdentity::etag` computes it from the file it opens, so a
+        // file changed after the build gets a new tag.
+        etag: embed_shared::etag::on_disk(file.mtime_nanos, file.len),
+        body: Body::OnDisk {
+            relative: file.relative.clone(),
         },
         fingerprinted: None,
-    })
+    }
+}
+
+/// IMF-fixdate of `secs` since the epoch (clamped in `scan.rs` to what it can state).
+fn http_date(secs: u64) -> String {
+    httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
 }
 
 /// The rule for keeping an encoded body: it must save at least 10% and at least 128
@@ -380,8 +363,8 @@ pub(crate) fn pays(original: usize, encoded: usize) -> bool {
     encoded.saturating_add((original / 10).max(128)) <= original
 }
 
-/// A quoted strong ETag of a sha256 digest (`embed_shared::etag::content`, which the runtime's
-/// dev mode uses too).
+/// A quoted strong ETag of a sha256 digest (`embed_shared::etag::content`, which the
+/// runtime's dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
     embed_shared::etag::content(digest)
 }
@@ -557,6 +540,30 @@ mod tests {
             .as_secs();
         assert_eq!(secs, BLOB_MTIME_SECS, "older than any build's dep-info");
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_panicking_encoder_is_an_error_naming_the_file() {
+        let options = crate::options::parse_call(quote::quote!("src")).unwrap();
+        let encoder = Encoder::new(&options);
+        let file = FileEntry {
+            url_path: "/css/app.css".into(),
+            abs_path: PathBuf::from("/nowhere/css/app.css"),
+            relative: "css/app.css".into(),
+            len: 1,
+            modified: 0,
+            mtime_nanos: 0,
+            embed: true,
+        };
+        let err = encoder
+            .without_panics(&file, || panic!("window too large"))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "compressing `src/css/app.css` failed: the encoder panicked (window too large)"
+        );
+        let err = encoder.encode_one(&file).unwrap_err();
+        assert!(err.starts_with("cannot read `src/css/app.css`"), "{err}");
     }
 
     #[test]

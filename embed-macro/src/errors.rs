@@ -20,10 +20,6 @@ impl Errors {
         self.0.push(syn::Error::new(span, msg));
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// `Ok` when nothing went wrong, else every error at once.
     pub(crate) fn finish(self) -> syn::Result<()> {
         let mut all = self.0.into_iter();

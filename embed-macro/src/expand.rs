@@ -1,13 +1,22 @@
-//! Runs the phases in order and turns the result into tokens.
+//! Runs the phases in order and turns the result into tokens, for both forms.
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
-use quote::quote;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+use syn::ext::IdentExt;
 
-use crate::args::{Args, ItemHeader};
-use crate::{bundler, codegen, encode, fingerprint, options, scan};
+use crate::args::{Args, CallInput, ItemHeader};
+use crate::bundler::{self, Entry};
+use crate::encode::{EncodedAsset, Encoder};
+use crate::errors::Errors;
+use crate::options::{self, Options};
+use crate::{codegen, fingerprint, rewrite, scan};
 
-/// The macro's expansion: the table (an expression, or in the item form a `static` and
-/// its `paths` module), or our errors next to an empty table.
+/// The names the attribute form defines in the module.
+const ASSETS: &str = "ASSETS";
+const PATHS: &str = "paths";
+
+/// The function-like macro's expansion: the table (an expression, or in the item form
+/// a `static` and its `paths` module), or our errors next to an empty table.
 pub(crate) fn embed_assets(input: TokenStream) -> TokenStream {
     let runtime = runtime_path(&input);
     let item = item_header(&input);
@@ -27,26 +36,205 @@ pub(crate) fn embed_assets(input: TokenStream) -> TokenStream {
 }
 
 fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
-    let args: Args = syn::parse2(input)?;
-    let options = options::validate(args)?;
-    let files = scan::scan_dir(&options)?;
-    let mut assets = encode::encode_all(files, &options)?;
-    let entries = bundler::apply(&mut assets, &options)?;
-    fingerprint::apply(&mut assets, &options)?;
-    let table = codegen::assets_expr(
-        &assets,
-        &options.root,
-        &codegen::selection(&options),
-        &options.runtime_path,
-    );
-    let Some(ItemHeader { vis, name }) = &options.item else {
+    let CallInput {
+        runtime_path,
+        item,
+        args,
+    } = syn::parse2(input)?;
+    let (options, assets, entries) = run_phases(&args, runtime_path)?;
+    let runtime = &options.runtime_path.value;
+    let selection = codegen::selection(&options);
+    let table = codegen::assets_expr(&assets, &options.root, &selection, runtime);
+    let Some(ItemHeader { vis, name }) = &item else {
         return Ok(table);
     };
-    let runtime = &options.runtime_path;
     let paths = codegen::paths_module(&assets, &entries, vis, options.root_span, runtime)?;
+    let assets = codegen::static_item(vis, name, runtime, table, &options.root_display);
     Ok(quote! {
-        #vis static #name: #runtime::Assets = #table;
+        #assets
         #paths
+    })
+}
+
+/// `#[embed("dir", ...)] mod name { ... }`: the module with its own items, then
+/// `pub static ASSETS` and `pub mod paths`. On an error, the item comes back as it was
+/// written (with `ASSETS` as an empty table where it can be), so our error is the
+/// one the user sees.
+pub(crate) fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let module = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(syn::Item::Mod(module)) => module,
+        Ok(other) => return with_errors(item, not_a_module(&other)),
+        Err(err) => return with_errors(item, err),
+    };
+    let Some((_, items)) = &module.content else {
+        let name = &module.ident;
+        let err = syn::Error::new_spanned(
+            &module,
+            format!(
+                "`#[embed]` fills the module with `ASSETS` and `paths`, so it needs an inline module: write `mod {name} {{}}` here, not `mod {name};`"
+            ),
+        );
+        return with_errors(item, err);
+    };
+    if let Err(err) = check_names_are_free(items) {
+        return with_errors(item, err);
+    }
+    let args = match Args::parse_attribute(attr) {
+        Ok(args) => args,
+        Err(err) => {
+            let runtime = quote!(::embed_runtime);
+            return fill_module(module, empty_static(err, &runtime));
+        }
+    };
+    match try_embed(&args) {
+        Ok(generated) => fill_module(module, generated),
+        Err(err) => {
+            let runtime = declared_runtime(&args).unwrap_or_else(|| quote!(::embed_runtime));
+            fill_module(module, empty_static(err, &runtime))
+        }
+    }
+}
+
+fn try_embed(args: &Args) -> syn::Result<TokenStream> {
+    let (options, assets, entries) = run_phases(args, None)?;
+    let runtime = &options.runtime_path.value;
+    let selection = codegen::selection(&options);
+    let table = codegen::assets_expr(&assets, &options.root, &selection, runtime);
+    let vis: syn::Visibility = syn::parse_quote!(pub);
+    let name = syn::Ident::new(ASSETS, Span::call_site());
+    let paths = codegen::paths_module(&assets, &entries, &vis, options.root_span, runtime)?;
+    let assets = codegen::static_item(&vis, &name, runtime, table, &options.root_display);
+    Ok(quote! {
+        #assets
+        #paths
+    })
+}
+
+/// The phases, shared by both forms: options, scan, encode, the bundler's hashed
+/// files, fingerprint, rewrite. Also returns the entry points of a Vite manifest.
+fn run_phases(
+    args: &Args,
+    runtime: Option<TokenStream>,
+) -> syn::Result<(Options, Vec<EncodedAsset>, Vec<Entry>)> {
+    let options = options::validate(args, runtime)?;
+    let files = scan::scan_dir(&options)?;
+    let encoder = Encoder::new(&options);
+    let mut assets = encoder.encode_all(&files, options.root_span)?;
+    let entries = bundler::apply(&mut assets, &options)?;
+    fingerprint::assign(&mut assets, &options)?;
+    if options.rewrite_references.value {
+        rewrite::apply(&mut assets, &files, &encoder, options.root_span)?;
+    }
+    fingerprint::check_collisions(&assets, options.root_span)?;
+    Ok((options, assets, entries))
+}
+
+/// `module` with `generated` appended to its items.
+fn fill_module(mut module: syn::ItemMod, generated: TokenStream) -> TokenStream {
+    if let Some((_, items)) = &mut module.content {
+        items.push(syn::Item::Verbatim(generated));
+    }
+    module.into_token_stream()
+}
+
+/// `pub static ASSETS` as an empty table next to the errors, so uses of it type-check.
+fn empty_static(err: syn::Error, runtime: &TokenStream) -> TokenStream {
+    let empty = codegen::empty_assets_with(err, runtime);
+    let name = syn::Ident::new(ASSETS, Span::call_site());
+    quote!(pub static #name: #runtime::Assets = #empty;)
+}
+
+/// The item as written, then the errors.
+fn with_errors(item: TokenStream, err: syn::Error) -> TokenStream {
+    let errors = err.to_compile_error();
+    quote!(#item #errors)
+}
+
+/// The error for an attribute on anything but a module, at the item's keyword and name.
+fn not_a_module(item: &syn::Item) -> syn::Error {
+    let (what, culprit): (&str, TokenStream) = match item {
+        syn::Item::Fn(f) => ("a function", head(&f.sig.fn_token, &f.sig.ident)),
+        syn::Item::Struct(s) => ("a struct", head(&s.struct_token, &s.ident)),
+        syn::Item::Enum(e) => ("an enum", head(&e.enum_token, &e.ident)),
+        syn::Item::Static(s) => ("a static", head(&s.static_token, &s.ident)),
+        syn::Item::Const(c) => ("a constant", head(&c.const_token, &c.ident)),
+        syn::Item::Trait(t) => ("a trait", head(&t.trait_token, &t.ident)),
+        syn::Item::Type(t) => ("a type alias", head(&t.type_token, &t.ident)),
+        syn::Item::Use(u) => ("a `use`", u.use_token.to_token_stream()),
+        syn::Item::Impl(i) => ("an `impl` block", i.impl_token.to_token_stream()),
+        other => ("this item", other.to_token_stream()),
+    };
+    syn::Error::new_spanned(
+        culprit,
+        format!(
+            "`#[embed]` goes on an inline module, not {what}: `#[embed_runtime::embed(\"public\")] mod frontend {{}}`"
+        ),
+    )
+}
+
+/// `fn name`, `struct Name`: the smallest tokens that say what an item is.
+fn head(keyword: &impl ToTokens, name: &syn::Ident) -> TokenStream {
+    quote!(#keyword #name)
+}
+
+/// `ASSETS` and `paths` are the attribute's: an item of the module with either name is
+/// an error at that name.
+fn check_names_are_free(items: &[syn::Item]) -> syn::Result<()> {
+    let mut errors = Errors::default();
+    for item in items {
+        for name in defined_names(item) {
+            if name == ASSETS || name == PATHS {
+                errors.at(
+                    &name,
+                    format!(
+                        "`#[embed]` defines `{name}` in this module, so it cannot have an item of that name; rename this one"
+                    ),
+                );
+            }
+        }
+    }
+    errors.finish()
+}
+
+/// The names `item` puts in its module (a `use` can bring several).
+fn defined_names(item: &syn::Item) -> Vec<syn::Ident> {
+    let ident = match item {
+        syn::Item::Const(i) => Some(&i.ident),
+        syn::Item::Enum(i) => Some(&i.ident),
+        syn::Item::ExternCrate(i) => Some(i.rename.as_ref().map_or(&i.ident, |(_, r)| r)),
+        syn::Item::Fn(i) => Some(&i.sig.ident),
+        syn::Item::Mod(i) => Some(&i.ident),
+        syn::Item::Static(i) => Some(&i.ident),
+        syn::Item::Struct(i) => Some(&i.ident),
+        syn::Item::Trait(i) => Some(&i.ident),
+        syn::Item::TraitAlias(i) => Some(&i.ident),
+        syn::Item::Type(i) => Some(&i.ident),
+        syn::Item::Union(i) => Some(&i.ident),
+        syn::Item::Macro(i) => i.ident.as_ref(),
+        syn::Item::Use(u) => return use_names(&u.tree),
+        _ => None,
+    };
+    ident.map(|i| vec![i.unraw()]).unwrap_or_default()
+}
+
+fn use_names(tree: &syn::UseTree) -> Vec<syn::Ident> {
+    match tree {
+        syn::UseTree::Path(path) => use_names(&path.tree),
+        syn::UseTree::Name(name) if name.ident != "self" => vec![name.ident.unraw()],
+        syn::UseTree::Name(_) | syn::UseTree::Glob(_) => Vec::new(),
+        syn::UseTree::Rename(rename) => vec![rename.rename.unraw()],
+        syn::UseTree::Group(group) => group.items.iter().flat_map(use_names).collect(),
+    }
+}
+
+/// The `crate = path` of `args`, found even when the options have errors, so the
+/// empty table still names the runtime the user pointed at.
+fn declared_runtime(args: &Args) -> Option<TokenStream> {
+    args.options.iter().find_map(|option| match &option.value {
+        syn::Expr::Path(path) if option.key.unraw() == "crate" && path.qself.is_none() => {
+            Some(path.path.to_token_stream())
+        }
+        _ => None,
     })
 }
 

@@ -2,9 +2,11 @@
 
 use std::collections::HashMap;
 
+use proc_macro2::Span;
+
 use crate::encode::{Body, EncodedAsset};
 use crate::errors::Errors;
-use crate::options::Options;
+use crate::options::{Fingerprint, Options};
 
 /// Hex digits of the content hash in a fingerprinted name: 32 bits, as bundlers use.
 /// Two versions of one file colliding only costs a stale cache for that file.
@@ -12,28 +14,75 @@ const HASH_DIGITS: usize = 8;
 
 /// Gives every embedded asset the options select its fingerprinted URL. A file on disk
 /// is never fingerprinted: its bytes can change after the build, the URL could not.
-pub(crate) fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
-    let Some(fingerprint) = &options.fingerprint else {
+/// A `fingerprint` pattern that selects no embedded file is an error at that pattern:
+/// `fingerprint = "yes"` (meant `true`) would otherwise fingerprint nothing, silently.
+pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
+    let Some(fingerprint) = &options.fingerprint.value else {
         return Ok(());
     };
+    let globs = match fingerprint {
+        Fingerprint::Matching(globs) => Some(globs),
+        Fingerprint::AllButPages => None,
+    };
+    let patterns = globs.map_or(0, |g| g.patterns.len());
+    let mut hits = vec![false; patterns];
+    let mut on_disk_hits = vec![false; patterns];
     for asset in assets.iter_mut() {
         let relative = asset.url_path.trim_start_matches('/');
         // A bundler's hashed file (`bundler.rs`) already has its fingerprinted URL.
-        if asset.fingerprinted.is_none()
-            && matches!(asset.body, Body::Embedded { .. })
-            && fingerprint.covers(relative)
-        {
+        if asset.fingerprinted.is_some() {
+            continue;
+        }
+        if !matches!(asset.body, Body::Embedded { .. }) {
+            if let Some(globs) = globs {
+                globs.mark(relative, &mut on_disk_hits);
+            }
+            continue;
+        }
+        if let Some(globs) = globs {
+            globs.mark(relative, &mut hits);
+        }
+        if fingerprint.covers(relative) {
             asset.fingerprinted = Some(hashed_url(&asset.url_path, &asset.etag));
         }
     }
-    // A hashed URL must not shadow a file of the folder (`app.3f2a1b9c.js` committed
-    // next to `app.js`), nor another hashed URL.
+    let mut errors = Errors::default();
+    for (((pattern, span), _), on_disk) in globs
+        .iter()
+        .flat_map(|g| &g.patterns)
+        .zip(&hits)
+        .zip(&on_disk_hits)
+        .filter(|((_, hit), _)| !**hit)
+    {
+        let hint = if *on_disk {
+            " (only files over `max_embed_size`, which are served from disk and never fingerprinted)"
+        } else if pattern.contains(['*', '?', '/', '.', '[', '{']) {
+            ""
+        } else {
+            " (`fingerprint = true` fingerprints every file but HTML pages)"
+        };
+        errors.at_span(
+            *span,
+            format!(
+                "`fingerprint` pattern `{pattern}` matches no embedded file in `{}`{hint}",
+                options.root_display
+            ),
+        );
+    }
+    errors.finish()
+}
+
+/// A hashed URL must not shadow a file of the folder (`app.3f2a1b9c.js` committed
+/// next to `app.js`), nor another hashed URL. Checked once the URLs are final, after
+/// the rewrite phase.
+pub(crate) fn check_collisions(assets: &[EncodedAsset], root_span: Span) -> syn::Result<()> {
     let mut errors = Errors::default();
     let mut taken: HashMap<&str, &str> = assets
         .iter()
         .map(|a| (a.url_path.as_str(), a.url_path.as_str()))
         .collect();
-    for asset in assets.iter() {
+    for asset in assets {
+        // A bundler's hashed file answers at its own URL only.
         let Some(url) = asset
             .fingerprinted
             .as_ref()
@@ -43,7 +92,7 @@ pub(crate) fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Resu
         };
         if let Some(other) = taken.insert(url, &asset.url_path) {
             errors.at_span(
-                options.root_span,
+                root_span,
                 format!(
                     "the fingerprinted URL of `{}` is `{url}`, which `{other}` already answers to; rename or `exclude` one of them",
                     asset.url_path
@@ -93,8 +142,13 @@ mod tests {
     }
 
     fn options(value: proc_macro2::TokenStream) -> Options {
-        let args = syn::parse2(quote!("src", fingerprint = #value)).unwrap();
-        crate::options::validate(args).unwrap_or_else(|e| panic!("{e}"))
+        crate::options::parse_call(quote!("src", fingerprint = #value))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
+        assign(assets, options)?;
+        check_collisions(assets, options.root_span)
     }
 
     #[test]
@@ -118,6 +172,30 @@ mod tests {
         let err = apply(&mut assets, &options(quote!(true))).unwrap_err();
         assert!(
             err.to_string().contains("`/app.js` is `/app.3f2a1b9c.js`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_selects_no_embedded_file_is_an_error_at_it() {
+        let mut assets = vec![asset("/app.js", ETAG)];
+        let err = apply(&mut assets, &options(quote!(["*.js", "yes", "*.csss"]))).unwrap_err();
+        let found: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            found,
+            [
+                "`fingerprint` pattern `yes` matches no embedded file in `src` (`fingerprint = true` fingerprints every file but HTML pages)",
+                "`fingerprint` pattern `*.csss` matches no embedded file in `src`",
+            ]
+        );
+        assert_eq!(assets[0].fingerprinted.as_deref(), Some("/app.3f2a1b9c.js"));
+        assets.push(asset("/video.mp4", ETAG));
+        assets[1].body = Body::OnDisk {
+            relative: "video.mp4".into(),
+        };
+        let err = apply(&mut assets, &options(quote!("*.mp4"))).unwrap_err();
+        assert!(
+            err.to_string().contains("only files over `max_embed_size`"),
             "{err}"
         );
     }

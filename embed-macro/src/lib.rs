@@ -1,4 +1,5 @@
-//! The procedural macro behind `embed_runtime::embed_assets!`.
+//! The procedural macros behind `embed_runtime::embed_assets!` and
+//! `#[embed_runtime::embed]`.
 //!
 //! Use it through `embed-runtime`, which re-exports it with the path plumbing the
 //! generated code needs; this crate on its own only provides the expansion.
@@ -14,6 +15,9 @@ mod encode;
 mod errors;
 mod expand;
 mod fingerprint;
+mod folder;
+mod interpolate;
+mod opt_level;
 mod options;
 mod rewrite;
 mod scan;
@@ -24,4 +28,11 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn embed_assets(input: TokenStream) -> TokenStream {
     expand::embed_assets(input.into()).into()
+}
+
+/// Embeds a folder into the inline module it annotates; see `embed_runtime::embed` for
+/// the arguments and the output.
+#[proc_macro_attribute]
+pub fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::embed(attr.into(), item.into()).into()
 }

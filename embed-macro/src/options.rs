@@ -1,13 +1,15 @@
-//! Meaning of the macro arguments: validate every key and value, apply defaults and
-//! resolve the folder. Keeps going after each problem so all of them are reported at once.
+//! Meaning of the macro arguments: one table row per option (its key, its type, its
+//! default and its parser), each value kept with the span of the tokens it came from.
+//! Validation keeps going after each problem so all of them are reported at once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
-use syn::{Expr, ExprLit, Lit, LitStr};
+use syn::spanned::Spanned;
+use syn::{Expr, ExprLit, Ident, Lit, LitStr};
 
 use crate::args::{Args, KeyValue};
 use crate::errors::Errors;
@@ -19,13 +21,109 @@ pub(crate) const DEFAULT_MAX_EMBED_SIZE: u64 = 5 * 1024 * 1024;
 /// memory and time grow with no benefit over streaming from disk.
 pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 
-/// Read before `CARGO_MANIFEST_DIR` to resolve relative folders. Only for tests that
-/// expand the macro in a generated crate (trybuild), whose manifest dir is not theirs.
-pub(crate) const MANIFEST_DIR_OVERRIDE: &str = "EMBED_ASSETS_MANIFEST_DIR";
+/// One option's value and, when the user wrote it, where.
+pub(crate) struct Setting<T> {
+    pub(crate) value: T,
+    /// The span of the value the user wrote; `None` while the default applies.
+    pub(crate) written: Option<Span>,
+}
 
-const KEYS: &str = "`max_embed_size`, `max_total_size`, `gzip`, `brotli`, `zstd`, `compression`, \
-                    `compressed_only`, `fingerprint`, `rewrite_references`, `include`, `exclude`, \
-                    `dotfiles`, `follow_symlinks`, `hashed`, `crate`";
+/// How one row turns the value tokens into its type; `None` after recording an error.
+type Parser<T> = fn(&Expr, &mut Errors) -> Option<T>;
+
+impl<T> Setting<T> {
+    fn default_to(value: T) -> Self {
+        Setting {
+            value,
+            written: None,
+        }
+    }
+
+    /// The span of the value the user wrote, else `fallback`.
+    pub(crate) fn value_span_or(&self, fallback: Span) -> Span {
+        self.written.unwrap_or(fallback)
+    }
+
+    /// Applies `key = value`; a second occurrence is an error at its key.
+    fn set(&mut self, key: &Ident, value: &Expr, parse: Parser<T>, errors: &mut Errors) {
+        if self.written.is_some() {
+            errors.at(key, format!("duplicate option `{}`", key.unraw()));
+            return;
+        }
+        self.written = Some(value.span());
+        if let Some(parsed) = parse(value, errors) {
+            self.value = parsed;
+        }
+    }
+}
+
+/// Declares [`Options`] and [`KEYS`] from one list of rows, so that adding an option
+/// is adding a row: `"key" => field: Type = default, parser;`.
+macro_rules! option_table {
+    ($(
+        $(#[doc = $doc:literal])*
+        $key:literal => $field:ident: $ty:ty = $default:expr, $parse:path;
+    )*) => {
+        /// Everything the later phases need, validated.
+        pub(crate) struct Options {
+            /// The folder to embed, absolute.
+            pub(crate) root: PathBuf,
+            /// The folder as the user wrote it, for messages (`public/css/app.css`).
+            pub(crate) root_display: String,
+            /// The path literal: where I/O errors point.
+            pub(crate) root_span: Span,
+            $($(#[doc = $doc])* pub(crate) $field: Setting<$ty>,)*
+        }
+
+        /// Every option's key, in the order of the documentation's table.
+        pub(crate) const KEYS: &[&str] = &[$($key),*];
+
+        impl Options {
+            fn with_defaults(root: PathBuf, path: &LitStr) -> Self {
+                Options {
+                    root,
+                    root_display: path.value(),
+                    root_span: path.span(),
+                    $($field: Setting::default_to($default),)*
+                }
+            }
+
+            /// Applies the option `name`; `false` when there is no such option.
+            fn set(&mut self, name: &str, key: &Ident, value: &Expr, errors: &mut Errors) -> bool {
+                match name {
+                    $($key => self.$field.set(key, value, $parse, errors),)*
+                    _ => return false,
+                }
+                true
+            }
+        }
+    };
+}
+
+option_table! {
+    /// Files over this size stay on disk.
+    "max_embed_size" => max_embed_size: u64 = DEFAULT_MAX_EMBED_SIZE, parse_size;
+    /// The most all embedded files may add up to.
+    "max_total_size" => max_total_size: u64 = DEFAULT_MAX_TOTAL_SIZE, parse_size;
+    "gzip" => gzip: bool = true, parse_bool;
+    "brotli" => brotli: bool = true, parse_bool;
+    /// Only ever `true` with the `zstd` feature.
+    "zstd" => zstd: bool = cfg!(feature = "zstd"), parse_zstd;
+    "compression" => compression: Compression = Compression::for_this_build(), parse_compression;
+    /// Leave out the identity bytes of files that have a gzip body.
+    "compressed_only" => compressed_only: bool = false, parse_bool;
+    "fingerprint" => fingerprint: Option<Fingerprint> = None, parse_fingerprint;
+    /// Files a bundler already content-hashed, besides those of a Vite manifest.
+    "hashed" => hashed: Option<Globs> = None, parse_optional_globs;
+    /// Point links in HTML and CSS at fingerprinted URLs.
+    "rewrite_references" => rewrite_references: bool = false, parse_bool;
+    "include" => include: Option<Globs> = None, parse_optional_globs;
+    "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
+    "dotfiles" => dotfiles: bool = false, parse_bool;
+    "follow_symlinks" => follow_symlinks: bool = false, parse_bool;
+    /// Path of the runtime crate in the generated code.
+    "crate" => runtime_path: TokenStream = quote!(::embed_runtime), parse_crate_path;
+}
 
 /// Which embedded files are also served at a content-hashed URL.
 pub(crate) enum Fingerprint {
@@ -33,7 +131,7 @@ pub(crate) enum Fingerprint {
     /// people type and link to.
     AllButPages,
     /// `fingerprint = "glob"` or a list: the files whose path below the folder matches.
-    Matching(GlobSet),
+    Matching(Globs),
 }
 
 impl Fingerprint {
@@ -45,7 +143,31 @@ impl Fingerprint {
                 let lower = name.to_ascii_lowercase();
                 !(lower.ends_with(".html") || lower.ends_with(".htm"))
             }
-            Fingerprint::Matching(set) => set.is_match(relative),
+            Fingerprint::Matching(globs) => globs.set.is_match(relative),
+        }
+    }
+}
+
+/// The globs of `include`, `exclude` or `fingerprint`, each kept with its literal so
+/// that a pattern that matches nothing can be pointed at.
+pub(crate) struct Globs {
+    pub(crate) set: GlobSet,
+    /// Glob `i` of `set`, as written, and the span of its literal.
+    pub(crate) patterns: Vec<(String, Span)>,
+}
+
+impl Globs {
+    /// Whether any pattern matches `relative` (the path below the folder).
+    pub(crate) fn is_match(&self, relative: impl AsRef<Path>) -> bool {
+        self.set.is_match(relative)
+    }
+
+    /// Sets `hits[i]` for every pattern `i` that matches `relative`.
+    pub(crate) fn mark(&self, relative: impl AsRef<Path>, hits: &mut [bool]) {
+        for i in self.set.matches(relative) {
+            if let Some(hit) = hits.get_mut(i) {
+                *hit = true;
+            }
         }
     }
 }
@@ -61,338 +183,180 @@ pub(crate) enum Compression {
 }
 
 impl Compression {
-    /// `best` when rustc optimises this crate (`-C opt-level` other than 0, as in
-    /// `--release`), else `fast`. The proc macro runs inside rustc, so its arguments
-    /// are this crate's. Either way the bodies decode to the same bytes and each
-    /// carries the ETag of its own bytes.
-    pub(crate) fn for_this_build() -> Self {
-        Self::for_rustc_args(std::env::args())
-    }
-
-    fn for_rustc_args(args: impl IntoIterator<Item = String>) -> Self {
-        let mut level = None;
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let codegen = if arg == "-C" {
-                args.next()
-            } else {
-                arg.strip_prefix("-C").map(str::to_owned)
-            };
-            if let Some(value) = codegen
-                .as_deref()
-                .and_then(|c| c.strip_prefix("opt-level="))
-            {
-                level = Some(value.to_owned());
-            }
-        }
-        match level.as_deref() {
-            None | Some("0") => Compression::Fast,
-            Some(_) => Compression::Best,
+    /// `best` when rustc optimises this crate (as in `--release`), else `fast`. Either
+    /// way the bodies decode to the same bytes and each carries the ETag of its own bytes.
+    fn for_this_build() -> Self {
+        if crate::opt_level::this_build_is_optimised() {
+            Compression::Best
+        } else {
+            Compression::Fast
         }
     }
 }
 
-/// Everything the later phases need, validated.
-pub(crate) struct Options {
-    /// The folder to embed, absolute.
-    pub(crate) root: PathBuf,
-    /// The folder as the user wrote it, for messages (`public/css/app.css`).
-    pub(crate) root_display: String,
-    /// The path literal: where I/O errors point.
-    pub(crate) root_span: Span,
-    pub(crate) max_embed_size: u64,
-    pub(crate) max_total_size: u64,
-    /// The `max_total_size` value, when given: where a budget error points.
-    pub(crate) max_total_span: Option<Span>,
-    pub(crate) gzip: bool,
-    pub(crate) brotli: bool,
-    /// Only ever `true` with the `zstd` feature.
-    pub(crate) zstd: bool,
-    pub(crate) compression: Compression,
-    pub(crate) include: Option<GlobSet>,
-    pub(crate) exclude: Option<GlobSet>,
-    /// The `include` and `exclude` globs as written, for dev mode's files added since
-    /// the build (the runtime compiles them as `parse_globs` does).
-    pub(crate) include_patterns: Vec<String>,
-    pub(crate) exclude_patterns: Vec<String>,
-    pub(crate) dotfiles: bool,
-    pub(crate) follow_symlinks: bool,
-    pub(crate) fingerprint: Option<Fingerprint>,
-    /// Files a bundler already content-hashed, besides those of a Vite manifest.
-    pub(crate) hashed: Option<GlobSet>,
-    /// Leave out the identity bytes of files that have a gzip body.
-    pub(crate) compressed_only: bool,
-    /// Point links in HTML and CSS at fingerprinted URLs.
-    pub(crate) rewrite_references: bool,
-    /// The `rewrite_references` key, where its error points.
-    rewrite_span: Option<Span>,
-    /// Path of the runtime crate in the generated code.
-    pub(crate) runtime_path: TokenStream,
-    /// `pub static NAME =`: the item form (a static and a `paths` module).
-    pub(crate) item: Option<crate::args::ItemHeader>,
-}
-
-/// Validates `args`, reporting every problem in one error.
-pub(crate) fn validate(args: Args) -> syn::Result<Options> {
+/// Validates `args`, reporting every problem in one error. `runtime` is the path the
+/// `embed_assets!` wrapper passes (`$crate`); the `crate` option overrides it.
+pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> {
     let mut errors = Errors::default();
-    let root = resolve_root(&args.path, &mut errors);
-    let mut options = Options {
-        root: root.unwrap_or_default(),
-        root_display: args.path.value(),
-        root_span: args.path.span(),
-        max_embed_size: DEFAULT_MAX_EMBED_SIZE,
-        max_total_size: DEFAULT_MAX_TOTAL_SIZE,
-        max_total_span: None,
-        gzip: true,
-        brotli: true,
-        zstd: cfg!(feature = "zstd"),
-        compression: Compression::for_this_build(),
-        include: None,
-        exclude: None,
-        dotfiles: false,
-        follow_symlinks: false,
-        include_patterns: Vec::new(),
-        exclude_patterns: Vec::new(),
-        fingerprint: None,
-        hashed: None,
-        compressed_only: false,
-        rewrite_references: false,
-        rewrite_span: None,
-        runtime_path: args.runtime_path.unwrap_or_else(|| quote!(::embed_runtime)),
-        item: args.item,
-    };
-    let mut seen: Vec<String> = Vec::new();
-    for KeyValue { key, value } in args.options {
+    let root = crate::folder::resolve(&args.path, &mut errors);
+    let mut options = Options::with_defaults(root.unwrap_or_default(), &args.path);
+    if let Some(runtime) = runtime {
+        options.runtime_path.value = runtime;
+    }
+    for KeyValue { key, value } in &args.options {
         let name = key.unraw().to_string();
-        if seen.contains(&name) {
-            errors.at(&key, format!("duplicate option `{name}`"));
-            continue;
-        }
-        seen.push(name.clone());
-        match name.as_str() {
-            "max_total_size" => {
-                if let Some(size) = parse_size(&value, &mut errors) {
-                    options.max_total_size = size;
-                    options.max_total_span = Some(syn::spanned::Spanned::span(&value));
-                }
-            }
-            "max_embed_size" => {
-                if let Some(size) = parse_size(&value, &mut errors) {
-                    options.max_embed_size = size;
-                }
-            }
-            "gzip" => set_bool(&mut options.gzip, &value, &mut errors),
-            "brotli" => set_bool(&mut options.brotli, &value, &mut errors),
-            "zstd" => {
-                set_bool(&mut options.zstd, &value, &mut errors);
-                if options.zstd && !cfg!(feature = "zstd") {
-                    options.zstd = false;
-                    errors.at(
-                        &value,
-                        "zstd bodies need the `zstd` feature: `embed-runtime = { version = \"..\", features = [\"zstd\"] }`",
-                    );
-                }
-            }
-            "compression" => match &value {
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(lit), ..
-                }) if lit.value() == "best" => options.compression = Compression::Best,
-                Expr::Lit(ExprLit {
-                    lit: Lit::Str(lit), ..
-                }) if lit.value() == "fast" => options.compression = Compression::Fast,
-                other => errors.at(
-                    other,
-                    "expected `\"best\"` (gzip 9, brotli 11) or `\"fast\"` (gzip 6, brotli 5)",
-                ),
-            },
-            "dotfiles" => set_bool(&mut options.dotfiles, &value, &mut errors),
-            "follow_symlinks" => set_bool(&mut options.follow_symlinks, &value, &mut errors),
-            "fingerprint" => {
-                options.fingerprint = match &value {
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Bool(b), ..
-                    }) => b.value.then_some(Fingerprint::AllButPages),
-                    Expr::Lit(ExprLit {
-                        lit: Lit::Str(_), ..
-                    })
-                    | Expr::Array(_) => parse_globs(&value, &mut errors).map(Fingerprint::Matching),
-                    other => {
-                        errors.at(
-                            other,
-                            "expected `true` (every file but HTML pages) or globs of the files to fingerprint, like `[\"css/**\", \"js/**\"]`",
-                        );
-                        None
-                    }
-                }
-            }
-            "compressed_only" => set_bool(&mut options.compressed_only, &value, &mut errors),
-            "rewrite_references" => {
-                set_bool(&mut options.rewrite_references, &value, &mut errors);
-                options.rewrite_span = Some(syn::spanned::Spanned::span(&key));
-            }
-            "include" => {
-                options.include = parse_globs(&value, &mut errors);
-                options.include_patterns = glob_strings(&value);
-            }
-            "hashed" => options.hashed = parse_globs(&value, &mut errors),
-            "exclude" => {
-                options.exclude = parse_globs(&value, &mut errors);
-                options.exclude_patterns = glob_strings(&value);
-            }
-            "crate" => match &value {
-                Expr::Path(path) if path.qself.is_none() => {
-                    options.runtime_path = path.path.to_token_stream();
-                }
-                other => errors.at(
-                    other,
-                    "expected a path to the runtime crate, like `::embed_runtime`",
-                ),
-            },
-            _ => errors.at(
-                &key,
-                format!("unknown option `{name}`; expected one of {KEYS}"),
-            ),
+        if !options.set(&name, key, value, &mut errors) {
+            errors.at(key, unknown_option(&name));
         }
     }
-    if let (true, None, Some(span)) = (
-        options.rewrite_references,
-        &options.fingerprint,
-        options.rewrite_span,
-    ) {
+    if options.rewrite_references.value && options.fingerprint.value.is_none() {
         errors.at_span(
-            span,
+            options.rewrite_references.value_span_or(options.root_span),
             "`rewrite_references = true` points links at fingerprinted URLs: it needs `fingerprint`",
         );
     }
-    if options.compressed_only && !options.gzip {
+    if options.compressed_only.value && !options.gzip.value {
         errors.at_span(
-            options.root_span,
+            options.compressed_only.value_span_or(options.root_span),
             "`compressed_only = true` decodes the files' own bytes from their gzip bodies: it needs `gzip = true`",
         );
     }
     errors.finish().map(|()| options)
 }
 
-/// The folder, with `$VAR`/`${VAR}` expanded and made absolute against the crate root.
-fn resolve_root(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
-    let written = lit.value();
-    if written.is_empty() {
-        errors.at(lit, "the folder path is empty; expected a folder relative to the crate root, like `\"public\"`");
-        return None;
-    }
-    let expanded = match expand_env(&written) {
-        Ok(expanded) => expanded,
-        Err(msg) => {
-            errors.at(lit, msg);
-            return None;
+/// The message for a key no row has, with the nearest one when it is a likely typo.
+fn unknown_option(name: &str) -> String {
+    let all = KEYS
+        .iter()
+        .map(|key| format!("`{key}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match nearest_key(name) {
+        Some(key) => {
+            format!("unknown option `{name}`; did you mean `{key}`? expected one of {all}")
         }
-    };
-    let path = PathBuf::from(expanded);
-    let relative = !path.is_absolute();
-    let root = if relative {
-        base_dir(lit, errors)?.join(&path)
-    } else {
-        path
-    };
-    // Checked here, with the option errors, so that one round reports everything.
-    match std::fs::metadata(&root) {
-        Ok(meta) if meta.is_dir() => Some(root),
-        Ok(_) => {
-            errors.at(lit, format!("`{written}` is not a folder"));
-            None
-        }
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            let hint = if relative {
-                " (paths are relative to the crate root)"
-            } else {
-                ""
-            };
-            errors.at(lit, format!("folder `{written}` not found{hint}"));
-            None
-        }
-        Err(err) => {
-            errors.at(
-                lit,
-                format!(
-                    "cannot read folder `{written}`: {}",
-                    crate::scan::io_cause(&err)
-                ),
-            );
-            None
-        }
+        None => format!("unknown option `{name}`; expected one of {all}"),
     }
 }
 
-/// The crate root relative folders are resolved against.
-fn base_dir(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
-    // NOTE: never the process's working directory: rustc runs from the workspace root,
-    // so a relative path would silently mean something else in a workspace member.
-    let base =
-        std::env::var_os(MANIFEST_DIR_OVERRIDE).or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"));
-    match base {
-        Some(base) => Some(PathBuf::from(base)),
-        None => {
-            errors.at(
-                lit,
-                "`CARGO_MANIFEST_DIR` is not set; build with cargo or give an absolute path",
-            );
-            None
-        }
-    }
+/// The key within a third of `name`'s length in edits (at least one), if any.
+fn nearest_key(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let budget = (lower.chars().count() / 3).max(1);
+    KEYS.iter()
+        .map(|key| (edit_distance(&lower, key), *key))
+        .filter(|(distance, _)| *distance <= budget)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
 }
 
-/// Expands `$NAME` and `${NAME}` from the environment; `$$` is a literal `$`.
-pub(crate) fn expand_env(input: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(input.len());
-    let mut rest = input;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at + 1..];
-        if let Some(after) = rest.strip_prefix('$') {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        let (name, after) = if let Some(braced) = rest.strip_prefix('{') {
-            let Some(end) = braced.find('}') else {
-                return Err("unclosed `${` in the folder path; expected `${NAME}`".into());
-            };
-            (&braced[..end], &braced[end + 1..])
-        } else {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            (&rest[..end], &rest[end..])
-        };
-        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
-            return Err("expected an environment variable name after `$`, like `$OUT_DIR`; write `$$` for a literal `$`".into());
-        }
-        match std::env::var(name) {
-            Ok(value) => out.push_str(&value),
-            Err(_) if name == "OUT_DIR" => {
-                return Err("environment variable `OUT_DIR` is not set; cargo sets it only for crates with a build script (`build.rs`)".into())
+/// Levenshtein distance, counting a swap of two neighbours as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
             }
-            Err(_) => return Err(format!("environment variable `{name}` is not set (or not UTF-8)")),
+            rows[i][j] = best;
         }
-        rest = after;
     }
-    out.push_str(rest);
-    Ok(out)
+    rows[a.len()][b.len()]
 }
 
-fn set_bool(slot: &mut bool, value: &Expr, errors: &mut Errors) {
+fn parse_bool(value: &Expr, errors: &mut Errors) -> Option<bool> {
     match value {
         Expr::Lit(ExprLit {
             lit: Lit::Bool(b), ..
-        }) => *slot = b.value,
-        other => errors.at(other, "expected `true` or `false`"),
+        }) => Some(b.value),
+        other => {
+            errors.at(other, "expected `true` or `false`");
+            None
+        }
+    }
+}
+
+fn parse_zstd(value: &Expr, errors: &mut Errors) -> Option<bool> {
+    let on = parse_bool(value, errors)?;
+    if on && !cfg!(feature = "zstd") {
+        errors.at(
+            value,
+            "zstd bodies need the `zstd` feature: `embed-runtime = { version = \"..\", features = [\"zstd\"] }`",
+        );
+        return None;
+    }
+    Some(on)
+}
+
+fn parse_compression(value: &Expr, errors: &mut Errors) -> Option<Compression> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) if lit.value() == "best" => Some(Compression::Best),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) if lit.value() == "fast" => Some(Compression::Fast),
+        other => {
+            errors.at(
+                other,
+                "expected `\"best\"` (gzip 9, brotli 11) or `\"fast\"` (gzip 6, brotli 5)",
+            );
+            None
+        }
+    }
+}
+
+fn parse_fingerprint(value: &Expr, errors: &mut Errors) -> Option<Option<Fingerprint>> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Some(b.value.then_some(Fingerprint::AllButPages)),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(_), ..
+        })
+        | Expr::Array(_) => {
+            parse_globs(value, errors).map(|globs| Some(Fingerprint::Matching(globs)))
+        }
+        other => {
+            errors.at(
+                other,
+                "expected `true` (every file but HTML pages) or globs of the files to fingerprint, like `[\"css/**\", \"js/**\"]`",
+            );
+            None
+        }
+    }
+}
+
+fn parse_crate_path(value: &Expr, errors: &mut Errors) -> Option<TokenStream> {
+    match value {
+        Expr::Path(path) if path.qself.is_none() => Some(path.path.to_token_stream()),
+        other => {
+            errors.at(
+                other,
+                "expected a path to the runtime crate, like `::embed_runtime`",
+            );
+            None
+        }
     }
 }
 
 /// An integer number of bytes, or a string with a unit: `"512 KiB"`, `"5 MiB"`, `"1 GB"`.
 fn parse_size(value: &Expr, errors: &mut Errors) -> Option<u64> {
     const EXPECTED: &str = "expected a size: a number of bytes or a string like `\"5 MiB\"` \
-                            (units: B, KB, KiB, MB, MiB, GB, GiB)";
+                            (KiB, MiB, GiB are 1024, 1024², 1024³ bytes; KB, MB, GB are \
+                            1000, 10⁶, 10⁹ bytes)";
     match value {
         Expr::Lit(ExprLit {
             lit: Lit::Int(int), ..
@@ -466,22 +430,12 @@ fn is_size_syntax(text: &str) -> bool {
         && size_from_str(&format!("1{digits_as_one}")).is_some()
 }
 
-/// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
-/// The string literals of a glob option (`parse_globs` reports what else is there).
-fn glob_strings(value: &Expr) -> Vec<String> {
-    let string = |expr: &Expr| match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Some(s.value()),
-        _ => None,
-    };
-    match value {
-        Expr::Array(array) => array.elems.iter().filter_map(string).collect(),
-        other => string(other).into_iter().collect(),
-    }
+fn parse_optional_globs(value: &Expr, errors: &mut Errors) -> Option<Option<Globs>> {
+    parse_globs(value, errors).map(Some)
 }
 
-fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
+/// A glob or a list of globs, matched against the path below the folder (`css/app.css`).
+fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
     const EXPECTED: &str =
         "expected a glob string or a list of them, like `[\"*.css\", \"js/**\"]`";
     let literals: Vec<&LitStr> = match value {
@@ -506,10 +460,12 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
         }
     };
     let mut builder = GlobSetBuilder::new();
+    let mut patterns = Vec::with_capacity(literals.len());
     for lit in literals {
         match Glob::new(&lit.value()) {
             Ok(glob) => {
                 builder.add(glob);
+                patterns.push((lit.value(), lit.span()));
             }
             Err(err) => errors.at(
                 lit,
@@ -518,7 +474,7 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
         }
     }
     match builder.build() {
-        Ok(set) => Some(set),
+        Ok(set) => Some(Globs { set, patterns }),
         Err(err) => {
             errors.at(value, format!("invalid globs: {err}"));
             None
@@ -526,15 +482,30 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<GlobSet> {
     }
 }
 
+/// The options of a function-like call's tokens, for the phases' unit tests.
+#[cfg(test)]
+pub(crate) fn parse_call(tokens: TokenStream) -> syn::Result<Options> {
+    let input: crate::args::CallInput = syn::parse2(tokens)?;
+    validate(&input.args, input.runtime_path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use quote::quote;
 
+    use super::parse_call as parse;
+
+    fn messages(tokens: TokenStream) -> Vec<String> {
+        match parse(tokens) {
+            Ok(_) => Vec::new(),
+            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
     #[test]
     fn zstd_is_on_with_the_feature_and_an_error_at_the_value_without_it() {
-        let args: Args = syn::parse2(quote!("src")).unwrap();
-        let default = validate(args).map(|o| o.zstd);
+        let default = parse(quote!("src")).map(|o| o.zstd.value);
         assert!(matches!(default, Ok(on) if on == cfg!(feature = "zstd")));
         let found = messages(quote!("src", zstd = true));
         if cfg!(feature = "zstd") {
@@ -560,33 +531,6 @@ mod tests {
         let found = messages(quote!("src", compressed_only = true, gzip = false));
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].contains("it needs `gzip = true`"), "{}", found[0]);
-    }
-
-    #[test]
-    fn compression_follows_rustc_opt_level() {
-        let level =
-            |args: &[&str]| Compression::for_rustc_args(args.iter().map(|a| (*a).to_owned()));
-        assert_eq!(level(&["rustc", "--crate-name", "app"]), Compression::Fast);
-        assert_eq!(level(&["rustc", "-C", "opt-level=0"]), Compression::Fast);
-        assert_eq!(level(&["rustc", "-C", "opt-level=3"]), Compression::Best);
-        assert_eq!(level(&["rustc", "-Copt-level=s"]), Compression::Best);
-        assert_eq!(
-            level(&["rustc", "-C", "debuginfo=2", "-C", "opt-level=1"]),
-            Compression::Best
-        );
-        assert_eq!(
-            level(&["rustc", "-C", "opt-level=3", "-C", "opt-level=0"]),
-            Compression::Fast,
-            "the last one wins, as in rustc"
-        );
-    }
-
-    fn messages(tokens: TokenStream) -> Vec<String> {
-        let args: Args = syn::parse2(tokens).unwrap();
-        match validate(args) {
-            Ok(_) => Vec::new(),
-            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
-        }
     }
 
     #[test]
@@ -635,8 +579,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mistyped_key_gets_the_nearest_one_suggested() {
+        for (typed, meant) in [
+            ("max_embed_sise", Some("max_embed_size")),
+            ("max_emebd_size", Some("max_embed_size")),
+            ("gzp", Some("gzip")),
+            ("Brotli", Some("brotli")),
+            ("fingerprints", Some("fingerprint")),
+            ("follow_symlink", Some("follow_symlinks")),
+            ("max_size", None),
+            ("colour", None),
+        ] {
+            assert_eq!(nearest_key(typed), meant, "{typed}");
+        }
+        let found = messages(quote!("src", max_embed_sise = "1 MiB"));
+        assert!(
+            found[0].starts_with("unknown option `max_embed_sise`; did you mean `max_embed_size`?"),
+            "{found:?}"
+        );
+        assert!(found[0].contains("`follow_symlinks`, `crate`"), "{found:?}");
+    }
+
+    #[test]
+    fn the_table_lists_fourteen_keys_once_each() {
+        assert_eq!(KEYS.len(), 14);
+        let mut sorted = KEYS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), KEYS.len());
+    }
+
+    #[test]
+    fn values_keep_the_span_of_what_was_written() {
+        let options = parse(quote!("src", gzip = false)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(options.gzip.written.is_some());
+        assert!(options.brotli.written.is_none());
+    }
+
+    #[test]
     fn valid_options_are_applied() {
-        let args: Args = syn::parse2(quote!(
+        let options = parse(quote!(
             "src",
             max_embed_size = "1 MiB",
             gzip = false,
@@ -646,18 +628,33 @@ mod tests {
             exclude = "*.map",
             crate = ::my::rt,
         ))
-        .unwrap();
-        let options = validate(args).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(options.max_embed_size, 1 << 20);
-        assert!(!options.gzip && options.brotli && options.dotfiles);
-        assert_eq!(options.compression, Compression::Fast);
-        let include = options.include.unwrap();
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(options.max_embed_size.value, 1 << 20);
+        assert!(!options.gzip.value && options.brotli.value && options.dotfiles.value);
+        assert_eq!(options.compression.value, Compression::Fast);
+        let include = options.include.value.unwrap();
         assert!(include.is_match("css/app.css") && include.is_match("js/a/b.js"));
         assert!(!include.is_match("index.html"));
-        assert!(options.exclude.unwrap().is_match("js/app.js.map"));
+        assert_eq!(include.patterns.len(), 2);
+        assert!(options.exclude.value.unwrap().is_match("js/app.js.map"));
         assert_eq!(
-            options.runtime_path.to_string(),
+            options.runtime_path.value.to_string(),
             quote!(::my::rt).to_string()
+        );
+    }
+
+    #[test]
+    fn the_wrapper_path_is_the_default_and_crate_overrides_it() {
+        let options = parse(quote!([::web] "src")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            options.runtime_path.value.to_string(),
+            quote!(::web).to_string()
+        );
+        let options =
+            parse(quote!([::web] "src", crate = ::other)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            options.runtime_path.value.to_string(),
+            quote!(::other).to_string()
         );
     }
 
@@ -665,14 +662,11 @@ mod tests {
     fn folder_problems_are_reported_with_option_problems() {
         let found = messages(quote!("no-such-folder", gzip = "yes"));
         assert_eq!(found.len(), 2, "{found:#?}");
-        assert_eq!(
-            found[0],
-            "folder `no-such-folder` not found (paths are relative to the crate root)"
+        assert!(
+            found[0].starts_with("folder `no-such-folder` not found"),
+            "{found:?}"
         );
-        let found = messages(quote!("/no/such/absolute/folder"));
-        assert_eq!(found, ["folder `/no/such/absolute/folder` not found"]);
-        let found = messages(quote!("Cargo.toml"));
-        assert_eq!(found, ["`Cargo.toml` is not a folder"]);
+        assert_eq!(found[1], "expected `true` or `false`");
     }
 
     #[test]
@@ -682,17 +676,5 @@ mod tests {
         assert!(found[0].ends_with("without a type suffix"), "{found:?}");
         let found = messages(quote!("src", max_embed_size = "17179869184 GiB"));
         assert_eq!(found, ["size `17179869184 GiB` is too large"]);
-    }
-
-    #[test]
-    fn env_interpolation_expands_known_variables_and_names_unknown_ones() {
-        std::env::set_var("EMBED_TEST_DIR_A", "/built");
-        assert_eq!(expand_env("$EMBED_TEST_DIR_A/site").unwrap(), "/built/site");
-        assert_eq!(expand_env("${EMBED_TEST_DIR_A}site").unwrap(), "/builtsite");
-        assert_eq!(expand_env("a$$b").unwrap(), "a$b");
-        let err = expand_env("$EMBED_TEST_DIR_MISSING/x").unwrap_err();
-        assert!(err.contains("`EMBED_TEST_DIR_MISSING` is not set"), "{err}");
-        assert!(expand_env("${OOPS").is_err());
-        assert!(expand_env("$/x").is_err());
     }
 }

@@ -13,7 +13,105 @@
 //! too. It can only ever rename a file of the folder to its hashed name, which still
 //! serves the same bytes.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
+
+use proc_macro2::Span;
+
+use crate::encode::{EncodedAsset, Encoder};
+use crate::errors::Errors;
+use crate::fingerprint::hashed_url;
+use crate::scan::FileEntry;
+
+/// Whether `file` is a document whose references `rewrite_references` rewrites: an
+/// embedded HTML or CSS file.
+pub(crate) fn is_rewritten(file: &FileEntry) -> bool {
+    file.embed && Document::of(&file.url_path).is_some()
+}
+
+/// The rewrite phase, after fingerprinting: encodes each document of `files` (so far
+/// only hashed, `assets[i]` being `files[i]`) with its references pointed at the
+/// fingerprinted URLs, after the documents it links to, so that a page names its
+/// stylesheet's hash as computed on the rewritten stylesheet. A fingerprinted document
+/// gets its hashed URL again, from its final bytes. Documents that link to each other
+/// in a cycle are done in one pass, without those links.
+pub(crate) fn apply(
+    assets: &mut [EncodedAsset],
+    files: &[FileEntry],
+    encoder: &Encoder<'_>,
+    root_span: Span,
+) -> syn::Result<()> {
+    let documents: Vec<bool> = files.iter().map(is_rewritten).collect();
+    let mut pending: Vec<usize> = (0..files.len()).filter(|&i| documents[i]).collect();
+    let mut hashed: HashMap<String, String> = assets
+        .iter()
+        .zip(&documents)
+        .filter(|(_, &document)| !document)
+        .filter_map(|(asset, _)| Some((asset.url_path.clone(), asset.fingerprinted.clone()?)))
+        .collect();
+    let mut errors = Errors::default();
+    let mut stuck = false;
+    while !pending.is_empty() {
+        // Only a fingerprinted document has a hash worth waiting for.
+        let waiting: HashSet<&str> = pending
+            .iter()
+            .filter(|&&i| assets[i].fingerprinted.is_some())
+            .map(|&i| files[i].url_path.as_str())
+            .collect();
+        let mut later = Vec::new();
+        for &i in &pending {
+            let file = &files[i];
+            let bytes = match encoder.read(file) {
+                Ok(bytes) => bytes,
+                Err(msg) => {
+                    errors.at_span(root_span, msg);
+                    continue;
+                }
+            };
+            let (bytes, rewritten) = match String::from_utf8(bytes) {
+                // Not UTF-8: served as it is.
+                Err(not_text) => (not_text.into_bytes(), false),
+                Ok(text) => {
+                    let kind = Document::of(&file.url_path).unwrap_or(Document::Html);
+                    let url = file.url_path.as_str();
+                    let waits = references(kind, &text)
+                        .into_iter()
+                        .filter_map(|range| resolve(&text[range], url))
+                        .any(|target| target != url && waiting.contains(target.as_str()));
+                    if waits && !stuck {
+                        later.push(i);
+                        continue;
+                    }
+                    match rewrite(kind, &text, url, |target| hashed.get(target).cloned()) {
+                        Some(new) => (new.into_bytes(), true),
+                        None => (text.into_bytes(), false),
+                    }
+                }
+            };
+            match encoder.encode_document(file, bytes, rewritten) {
+                Ok(mut asset) => {
+                    match &assets[i].fingerprinted {
+                        // A bundler's hashed file keeps its own URL (`bundler.rs`).
+                        Some(own) if *own == asset.url_path => {
+                            asset.fingerprinted = Some(own.clone());
+                        }
+                        Some(_) => {
+                            let url = hashed_url(&asset.url_path, &asset.etag);
+                            hashed.insert(asset.url_path.clone(), url.clone());
+                            asset.fingerprinted = Some(url);
+                        }
+                        None => {}
+                    }
+                    assets[i] = asset;
+                }
+                Err(msg) => errors.at_span(root_span, msg),
+            }
+        }
+        stuck = later.len() == pending.len();
+        pending = later;
+    }
+    errors.finish()
+}
 
 /// The kinds of file whose references are rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 use walkdir::WalkDir;
 
 use crate::errors::Errors;
-use crate::options::Options;
+use crate::options::{Globs, Options};
 
 /// One file to embed or list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +32,12 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     let mut errors = Errors::default();
     let shown = |relative: &str| display_path(&options.root_display, relative);
     let source_date_epoch = source_date_epoch();
-    let dotfiles = options.dotfiles;
+    let dotfiles = options.dotfiles.value;
+    let include = options.include.value.as_ref();
+    let exclude = options.exclude.value.as_ref();
+    let mut include_hits = vec![false; include.map_or(0, |globs| globs.patterns.len())];
     let walker = WalkDir::new(&options.root)
-        .follow_links(options.follow_symlinks)
+        .follow_links(options.follow_symlinks.value)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(move |entry| dotfiles || entry.depth() == 0 || !is_dot(entry.file_name()));
@@ -69,14 +72,11 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             continue;
         };
         // Filter first: excluding a file whose name has no URL is the way out.
-        let excluded = options
-            .include
-            .as_ref()
-            .is_some_and(|set| !set.is_match(below))
-            || options
-                .exclude
-                .as_ref()
-                .is_some_and(|set| set.is_match(below));
+        if let Some(include) = include {
+            include.mark(below, &mut include_hits);
+        }
+        let excluded = include.is_some_and(|globs| !globs.is_match(below))
+            || exclude.is_some_and(|globs| globs.is_match(below));
         if excluded {
             continue;
         }
@@ -112,7 +112,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             }
         };
         let len = meta.len();
-        let embed = len <= options.max_embed_size;
+        let embed = len <= options.max_embed_size.value;
         let since_epoch = meta
             .modified()
             .ok()
@@ -135,10 +135,34 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             embed,
         });
     }
+    if let Some(include) = include {
+        report_unmatched(include, &include_hits, options, &mut errors);
+    }
     errors.finish()?;
     files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
     check_budget(&files, options)?;
     Ok(files)
+}
+
+/// An `include` pattern that matches no file of the folder is a typo (`*.csss`), so an
+/// error at that pattern. (An `exclude` pattern may match nothing: whether a frontend
+/// build writes source maps, say, can depend on its mode.)
+fn report_unmatched(include: &Globs, hits: &[bool], options: &Options, errors: &mut Errors) {
+    for ((pattern, span), _) in include.patterns.iter().zip(hits).filter(|(_, hit)| !**hit) {
+        let hint =
+            if !options.dotfiles.value && (pattern.starts_with('.') || pattern.contains("/.")) {
+                " (names starting with `.` are skipped unless `dotfiles = true`)"
+            } else {
+                ""
+            };
+        errors.at_span(
+            *span,
+            format!(
+                "`include` pattern `{pattern}` matches no file in `{}`{hint}; patterns match the path below the folder, like `css/*.css`",
+                options.root_display
+            ),
+        );
+    }
 }
 
 /// The per-invocation budget: embedded bytes over `max_total_size` are a compile error
@@ -146,7 +170,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
 /// and gigabytes of its memory.
 fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
     let embedded: u64 = files.iter().filter(|f| f.embed).map(|f| f.len).sum();
-    if embedded <= options.max_total_size {
+    if embedded <= options.max_total_size.value {
         return Ok(());
     }
     let mut largest: Vec<&FileEntry> = files.iter().filter(|f| f.embed).collect();
@@ -167,11 +191,11 @@ fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
          `max_embed_size` so large files are streamed from disk, or `exclude` some; \
          largest: {}",
         human(embedded),
-        human(options.max_total_size),
+        human(options.max_total_size.value),
         named.join(", ")
     );
     Err(syn::Error::new(
-        options.max_total_span.unwrap_or(options.root_span),
+        options.max_total_size.value_span_or(options.root_span),
         msg,
     ))
 }
@@ -336,8 +360,7 @@ mod tests {
 
     fn scan(tree: &TempTree, options: proc_macro2::TokenStream) -> syn::Result<Vec<FileEntry>> {
         let path = tree.0.to_str().unwrap();
-        let args: crate::args::Args = syn::parse2(quote::quote!(#path, #options)).unwrap();
-        scan_dir(&crate::options::validate(args).unwrap())
+        scan_dir(&crate::options::parse_call(quote::quote!(#path, #options)).unwrap())
     }
 
     fn urls(entries: &[FileEntry]) -> Vec<&str> {
@@ -395,6 +418,22 @@ mod tests {
         )
         .unwrap();
         assert_eq!(urls(&entries), ["/index.html", "/js/app.js"]);
+    }
+
+    #[test]
+    fn an_include_pattern_that_matches_nothing_is_an_error_and_exclude_may() {
+        let tree = TempTree::new("unmatched", TREE);
+        let err = scan(&tree, quote::quote!(include = ["*.css", "*.csss", ".env"])).unwrap_err();
+        let found: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with("`include` pattern `*.csss` matches no file in"),
+            "{found:?}"
+        );
+        assert!(found[1].contains("unless `dotfiles = true`"), "{found:?}");
+        assert!(scan(&tree, quote::quote!(include = ".env", dotfiles = true)).is_ok());
+        let entries = scan(&tree, quote::quote!(exclude = "*.nothing")).unwrap();
+        assert!(urls(&entries).contains(&"/index.html"));
     }
 
     #[test]

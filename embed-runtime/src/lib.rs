@@ -9,19 +9,32 @@
 //!
 //! ```no_run
 //! use axum::{routing::get, Router};
-//! use embed_runtime::{embed_assets, Assets};
 //!
-//! // The folder is relative to the crate root (CARGO_MANIFEST_DIR).
-//! static ASSETS: Assets = embed_assets!("../examples/public");
+//! // Embeds the folder (relative to the crate root, CARGO_MANIFEST_DIR) into this
+//! // module: it gets `pub static ASSETS` (the table) and `pub mod paths` (the URLs).
+//! #[embed_runtime::embed("../examples/public")]
+//! mod frontend {
+//!     // Your own items can live here too.
+//! }
 //!
 //! # #[cfg(feature = "tower")] // the `axum` feature, on by default
 //! # async fn run() {
 //! let app = Router::new()
 //!     .route("/api/health", get(|| async { "ok" }))
-//!     .fallback_service(ASSETS.service());
+//!     .fallback_service(frontend::ASSETS.service());
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await.unwrap();
 //! axum::serve(listener, app).await.unwrap();
 //! # }
+//! ```
+//!
+//! The same table as an expression, for a `static` of your own ([`embed_assets!`];
+//! both forms take the same options):
+//!
+//! ```
+//! use embed_runtime::{embed_assets, Assets};
+//!
+//! static ASSETS: Assets = embed_assets!("../examples/public");
+//! # assert!(ASSETS.get("/index.html").is_some());
 //! ```
 //!
 //! Without a web framework, look assets up directly:
@@ -98,6 +111,9 @@ pub use service::{
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.
 ///
+/// [`#[embed]`](macro@embed) is the same on a module, which then holds the table and
+/// its URL constants.
+///
 /// ```
 /// use embed_runtime::{embed_assets, Assets};
 ///
@@ -118,21 +134,21 @@ pub use service::{
 ///
 /// | option | value | default | meaning |
 /// |---|---|---|---|
-/// | `max_embed_size` | bytes, or a string like `"5 MiB"` (B, KB, KiB, MB, MiB, GB, GiB) | `"5 MiB"` | larger files are not embedded but listed as on-disk entries |
+/// | `max_embed_size` | bytes, or a string like `"5 MiB"`: B, KiB, MiB, GiB are powers of 1024, KB, MB, GB powers of 1000 (`"5 MB"` is 5 000 000 bytes) | `"5 MiB"` | larger files are not embedded but listed as on-disk entries |
 /// | `max_total_size` | a size, as above | `"128 MiB"` | a compile error, naming the largest files, when the embedded files add up to more |
 /// | `gzip` | `true`/`false` | `true` | store a gzip body where it pays |
 /// | `brotli` | `true`/`false` | `true` | store a brotli body where it pays |
 /// | `zstd` | `true`/`false` | `true` with the `zstd` feature | store a zstd body where it pays (needs the feature) |
 /// | `compression` | `"best"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | gzip 9 and brotli 11, or gzip 6 and brotli 5 (much faster to build, a few percent larger) |
 /// | `compressed_only` | `true`/`false` | `false` | leave out the own bytes of files that have a gzip body: smaller binaries; they are decoded from gzip, once, on the first request that needs them |
-/// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below |
+/// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below; a pattern that selects no embedded file is an error |
 /// | `hashed` | glob(s) | none | files a bundler already content-hashed: the immutable policy at their own URL, no second hash (a Vite `.vite/manifest.json` in the folder does this on its own) |
 /// | `rewrite_references` | `true`/`false` | `false` | with `fingerprint`: point `href`/`src`, CSS `url()` and `@import` links in embedded HTML and CSS at the hashed URLs (ETags and hashes are of the rewritten bytes) |
-/// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one |
-/// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one |
+/// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one; a pattern that matches no file is an error |
+/// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one; a pattern may match nothing (a frontend build may or may not write source maps) |
 /// | `dotfiles` | `true`/`false` | `false` | embed files and folders whose name starts with `.` |
 /// | `follow_symlinks` | `true`/`false` | `false` | follow symbolic links instead of skipping them |
-/// | `crate` | a path | `::embed_runtime` via `$crate` | where the generated code finds this crate |
+/// | `crate` | a path | `$crate` (whatever the dependency is called); `::embed_runtime` for [`#[embed]`](macro@embed) | where the generated code finds this crate |
 ///
 /// Globs match the `/`-separated path below the folder (`css/app.css`); `*` also
 /// matches across `/`, so `*.map` excludes source maps at any depth.
@@ -178,6 +194,46 @@ macro_rules! embed_assets {
         $crate::__private::embed_assets!([$crate] $($args)*)
     };
 }
+
+/// Embeds a folder at compile time into the inline module it annotates: the module gets
+/// `pub static ASSETS: Assets` and `pub mod paths` (the URL constants), next to the
+/// items it already has.
+///
+/// ```
+/// #[embed_runtime::embed("../examples/public", fingerprint = true)]
+/// pub mod frontend {
+///     // The module's own items stay as they are, and can use what is generated.
+///     pub fn stylesheet() -> &'static str {
+///         ASSETS.url("/css/app.css").unwrap_or(paths::CSS_APP_CSS)
+///     }
+/// }
+///
+/// let css = frontend::ASSETS.get(frontend::paths::CSS_APP_CSS).unwrap();
+/// assert!(css.content_type().starts_with("text/css"));
+/// assert_eq!(frontend::stylesheet(), frontend::paths::CSS_APP_CSS);
+/// assert_eq!(frontend::paths::INDEX_HTML, "/index.html"); // pages keep their URL
+/// ```
+///
+/// It takes the same arguments as [`embed_assets!`], with the same meaning, defaults
+/// and errors: the folder, then the options of [the table there](embed_assets!).
+/// Every mistake is a compile error at the offending token, all reported at once, and
+/// so are an item other than a module, a module without a body (`mod frontend;`, whose
+/// items are in another file the attribute cannot add to) and a module that already
+/// has an item named `ASSETS` or `paths`. Each annotated module has its own `ASSETS`
+/// and `paths`, so several folders live side by side, one module each.
+///
+/// # A renamed dependency
+///
+/// An attribute cannot find out under which name it was imported, so the generated code
+/// names this crate `::embed_runtime`. When `Cargo.toml` renames the dependency (`web =
+/// { package = "embed-runtime", ... }`), say so with the `crate` option:
+///
+/// ```ignore
+/// #[web::embed("public", crate = ::web)]
+/// mod frontend {}
+/// ```
+#[doc(inline)]
+pub use embed_macro::embed;
 
 /// What generated code uses. Not a stable API: it changes with the macro.
 #[doc(hidden)]

@@ -114,8 +114,7 @@ impl Crate {
             .arg("--color=never")
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", shared_target_dir())
-            // Relative folders must resolve against this crate, not the ui tests' root.
-            .env_remove("EMBED_ASSETS_MANIFEST_DIR")
+            // The OUT_DIR of the tests' own build means nothing to this crate.
             .env_remove("OUT_DIR")
             .output()
             .unwrap();
@@ -135,7 +134,6 @@ impl Crate {
             .arg("--color=never")
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", shared_target_dir())
-            .env_remove("EMBED_ASSETS_MANIFEST_DIR")
             .env_remove("OUT_DIR")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

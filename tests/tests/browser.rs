@@ -90,7 +90,7 @@ async fn chromium_runs_the_vite_app_and_reloads_its_hashed_files_from_the_cache(
 async fn drive_vite(session: &Session, addr: SocketAddr, log: &ServerLog) {
     let ready =
         "document.readyState === 'complete' && document.querySelector('#app-ready') !== null";
-    let entry = example_vite::paths::entries::INDEX_HTML;
+    let entry = example_vite::frontend::paths::entries::INDEX_HTML;
     let hashed: Vec<&str> = std::iter::once(entry.file())
         .chain(entry.css().iter().copied())
         .collect();
@@ -113,7 +113,7 @@ async fn drive_vite(session: &Session, addr: SocketAddr, log: &ServerLog) {
     for path in std::iter::once("/").chain(hashed.iter().copied()) {
         let seen = only_request(&first, path);
         assert_eq!(seen.status, StatusCode::OK, "{seen:?}");
-        let compressible = example_vite::FRONTEND
+        let compressible = example_vite::frontend::ASSETS
             .get(if path == "/" { "/index.html" } else { path })
             .is_some_and(|a| a.is_negotiated());
         if compressible {

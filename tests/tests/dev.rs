@@ -90,11 +90,12 @@ async fn missing_files_and_folders_fall_back_to_the_embedded_bytes() {
     assert_eq!(header(&headers, ETAG), Some(SITE.get(CSS).unwrap().etag()));
 }
 
-/// Only `.js` files were embedded, and no `.map`: dev mode keeps to that for new files.
+/// Only scripts and wasm were embedded, and no `legacy-*.js`: dev mode keeps to that for
+/// new files.
 static SCRIPTS_ONLY: Assets = embed_assets!(
     "fixtures/site",
-    include = ["*.js", "*.map"],
-    exclude = "*.map"
+    include = ["*.js", "*.wasm"],
+    exclude = "legacy-*.js"
 );
 
 #[tokio::test]
@@ -189,12 +190,12 @@ async fn files_added_after_the_build_are_served_under_the_macros_rules() {
 
     // `include`/`exclude` of the macro call apply to new files too.
     let addr = spawn_service(SCRIPTS_ONLY.service().dev_folder(&folder.0)).await;
-    write("assets/chunk-a1b2c3.js.map", &"{}");
+    write("assets/legacy-polyfills.js", &"var x;");
     assert_eq!(
         get(addr, "/assets/chunk-a1b2c3.js", &[]).await.0,
         StatusCode::OK
     );
-    for path in ["/new.txt", "/assets/chunk-a1b2c3.js.map"] {
+    for path in ["/new.txt", "/assets/legacy-polyfills.js"] {
         assert_eq!(
             get(addr, path, &[]).await.0,
             StatusCode::NOT_FOUND,

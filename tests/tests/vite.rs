@@ -69,7 +69,7 @@ async fn vite_hashed_files_are_immutable_pages_revalidate_and_the_manifest_is_no
         );
         assert!(headers.contains_key(ETAG), "{url}");
         // Only the one URL: no second hash of ours next to Vite's.
-        let asset = example_vite::FRONTEND.get(&url).unwrap();
+        let asset = example_vite::frontend::ASSETS.get(&url).unwrap();
         assert_eq!(asset.url(), url, "{url}: no second fingerprint");
 
         let (status, headers, _) = get(addr, &url, &[("accept-encoding", "br, gzip")]).await;
@@ -106,7 +106,7 @@ async fn vite_hashed_files_are_immutable_pages_revalidate_and_the_manifest_is_no
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // The entry constants are the manifest's.
-    let index = example_vite::paths::entries::INDEX_HTML;
+    let index = example_vite::frontend::paths::entries::INDEX_HTML;
     assert_eq!(index.file(), script);
     let css: Vec<String> = entry["css"]
         .as_array()
@@ -256,7 +256,7 @@ async fn dev_mode_serves_each_rebuild_of_vite_build_watch_new_files_included() {
     wait_for("the first watch build", async || manifest.is_file()).await;
 
     // The embedded build is the fallback; the folder Vite writes is read per request.
-    let service = example_vite::FRONTEND.service().dev_folder(&out);
+    let service = example_vite::frontend::ASSETS.service().dev_folder(&out);
     let addr = spawn_router(axum::Router::new().fallback_service(service)).await;
     let first = script_src(&get(addr, "/", &[]).await.2);
 
@@ -276,7 +276,7 @@ async fn dev_mode_serves_each_rebuild_of_vite_build_watch_new_files_included() {
     })
     .await;
     assert!(
-        example_vite::FRONTEND.get(&script).is_none(),
+        example_vite::frontend::ASSETS.get(&script).is_none(),
         "{script} is new since the build"
     );
     let (status, headers, body) = get(addr, &script, &[("accept-encoding", "br, gzip")]).await;

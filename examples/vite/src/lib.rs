@@ -4,19 +4,16 @@
 //! Vite content-hashes everything under `assets/` and says so in
 //! `dist/.vite/manifest.json`: the macro reads it, so those files are served with the
 //! immutable policy at their own URLs, the manifest itself is not served, and its entry
-//! points are constants in [`paths::entries`].
+//! points are constants in [`frontend::paths::entries`].
 
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-/// Vite's output, `frontend/dist`, built by `build.rs`; `paths` holds its URLs.
-#[allow(missing_docs)]
-mod frontend {
-    use embed_runtime::embed_assets;
-    embed_assets!(pub static FRONTEND = "$CARGO_MANIFEST_DIR/frontend/dist");
-}
-pub use frontend::{paths, FRONTEND};
+/// Vite's output, `frontend/dist`, built by `build.rs`: `frontend::ASSETS` is the
+/// table, `frontend::paths` its URLs, `frontend::paths::entries` the entry points.
+#[embed_runtime::embed("frontend/dist")]
+pub mod frontend {}
 
 /// The API the app calls once its script runs.
 async fn hello() -> Json<Value> {
@@ -27,7 +24,7 @@ async fn hello() -> Json<Value> {
 /// `FRONTEND_DEV` set, the frontend is served from `frontend/dist` as it is on disk
 /// (dev mode), for `vite build --watch`.
 pub fn app() -> Router {
-    let frontend = FRONTEND.service();
+    let frontend = frontend::ASSETS.service();
     let frontend = match std::env::var_os("FRONTEND_DEV") {
         Some(_) => frontend.dev_folder(concat!(env!("CARGO_MANIFEST_DIR"), "/frontend/dist")),
         None => frontend,

@@ -8,7 +8,7 @@ async fn main() -> std::io::Result<()> {
     println!("serving the Vite app on http://{}", listener.local_addr()?);
     println!(
         "its entry script: {}",
-        example_vite::paths::entries::INDEX_HTML.file()
+        example_vite::frontend::paths::entries::INDEX_HTML.file()
     );
     axum::serve(listener, example_vite::app()).await
 }

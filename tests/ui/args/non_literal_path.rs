@@ -1,6 +1,6 @@
 use embed_runtime::{embed_assets, Assets};
 
-const SITE: &str = "fixtures/site";
+const SITE: &str = "$FIXTURES/site";
 
 static A: Assets = embed_assets!(SITE);
 

@@ -1,5 +1,5 @@
 use embed_runtime::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("fixtures/site", "gzip" = false);
+static A: Assets = embed_assets!("$FIXTURES/site", "gzip" = false);
 
 fn main() {}

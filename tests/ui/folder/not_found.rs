@@ -1,5 +1,5 @@
 use embed_runtime::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("fixtures/no-such-folder");
+static A: Assets = embed_assets!("$FIXTURES/no-such-folder");
 
 fn main() {}

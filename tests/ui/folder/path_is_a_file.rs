@@ -1,5 +1,5 @@
 use embed_runtime::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("fixtures/site/index.html");
+static A: Assets = embed_assets!("$FIXTURES/site/index.html");
 
 fn main() {}

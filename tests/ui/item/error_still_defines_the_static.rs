@@ -1,6 +1,6 @@
 use embed_runtime::embed_assets;
 
-embed_assets!(pub static ASSETS = "fixtures/site", fingerprint = 3);
+embed_assets!(pub static ASSETS = "$FIXTURES/site", fingerprint = 3);
 
 fn main() {
     let _ = ASSETS.len();

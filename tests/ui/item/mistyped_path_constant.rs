@@ -1,6 +1,6 @@
 use embed_runtime::embed_assets;
 
-embed_assets!(pub static ASSETS = "fixtures/site", fingerprint = true);
+embed_assets!(pub static ASSETS = "$FIXTURES/site", fingerprint = true);
 
 fn main() {
     let _ = paths::CSS_APP_CS;

@@ -1,5 +1,5 @@
 use embed_runtime::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("fixtures/site", max_embed_size = 5.5);
+static A: Assets = embed_assets!("$FIXTURES/site", max_embed_size = 5.5);
 
 fn main() {}

@@ -1,5 +1,5 @@
 use embed_runtime::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("fixtures/site", exclude = "css/[a-");
+static A: Assets = embed_assets!("$FIXTURES/site", exclude = "css/[a-");
 
 fn main() {}

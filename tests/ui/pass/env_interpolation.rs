@@ -1,7 +1,7 @@
 use embed_runtime::{embed_assets, Assets};
 
 // `${NAME}` expands from the environment the compiler runs in.
-static A: Assets = embed_assets!("${EMBED_ASSETS_MANIFEST_DIR}/fixtures/site/nested");
+static A: Assets = embed_assets!("${FIXTURES}/site/nested");
 
 fn main() {
     assert!(A.get("/deep/file.txt").is_some());

@@ -1,7 +1,7 @@
 use embed_runtime::{embed_assets, Assets};
 
 static A: Assets = embed_assets!(
-    "fixtures/site",
+    "$FIXTURES/site",
     max_embed_size = "4 KiB",
     gzip = true,
     brotli = false,

@@ -1,6 +1,6 @@
 use embed_runtime::embed_assets;
 
-embed_assets!(pub(crate) static ASSETS = "fixtures/site", fingerprint = ["*.css", "*.js"]);
+embed_assets!(pub(crate) static ASSETS = "$FIXTURES/site", fingerprint = ["*.css", "*.js"]);
 
 fn main() {
     assert_eq!(ASSETS.url("/css/app.css"), Some(paths::CSS_APP_CSS));

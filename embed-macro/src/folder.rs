@@ -1,0 +1,125 @@
+//! The folder argument: `$VAR` expansion, made absolute against the crate root, and
+//! checked to be a folder.
+
+use std::path::PathBuf;
+
+use syn::LitStr;
+
+use crate::errors::Errors;
+use crate::interpolate::expand_env;
+
+/// The folder `lit` names, absolute; `None` after recording why not.
+pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+    let written = lit.value();
+    if written.is_empty() {
+        errors.at(lit, "the folder path is empty; expected a folder relative to the crate root, like `\"public\"`");
+        return None;
+    }
+    let expanded = match expand_env(&written) {
+        Ok(expanded) => expanded,
+        Err(msg) => {
+            errors.at(lit, msg);
+            return None;
+        }
+    };
+    let path = PathBuf::from(&expanded);
+    let relative = !path.is_absolute();
+    let root = if relative {
+        crate_root(lit, errors)?.join(&path)
+    } else {
+        path
+    };
+    // Checked here, with the option errors, so that one round reports everything.
+    match std::fs::metadata(&root) {
+        Ok(meta) if meta.is_dir() => Some(root),
+        Ok(_) => {
+            errors.at(lit, format!("`{written}` is not a folder"));
+            None
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            // Show what was looked at when it differs from what was written.
+            let looked_at = if relative || expanded != written {
+                format!(" (looked for `{}`", root.display())
+            } else {
+                String::new()
+            };
+            let hint = match (relative, looked_at.is_empty()) {
+                (true, _) => "; paths are relative to the crate root)",
+                (false, false) => ")",
+                (false, true) => "",
+            };
+            errors.at(
+                lit,
+                format!("folder `{written}` not found{looked_at}{hint}"),
+            );
+            None
+        }
+        Err(err) => {
+            errors.at(
+                lit,
+                format!(
+                    "cannot read folder `{written}`: {}",
+                    crate::scan::io_cause(&err)
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// The crate root relative folders are resolved against.
+fn crate_root(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+    // NOTE: never the process's working directory: rustc runs from the workspace root,
+    // so a relative path would silently mean something else in a workspace member.
+    match std::env::var_os("CARGO_MANIFEST_DIR") {
+        Some(base) => Some(PathBuf::from(base)),
+        None => {
+            errors.at(
+                lit,
+                "`CARGO_MANIFEST_DIR` is not set; build with cargo or give an absolute path",
+            );
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn problems(tokens: proc_macro2::TokenStream) -> Vec<String> {
+        let lit: LitStr = syn::parse2(tokens).unwrap();
+        let mut errors = Errors::default();
+        let found = resolve(&lit, &mut errors);
+        match errors.finish() {
+            Ok(()) => {
+                assert!(found.is_some());
+                Vec::new()
+            }
+            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_missing_folder_names_where_it_was_looked_for() {
+        let found = problems(quote!("no-such-folder"));
+        let root = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+        assert_eq!(
+            found,
+            [format!(
+                "folder `no-such-folder` not found (looked for `{root}/no-such-folder`; paths are relative to the crate root)"
+            )]
+        );
+        let found = problems(quote!("/no/such/absolute/folder"));
+        assert_eq!(found, ["folder `/no/such/absolute/folder` not found"]);
+        let found = problems(quote!("Cargo.toml"));
+        assert_eq!(found, ["`Cargo.toml` is not a folder"]);
+        assert!(problems(quote!("src")).is_empty());
+        let found = problems(quote!(""));
+        assert!(
+            found[0].starts_with("the folder path is empty"),
+            "{found:?}"
+        );
+    }
+}

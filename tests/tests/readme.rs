@@ -1,0 +1,60 @@
+//! The README's quick start, as a new user copies it: its `Cargo.toml` lines and its
+//! `src/main.rs`, in a fresh crate with a `public/` folder, build without a warning.
+
+use std::fs;
+use std::path::Path;
+
+use integration_tests::scratch::Crate;
+
+/// The text of the first ```` ```lang ```` block after `heading` in the README.
+fn block_after<'a>(readme: &'a str, heading: &str, lang: &str) -> &'a str {
+    let section = &readme[readme.find(heading).expect("the README has the heading")..];
+    let fence = format!("```{lang}\n");
+    let start = section.find(&fence).expect("a code block in the section") + fence.len();
+    let len = section[start..].find("```").expect("a closed code block");
+    &section[start..start + len]
+}
+
+#[test]
+fn the_quick_start_builds_as_written() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let manifest = block_after(&readme, "## Quick start", "toml");
+    let main_rs = block_after(&readme, "## Quick start", "rust");
+    assert!(manifest.contains("embed-runtime = \"0.1\""), "{manifest}");
+    assert!(
+        manifest.contains("[profile.dev.build-override]")
+            && manifest.contains("[profile.release.build-override]"),
+        "both profiles build the macro optimised:\n{manifest}"
+    );
+    assert!(
+        main_rs.contains("#[embed_runtime::embed(\"public\")]"),
+        "{main_rs}"
+    );
+    // The same lines, with the dependency on this checkout instead of crates.io.
+    let lines = manifest
+        .trim_start()
+        .strip_prefix("[dependencies]\n")
+        .expect("the block starts with [dependencies]")
+        .replace(
+            "embed-runtime = \"0.1\"",
+            "embed-runtime = { path = {runtime} }",
+        );
+    let krate = Crate::with_dependencies("readme_quick_start", &lines);
+    let public = krate.dir().join("public");
+    fs::create_dir_all(public.join("css")).unwrap();
+    fs::write(
+        public.join("index.html"),
+        "<!doctype html><title>hi</title>",
+    )
+    .unwrap();
+    fs::write(public.join("css/app.css"), "body { color: red }\n").unwrap();
+    fs::write(krate.dir().join("src/main.rs"), main_rs).unwrap();
+    let outcome = krate.cargo("build");
+    assert!(outcome.success, "{}", outcome.stderr);
+    assert!(
+        !outcome.stderr.contains("warning"),
+        "the quick start builds without warnings:\n{}",
+        outcome.stderr
+    );
+}

@@ -1,0 +1,6 @@
+#[embed_runtime::embed]
+mod frontend {}
+
+fn main() {
+    let _ = &frontend::ASSETS;
+}

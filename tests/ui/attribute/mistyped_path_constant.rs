@@ -1,0 +1,6 @@
+#[embed_runtime::embed("$FIXTURES/site", fingerprint = ["*.css"])]
+mod frontend {}
+
+fn main() {
+    let _ = frontend::paths::CSS_APP_CS;
+}

@@ -1,0 +1,8 @@
+#[embed_runtime::embed("$FIXTURES/site")]
+mod frontend {
+    pub static ASSETS: u8 = 0;
+}
+
+fn main() {
+    let _ = frontend::ASSETS;
+}

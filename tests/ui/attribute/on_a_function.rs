@@ -1,0 +1,6 @@
+#[embed_runtime::embed("$FIXTURES/site")]
+fn frontend() {}
+
+fn main() {
+    frontend();
+}

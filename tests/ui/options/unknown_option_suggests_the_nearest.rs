@@ -1,0 +1,5 @@
+use embed_runtime::{embed_assets, Assets};
+
+static A: Assets = embed_assets!("$FIXTURES/site", max_embed_sise = "5 MiB");
+
+fn main() {}
