@@ -95,7 +95,7 @@ async fn missing_files_and_folders_fall_back_to_the_embedded_bytes() {
 static SCRIPTS_ONLY: Assets = embed_assets!(
     "fixtures/site",
     include = ["*.js", "*.wasm"],
-    exclude = "legacy-*.js"
+    exclude = "**/legacy-*.js"
 );
 
 #[tokio::test]
