@@ -6,9 +6,13 @@
 //! - `head`: [`RequestHead`], what is read of a request;
 //! - `route`: the path → one typed target with its header policy;
 //! - `future`: [`ResponseFuture`];
-//! - `tower`: the tower `Service` impl (feature `tower`).
+//! - `tower`: the tower `Service` impl (feature `tower`);
+//! - `fallback`: [`WithFallback`], the assets in front of an application (feature
+//!   `tower`).
 
 mod config;
+#[cfg(feature = "tower")]
+mod fallback;
 mod future;
 mod head;
 mod route;
@@ -33,6 +37,8 @@ use crate::respond::{self, Representation};
 
 pub use self::future::ResponseFuture;
 pub use self::head::RequestHead;
+#[cfg(feature = "tower")]
+pub use self::fallback::{FallbackFuture, MakeWithFallback, WithFallback};
 #[cfg(feature = "tower")]
 pub use self::tower::ServiceFuture;
 
@@ -311,6 +317,24 @@ impl ServeAssets {
             Target::NotFound => self.not_found(head.method, head.headers),
         };
         ResponseFuture::ready(response)
+    }
+
+    /// The answer to a request these assets serve themselves, `None` for every other
+    /// (a request for the application behind them, see [`WithFallback`]): a GET or HEAD
+    /// of an asset at its own URL, or the redirect of a directory path to its slash.
+    /// Not the single-page app's page, 404 or 405, and nothing with a bad `Host`.
+    #[cfg(feature = "tower")]
+    fn respond_hit<B>(&self, request: &Request<B>) -> Option<ResponseFuture> {
+        let head = RequestHead::from_request(request);
+        if !head.has_valid_host() {
+            return None;
+        }
+        match route::route(self.assets, &self.config, &head) {
+            Target::Asset(_, policy) if policy.vary_accept => None,
+            Target::Asset(asset, policy) => Some(self.respond_asset(asset, policy, &head)),
+            Target::Redirect(location) => Some(ResponseFuture::ready(respond::redirect(location))),
+            Target::MethodNotAllowed | Target::NotFound => None,
+        }
     }
 
     fn respond_asset(
