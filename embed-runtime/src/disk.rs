@@ -524,7 +524,13 @@ mod tests {
         assert!(matches!(body.state, State::Reading(_)), "{:?}", body.state);
         let rest: Vec<_> = body.segments.iter().collect();
         assert!(
-            matches!(rest[..], [Segment::File(ByteRange { start: 2_000, end: 2_999 })]),
+            matches!(
+                rest[..],
+                [Segment::File(ByteRange {
+                    start: 2_000,
+                    end: 2_999
+                })]
+            ),
             "{rest:?}"
         );
         let rest = collect(body).await.unwrap();

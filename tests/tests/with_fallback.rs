@@ -119,13 +119,23 @@ async fn spawn_hyper_util(state: AppState) -> SocketAddr {
 
 async fn hits_never_reach_the_application(addr: SocketAddr, state: &AppState) {
     let before = state.seen.load(Ordering::SeqCst);
-    for path in ["/css/app.css", "/index.html", "/", "/tiny.txt", "/favicon.ico"] {
+    for path in [
+        "/css/app.css",
+        "/index.html",
+        "/",
+        "/tiny.txt",
+        "/favicon.ico",
+    ] {
         let (status, headers, body) = fetch(addr, path, &[]).await;
         assert_eq!(status, StatusCode::OK, "{path}");
         let file = if path == "/" { "/index.html" } else { path };
         assert_eq!(&body[..], &fixture(file)[..], "{path}");
         assert!(header(&headers, ETAG).is_some(), "{path}: the assets' ETag");
-        assert_eq!(header(&headers, X_APP.clone()), None, "{path} went through the app");
+        assert_eq!(
+            header(&headers, X_APP.clone()),
+            None,
+            "{path} went through the app"
+        );
     }
     // A 304 and a HEAD are hits too.
     let (_, headers, _) = fetch(addr, "/css/app.css", &[]).await;
@@ -170,7 +180,11 @@ async fn misses_reach_the_application_unchanged(addr: SocketAddr, state: &AppSta
         let (status, headers, body) = fetch(addr, path, &[]).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
         assert_eq!(&body[..], b"the application's own 404", "{path}");
-        assert_eq!(header(&headers, X_APP.clone()), Some("middleware"), "{path}");
+        assert_eq!(
+            header(&headers, X_APP.clone()),
+            Some("middleware"),
+            "{path}"
+        );
     }
     // The assets' 405 is not given: DELETE of an asset is the application's to answer.
     let (status, _, body) = send(addr, Method::DELETE, "/css/app.css", &[]).await;

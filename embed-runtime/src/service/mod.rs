@@ -35,10 +35,10 @@ use crate::disk::{self, DiskFile, DEFAULT_CHUNK_SIZE};
 use crate::error::{DiskProblem, Error};
 use crate::respond::{self, Representation};
 
-pub use self::future::ResponseFuture;
-pub use self::head::RequestHead;
 #[cfg(feature = "tower")]
 pub use self::fallback::{FallbackFuture, MakeWithFallback, WithFallback};
+pub use self::future::ResponseFuture;
+pub use self::head::RequestHead;
 #[cfg(feature = "tower")]
 pub use self::tower::ServiceFuture;
 
