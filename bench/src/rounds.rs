@@ -59,11 +59,14 @@ pub fn cpus(pin: bool) -> (Option<usize>, Option<usize>) {
     }
 }
 
-/// What the machine is, for the report: CPUs, model, kernel, load average now.
+/// What the machine is, for the report: CPUs, model, kernel, load average now. The
+/// CPUs are the machine's, not the ones this process is pinned to.
 pub fn machine_note() -> String {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok();
+    let cpus = info.as_ref().map_or(0, |info| {
+        info.lines().filter(|l| l.starts_with("processor")).count()
+    });
+    let model = info
         .and_then(|info| {
             info.lines()
                 .find_map(|l| l.strip_prefix("model name"))
