@@ -154,7 +154,7 @@ fn api() -> Router {
     Router::new().route("/api/health", axum::routing::get(|| async { "ok" }))
 }
 
-/// The assets in front of [`api`], as the README sets it up.
+/// The assets in front of a `Router` with one API route, as the README sets it up.
 pub fn front() -> WithFallback<Router> {
     SITE.service().with_fallback(api())
 }
