@@ -25,9 +25,12 @@ use embed_runtime::{embed_assets, Assets};
 pub mod cases;
 pub mod child;
 pub mod client;
+pub mod download;
 pub mod procs;
+pub mod rounds;
 pub mod server;
 pub mod site;
+pub mod syscalls;
 pub mod wrk;
 
 /// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).

@@ -1,11 +1,16 @@
 //! `bench-static`'s servers: the same small site (see [`SITE_DIR`]) served from memory
 //! by `embed-runtime` and by the crates users pick today, next to a hand-written
-//! ceiling and tower-http's `ServeDir`; each as the whole axum app on 127.0.0.1.
+//! ceiling and tower-http's `ServeDir`; each as the whole axum app on 127.0.0.1, and
+//! ours and the ceiling also without a router in front: under `axum::serve` with no
+//! `Router`, and under hyper-util's server.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Ready;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::sync::LazyLock;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -14,10 +19,12 @@ use axum::http::header::{
     ETAG, IF_NONE_MATCH, LAST_MODIFIED, VARY,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::serve::ListenerExt;
 use axum::Router;
-use embed_runtime::{embed_assets, Assets, Encoding};
+use embed_runtime::{embed_assets, Assets, Encoding, WithFallback};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use tower_http::services::ServeDir;
 
 /// The site `build.rs` writes: `index.html`, `favicon.ico` (16x16 and 32x32),
@@ -57,13 +64,29 @@ pub enum Mode {
     /// static-serve: `embed_assets!(SITE_DIR, compress = true)` and its
     /// `static_router()` (gzip and zstd; it has no brotli).
     StaticServe,
+    /// `SITE.service().with_fallback(router)` under `axum::serve`: the assets in front
+    /// of an axum `Router` that has one API route, as the README recommends.
+    OursFront,
+    /// The ceiling's lookup as a tower service of its own under `axum::serve`, no
+    /// `Router`: the most `axum::serve` allows.
+    CeilingServe,
+    /// [`Mode::OursFront`]'s service under hyper-util's server (`auto::Builder`,
+    /// HTTP/1.1 and HTTP/2 on one port), no axum server.
+    OursHyper,
+    /// The ceiling's lookup under hyper-util's server, with an unboxed body: the most
+    /// hyper-util's server allows.
+    CeilingHyper,
 }
 
 impl Mode {
     /// Every mode, in the order `bench-static` lists them.
-    pub const ALL: [Mode; 6] = [
+    pub const ALL: [Mode; 10] = [
         Mode::Ceiling,
         Mode::Ours,
+        Mode::CeilingServe,
+        Mode::OursFront,
+        Mode::CeilingHyper,
+        Mode::OursHyper,
         Mode::MemoryServe,
         Mode::StaticServe,
         Mode::RustEmbed,
@@ -79,6 +102,19 @@ impl Mode {
             Mode::RustEmbed => "rust-embed",
             Mode::MemoryServe => "memory-serve",
             Mode::StaticServe => "static-serve",
+            Mode::OursFront => "ours-front",
+            Mode::CeilingServe => "ceiling-serve",
+            Mode::OursHyper => "ours-hyper",
+            Mode::CeilingHyper => "ceiling-hyper",
+        }
+    }
+
+    /// The ceiling of the same set-up: what `mode` is measured against.
+    pub fn ceiling(self) -> Mode {
+        match self {
+            Mode::OursFront | Mode::CeilingServe => Mode::CeilingServe,
+            Mode::OursHyper | Mode::CeilingHyper => Mode::CeilingHyper,
+            _ => Mode::Ceiling,
         }
     }
 
@@ -88,7 +124,8 @@ impl Mode {
     }
 }
 
-/// The axum app of `mode`.
+/// The axum app of `mode`; for the modes without a router in front, the application
+/// behind the assets (one API route), or for the ceiling's an empty router.
 pub fn app(mode: Mode) -> Router {
     match mode {
         Mode::Ours => Router::new().fallback_service(SITE.service()),
@@ -107,6 +144,59 @@ pub fn app(mode: Mode) -> Router {
             .index_file(Some("/index.html"))
             .into_router(),
         Mode::StaticServe => generated::static_router(),
+        Mode::OursFront | Mode::OursHyper => api(),
+        Mode::CeilingServe | Mode::CeilingHyper => Router::new(),
+    }
+}
+
+/// The application behind the assets in front: one API route.
+fn api() -> Router {
+    Router::new().route("/api/health", axum::routing::get(|| async { "ok" }))
+}
+
+/// The assets in front of a `Router` with one API route, as the README sets it up.
+pub fn front() -> WithFallback<Router> {
+    SITE.service().with_fallback(api())
+}
+
+/// The ceiling's lookup as a tower service of its own, with no router: ready at once.
+#[derive(Debug, Clone, Copy)]
+pub struct CeilingService;
+
+impl<B> tower_service::Service<Request<B>> for CeilingService {
+    type Response = axum::http::Response<embed_runtime::Body>;
+    type Error = Infallible;
+    type Future = Ready<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        std::future::ready(Ok(ceiling_response(
+            &request,
+            embed_runtime::Body::from_static,
+        )))
+    }
+}
+
+/// [`CeilingService`] with axum's body, as `axum::serve` takes it.
+#[derive(Debug, Clone, Copy)]
+pub struct AxumCeilingService;
+
+impl tower_service::Service<Request> for AxumCeilingService {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Ready<Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        std::future::ready(Ok(ceiling_response(&request, |body| {
+            Body::from(bytes_static(body))
+        })))
     }
 }
 
@@ -175,8 +265,21 @@ static CEILING: LazyLock<HashMap<&'static str, CeilingEntry>> = LazyLock::new(||
 
 /// The ceiling's handler: a `HashMap` lookup and a prebuilt response.
 async fn ceiling(request: Request) -> Response {
+    ceiling_response(&request, |body| Body::from(bytes_static(body)))
+}
+
+/// The ceiling's answer, with `body` making the response body of static bytes.
+fn ceiling_response<B, RB: Default>(
+    request: &Request<B>,
+    body: impl FnOnce(&'static [u8]) -> RB,
+) -> axum::http::Response<RB> {
+    let status_only = |status| {
+        let mut response = axum::http::Response::new(RB::default());
+        *response.status_mut() = status;
+        response
+    };
     let Some(entry) = CEILING.get(request.uri().path()) else {
-        return StatusCode::NOT_FOUND.into_response();
+        return status_only(StatusCode::NOT_FOUND);
     };
     let headers = request.headers();
     let accepts_br = headers
@@ -190,11 +293,11 @@ async fn ceiling(request: Request) -> Response {
         .get(IF_NONE_MATCH)
         .is_some_and(|value| value.as_bytes() == chosen.etag.as_bytes())
     {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        let mut response = status_only(StatusCode::NOT_MODIFIED);
         *response.headers_mut() = chosen.not_modified.clone();
         return response;
     }
-    let mut response = Response::new(Body::from(bytes_static(chosen.body)));
+    let mut response = axum::http::Response::new(body(chosen.body));
     *response.headers_mut() = chosen.headers.clone();
     response
 }
@@ -216,8 +319,9 @@ pub struct Options {
 }
 
 /// The usage line of the server's arguments.
-pub const USAGE: &str = "--mode ceiling|ours|memory-serve|static-serve|rust-embed|servedir \
-                         [--port N] [--exit-with-stdin]";
+pub const USAGE: &str = "--mode ceiling|ours|ceiling-serve|ours-front|ceiling-hyper|ours-hyper|\
+                         memory-serve|static-serve|rust-embed|servedir [--port N] \
+                         [--exit-with-stdin]";
 
 impl Options {
     /// Parses the arguments after `serve`.
@@ -278,7 +382,8 @@ pub fn run(options: &Options) -> io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let app = app(options.mode);
+    let mode = options.mode;
+    LazyLock::force(&CEILING);
     runtime.block_on(async move {
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], options.port))).await?;
@@ -287,11 +392,58 @@ pub fn run(options: &Options) -> io::Result<()> {
         writeln!(out, "listening on {addr}")?;
         out.flush()?;
         drop(out);
+        match mode {
+            Mode::OursHyper => return serve_hyper(listener, front()).await,
+            Mode::CeilingHyper => return serve_hyper(listener, CeilingService).await,
+            _ => {}
+        }
         let listener = listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
-        axum::serve(listener, app).await
+        match mode {
+            Mode::OursFront => axum::serve(listener, front().into_make_service()).await,
+            Mode::CeilingServe => {
+                let make = axum::ServiceExt::<Request>::into_make_service(AxumCeilingService);
+                axum::serve(listener, make).await
+            }
+            _ => axum::serve(listener, app(mode)).await,
+        }
     })
+}
+
+/// Serves `service` with hyper-util's server (`auto::Builder`: HTTP/1.1, and HTTP/2
+/// with prior knowledge, on one port), `TCP_NODELAY` on every connection, called as
+/// hyper-util's `TowerToHyperService` calls it.
+async fn serve_hyper<S, RB>(listener: tokio::net::TcpListener, service: S) -> io::Result<()>
+where
+    S: tower_service::Service<
+            axum::http::Request<hyper::body::Incoming>,
+            Response = axum::http::Response<RB>,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    RB: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    RB::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(_) => continue,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request| {
+                let mut service = service.clone();
+                tower_service::Service::call(&mut service, request)
+            });
+            let _ = auto::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), handler)
+                .await;
+        });
+    }
 }
 
 #[cfg(test)]
@@ -304,17 +456,21 @@ mod tests {
     use http_body_util::BodyExt;
     use tower_service::Service;
 
-    use super::{app, Mode, SITE_DIR};
+    use super::{app, front, CeilingService, Mode, SITE_DIR};
 
     async fn get(mode: Mode, path: &str, headers: &[(&str, &str)]) -> axum::response::Response {
         let mut request = Request::get(path).header(axum::http::header::HOST, "127.0.0.1");
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        app(mode)
-            .call(request.body(Body::empty()).unwrap())
-            .await
-            .unwrap()
+        let request = request.body(Body::empty()).unwrap();
+        match mode {
+            Mode::OursFront | Mode::OursHyper => front().call(request).await.unwrap(),
+            Mode::CeilingServe | Mode::CeilingHyper => {
+                CeilingService.call(request).await.unwrap().map(Body::new)
+            }
+            _ => app(mode).call(request).await.unwrap(),
+        }
     }
 
     async fn decoded(response: axum::response::Response) -> Vec<u8> {

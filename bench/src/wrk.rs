@@ -20,7 +20,7 @@ pub struct Load {
 }
 
 /// What one wrk run measured.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Outcome {
     /// Responses wrk read.
     pub requests: u64,
@@ -34,6 +34,20 @@ pub struct Outcome {
     pub bad_status: u64,
     /// Connect, read, write and timeout errors.
     pub socket_errors: u64,
+    /// The latency percentiles and maximum as wrk prints them (`1.23ms`), with
+    /// `--latency`; empty without.
+    pub latency: Latency,
+}
+
+/// wrk's latency figures, as printed.
+#[derive(Debug, Clone, Default)]
+pub struct Latency {
+    /// The median.
+    pub p50: String,
+    /// The 99th percentile.
+    pub p99: String,
+    /// The slowest response.
+    pub max: String,
 }
 
 /// Runs `wrk -t1 -cN -dS --timeout 10s [-H header]... http://addr/path`.
@@ -48,12 +62,57 @@ pub fn run(
     path: &str,
     headers: &[(String, String)],
 ) -> Result<Outcome, String> {
+    run_with(wrk, load, addr, path, headers, None)
+}
+
+/// Like [`run`], but wrk stops once it has read `responses` responses (a Lua
+/// `response` hook; the responses in flight then are read too), or after `load`'s
+/// seconds, whichever comes first.
+///
+/// # Errors
+/// As [`run`], and the script could not be written.
+pub fn run_count(
+    wrk: &Path,
+    load: &Load,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(String, String)],
+    responses: u64,
+) -> Result<Outcome, String> {
+    let script = std::env::temp_dir().join(format!(
+        "bench-wrk-stop-{}-{responses}.lua",
+        std::process::id()
+    ));
+    let text = format!(
+        "local seen = 0\n\
+         response = function(status, headers, body)\n\
+         \x20 seen = seen + 1\n\
+         \x20 if seen >= {responses} then wrk.thread:stop() end\n\
+         end\n"
+    );
+    std::fs::write(&script, text).map_err(|e| format!("{}: {e}", script.display()))?;
+    let outcome = run_with(wrk, load, addr, path, headers, Some(&script));
+    let _ = std::fs::remove_file(&script);
+    outcome
+}
+
+fn run_with(
+    wrk: &Path,
+    load: &Load,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(String, String)],
+    script: Option<&Path>,
+) -> Result<Outcome, String> {
     let mut command = pinned(load.cpu, wrk);
     command
         .arg("-t1")
         .arg(format!("-c{}", load.connections))
         .arg(format!("-d{}s", load.seconds))
         .args(["--timeout", "10s"]);
+    if let Some(script) = script {
+        command.arg("-s").arg(script);
+    }
     for (name, value) in headers {
         command.arg("-H").arg(format!("{name}: {value}"));
     }
@@ -125,8 +184,9 @@ impl Outcome {
 }
 
 /// Reads `N requests in T, B read`, `Non-2xx or 3xx responses: N`, `Socket errors:
-/// ...` and `Requests/sec: R`.
-fn parse(text: &str) -> Option<Outcome> {
+/// ...`, `Requests/sec: R`, and with `--latency` the latency lines, from what wrk
+/// printed; `None` without the summary.
+pub fn parse(text: &str) -> Option<Outcome> {
     let mut outcome = Outcome {
         requests: 0,
         elapsed: 0.0,
@@ -134,6 +194,7 @@ fn parse(text: &str) -> Option<Outcome> {
         bytes: 0.0,
         bad_status: 0,
         socket_errors: 0,
+        latency: Latency::default(),
     };
     let mut seen_summary = false;
     for line in text.lines().map(str::trim) {
@@ -152,6 +213,14 @@ fn parse(text: &str) -> Option<Outcome> {
                 .sum();
         } else if let Some(rate) = line.strip_prefix("Requests/sec:") {
             outcome.per_second = rate.trim().parse().ok()?;
+        } else {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words[..] {
+                ["Latency", _, _, max, ..] => outcome.latency.max = max.to_owned(),
+                ["50%", value] => outcome.latency.p50 = value.to_owned(),
+                ["99%", value] => outcome.latency.p99 = value.to_owned(),
+                _ => {}
+            }
         }
     }
     (seen_summary && outcome.per_second > 0.0).then_some(outcome)
@@ -199,7 +268,8 @@ mod tests {
                     Latency     1.01ms  100.00us   3.00ms   90.00%\n    Req/Sec    63.00k     \
                     1.00k   64.00k    80.00%\n  126000 requests in 2.00s, 45.50MB read\n  \
                     Non-2xx or 3xx responses: 3\n  Socket errors: connect 0, read 2, write 0, \
-                    timeout 1\nRequests/sec:  62999.50\nTransfer/sec:     22.75MB\n";
+                    timeout 1\n  Latency Distribution\n     50%    0.98ms\n     99%    2.50ms\n\
+                    Requests/sec:  62999.50\nTransfer/sec:     22.75MB\n";
         let outcome = parse(text).unwrap();
         assert_eq!(outcome.requests, 126_000);
         assert_eq!(outcome.elapsed, 2.0);
@@ -207,6 +277,9 @@ mod tests {
         assert_eq!(outcome.bad_status, 3);
         assert_eq!(outcome.socket_errors, 3);
         assert_eq!(outcome.per_second, 62_999.5);
+        assert_eq!(outcome.latency.max, "3.00ms");
+        assert_eq!(outcome.latency.p50, "0.98ms");
+        assert_eq!(outcome.latency.p99, "2.50ms");
         assert!(parse("nothing").is_none());
     }
 }

@@ -15,18 +15,16 @@ use std::fmt::Write as _;
 use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Instant;
 
 use bench::cases::{check, Case, Check, Probe, CASES};
 use bench::procs::{self, median, thousands};
+use bench::rounds::{self, Cell};
 use bench::site::{SITE, SITE_DIR};
 use bench::wrk;
 use embed_runtime::Encoding;
-
-/// Other processes using more than this share of one CPU make the figures noisy.
-const NOISY: f64 = 0.1;
 
 const USAGE: &str = "\
 usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases LIST]
@@ -428,50 +426,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// One framework and one case over the whole run.
-#[derive(Default, Clone)]
-struct Cell {
-    samples: Vec<f64>,
-    /// CPU seconds of this process (the servers) and of wrk during the runs.
-    server_cpu: f64,
-    client_cpu: f64,
-    wall: f64,
-    problems: Vec<String>,
-}
-
-/// What the machine is, for the report.
-fn machine_note(cpus: usize) -> String {
-    let model = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|k| k.trim().to_owned())
-        .unwrap_or_default();
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default();
-    format!("{cpus} CPUs ({model}), Linux {kernel}, load average {load} at start")
-}
-
-/// wrk's version line (`wrk 4.1.0 [epoll] ...`).
-fn wrk_version(wrk: &std::path::Path) -> String {
-    Command::new(wrk)
-        .arg("-v")
-        .output()
-        .ok()
-        .map(|out| {
-            let text = String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr);
-            text.lines().next().unwrap_or_default().trim().to_owned()
-        })
-        .unwrap_or_default()
-}
-
 /// CPU seconds of this process and of the wrk runs it waited for; and of the whole
 /// machine. The difference over a round is what other processes used.
 fn accounted_and_machine_cpu() -> Option<(f64, f64)> {
@@ -488,22 +442,17 @@ fn run(args: &Args) -> Result<bool, String> {
         );
     };
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pin = args.pin && cpus >= 2 && procs::have_taskset();
-    let (server_cpu, client_cpu) = if pin {
-        (Some(0), Some(1))
-    } else {
-        (None, None)
-    };
+    let (server_cpu, client_cpu) = rounds::cpus(args.pin);
     // Before any server thread exists: every thread started later inherits CPU 0.
     if let Some(cpu) = server_cpu {
         procs::pin_self(cpu)?;
     }
     let command_line: Vec<String> = std::env::args().collect();
     println!("bench-frameworks: {}", command_line.join(" "));
-    println!("bench-frameworks: {}", machine_note(cpus));
+    println!("bench-frameworks: {}", rounds::machine_note());
     println!(
         "bench-frameworks: {}; site {SITE_DIR}",
-        wrk_version(&wrk_path)
+        rounds::wrk_version(&wrk_path)
     );
     match server_cpu {
         Some(cpu) => println!(
@@ -558,21 +507,11 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     // 2. Warm-up: one run per framework and case, not counted.
     if args.warmup > 0 {
-        let warm = wrk::Load {
-            seconds: args.warmup,
-            ..load.clone()
-        };
         println!(
             "\n== warm-up: {} s per framework and case, not counted",
             args.warmup
         );
-        for (addr, row) in addrs.iter().zip(&probes) {
-            for (case, probe) in cases.iter().zip(row) {
-                if let Ok(probe) = probe {
-                    let _ = wrk::run(&wrk_path, &warm, *addr, case.path, &probe.headers);
-                }
-            }
-        }
+        rounds::warm_up(&wrk_path, &load, args.warmup, &addrs, cases, &probes);
     }
 
     // 3. Interleaved rounds: per case, every framework, in an order that rotates.
@@ -581,81 +520,23 @@ fn run(args: &Args) -> Result<bool, String> {
         args.rounds, args.connections, args.seconds
     );
     let total = Instant::now();
-    let mut foreign = (0.0, 0.0);
-    let mut notes = Vec::new();
-    let mut redos_left = args.redo_noisy;
-    let (mut round, mut attempt) = (0, 0);
-    while round < args.rounds {
-        let started = Instant::now();
-        let before = accounted_and_machine_cpu();
-        let kept = cells.clone();
-        for (c, case) in cases.iter().enumerate() {
-            for k in 0..frameworks.len() {
-                let f = (k + attempt + c) % frameworks.len();
-                let Ok(probe) = &probes[f][c] else { continue };
-                measure(&wrk_path, &load, addrs[f], case, probe, &mut cells[f][c]);
+    let plan = rounds::Plan {
+        rounds: args.rounds,
+        redo_noisy: args.redo_noisy,
+    };
+    // Every server runs in this process: its CPU time is theirs.
+    let cpu = || procs::cpu_seconds(std::process::id()).unwrap_or(0.0);
+    let notes = [rounds::run(
+        plan,
+        &mut cells,
+        accounted_and_machine_cpu,
+        |f, c, cell| {
+            if let Ok(probe) = &probes[f][c] {
+                let target = (addrs[f], &cpu as &dyn Fn() -> f64);
+                rounds::measure(&wrk_path, &load, target, cases[c], probe, cell);
             }
-        }
-        attempt += 1;
-        let wall = started.elapsed().as_secs_f64();
-        let busy = match (before, accounted_and_machine_cpu()) {
-            (Some((a0, m0)), Some((a1, m1))) => Some(((m1 - m0) - (a1 - a0)).max(0.0)),
-            _ => None,
-        };
-        let noisy = busy.filter(|busy| busy / wall > NOISY);
-        if let (Some(busy), true) = (noisy, redos_left > 0) {
-            redos_left -= 1;
-            // Keep the problems seen in the discarded round.
-            for (row, kept_row) in cells.iter_mut().zip(kept) {
-                for (cell, kept_cell) in row.iter_mut().zip(kept_row) {
-                    let problems = std::mem::take(&mut cell.problems);
-                    *cell = Cell {
-                        problems,
-                        ..kept_cell
-                    };
-                }
-            }
-            println!(
-                "  round {}/{} done in {wall:.0} s; other processes used {:.0}% of a CPU: \
-                 discarded, run again ({redos_left} more redo(s) allowed)",
-                round + 1,
-                args.rounds,
-                100.0 * busy / wall
-            );
-            continue;
-        }
-        if let Some(busy) = busy {
-            foreign.0 += busy;
-            foreign.1 += wall;
-        }
-        println!(
-            "  round {}/{} done in {wall:.0} s; other processes used {}",
-            round + 1,
-            args.rounds,
-            busy.map_or("? (no /proc)".into(), |busy| format!(
-                "{:.0}% of a CPU{}",
-                100.0 * busy / wall,
-                if noisy.is_some() {
-                    " (NOISY, kept)"
-                } else {
-                    ""
-                }
-            ))
-        );
-        round += 1;
-    }
-    if foreign.1 > 0.0 {
-        let share = foreign.0 / foreign.1;
-        notes.push(format!(
-            "other processes used {:.0}% of a CPU on average during the kept rounds{}",
-            100.0 * share,
-            if share > NOISY {
-                "; the figures are noisy, run again on an idle machine"
-            } else {
-                ""
-            }
-        ));
-    }
+        },
+    )];
 
     if args.raw {
         println!("\n== raw samples, req/s, in the order taken");
@@ -729,32 +610,6 @@ fn check_case(addr: SocketAddr, case: &Case) -> Result<Probe, String> {
     Ok(probe)
 }
 
-/// One wrk run of `case` against the server at `addr`: a sample when wrk saw no error
-/// and every response had the size of the checked one.
-fn measure(
-    wrk_path: &std::path::Path,
-    load: &wrk::Load,
-    addr: SocketAddr,
-    case: &Case,
-    probe: &Probe,
-    cell: &mut Cell,
-) {
-    let server0 = procs::cpu_seconds(std::process::id()).unwrap_or(0.0);
-    let client0 = procs::waited_children_cpu_seconds().unwrap_or(0.0);
-    let started = Instant::now();
-    let outcome = wrk::run(wrk_path, load, addr, case.path, &probe.headers);
-    cell.wall += started.elapsed().as_secs_f64();
-    cell.server_cpu += procs::cpu_seconds(std::process::id()).unwrap_or(0.0) - server0;
-    cell.client_cpu += procs::waited_children_cpu_seconds().unwrap_or(0.0) - client0;
-    match outcome {
-        Ok(outcome) => match outcome.problem(load, probe.wire_len) {
-            Some(problem) => cell.problems.push(format!("{}: {problem}", case.short)),
-            None => cell.samples.push(outcome.per_second),
-        },
-        Err(problem) => cell.problems.push(format!("{}: {problem}", case.short)),
-    }
-}
-
 fn report(
     args: &Args,
     command_line: &[String],
@@ -802,8 +657,7 @@ fn report(
             };
             let rate = match medians[f][c] {
                 Some(m) => {
-                    let min = cell.samples.iter().copied().fold(f64::INFINITY, f64::min);
-                    let max = cell.samples.iter().copied().fold(0.0, f64::max);
+                    let (min, max) = cell.range();
                     format!("{} [{}-{}]", thousands(m), thousands(min), thousands(max))
                 }
                 None => "-".into(),

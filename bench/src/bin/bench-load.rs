@@ -13,18 +13,17 @@
 //! The exit status is 1 if any request failed, any download was short or wrong, or
 //! descriptors were left open.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::SocketAddr;
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::io::{Read, Write};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bench::child::ChildServer;
 use bench::procs::{find_program, median};
 use bench::{MEDIA, VIDEO_LEN, VIDEO_PATH, VIDEO_URL};
 
-#[path = "bench-disk/client.rs"]
-mod client;
+use bench::download as client;
 
 const USAGE: &str = "usage: bench-load [--seconds N] [--connections N] [--downloads N] [--wrk PATH]
        bench-load serve   (the server; started by bench-load itself)";
@@ -123,46 +122,12 @@ fn serve() -> ExitCode {
     }
 }
 
-/// The server child; stopped when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start() -> Result<Self, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let mut child = Command::new(exe)
-            .arg("serve")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("start the server: {e}"))?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .map_err(|e| e.to_string())?;
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .and_then(|a| a.parse().ok())
-            .ok_or_else(|| format!("the server said {line:?}"))?;
-        Ok(Server { child, addr })
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Starts `bench-load serve` (this same executable); stopped when dropped.
+fn start_server() -> Result<ChildServer, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut command = Command::new(exe);
+    command.arg("serve");
+    ChildServer::start_listening("bench-load serve".into(), command)
 }
 
 fn rss_mib(pid: u32) -> Option<f64> {
@@ -199,48 +164,6 @@ fn lua_script() -> String {
     )
 }
 
-/// What wrk printed, the figures this run reports.
-#[derive(Debug, Default)]
-struct WrkFigures {
-    requests: u64,
-    per_second: f64,
-    non_2xx_3xx: u64,
-    socket_errors: String,
-    socket_error_count: u64,
-    p50: String,
-    p99: String,
-    max: String,
-}
-
-fn parse_wrk(text: &str) -> WrkFigures {
-    let mut figures = WrkFigures {
-        socket_errors: "none".into(),
-        ..WrkFigures::default()
-    };
-    for line in text.lines().map(str::trim) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["Latency", _avg, _stdev, max, ..] => figures.max = (*max).to_owned(),
-            ["50%", value] => figures.p50 = (*value).to_owned(),
-            ["99%", value] => figures.p99 = (*value).to_owned(),
-            [n, "requests", "in", ..] => figures.requests = n.parse().unwrap_or(0),
-            ["Requests/sec:", rate] => figures.per_second = rate.parse().unwrap_or(0.0),
-            ["Non-2xx", "or", "3xx", "responses:", n] => {
-                figures.non_2xx_3xx = n.parse().unwrap_or(0);
-            }
-            ["Socket", "errors:", ..] => {
-                figures.socket_errors = line.trim_start_matches("Socket errors:").trim().into();
-                figures.socket_error_count = line
-                    .split(',')
-                    .filter_map(|part| part.split_whitespace().last()?.parse::<u64>().ok())
-                    .sum();
-            }
-            _ => {}
-        }
-    }
-    figures
-}
-
 /// Download tallies over the whole run.
 #[derive(Debug, Default)]
 struct Tally {
@@ -264,7 +187,7 @@ fn run(
             video.len()
         ));
     }
-    let server = Server::start()?;
+    let server = start_server()?;
     let (addr, pid) = (server.addr, server.pid());
     let media_url: &'static str = Box::leak(format!("{MEDIA_MOUNT}{VIDEO_URL}").into_boxed_str());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -376,7 +299,8 @@ fn run(
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let figures = parse_wrk(&wrk_text);
+    let figures = bench::wrk::parse(&wrk_text)
+        .ok_or_else(|| format!("cannot read wrk's output:\n{wrk_text}"))?;
 
     // Idle connections are closed by now; give the server a moment to drop them.
     let mut fds_after = open_fds(pid);
@@ -406,12 +330,12 @@ fn run(
 
     println!();
     println!(
-        "embedded (wrk): {} requests, {:.0} req/s, non-2xx/3xx {}, socket errors: {}",
-        figures.requests, figures.per_second, figures.non_2xx_3xx, figures.socket_errors
+        "embedded (wrk): {} requests, {:.0} req/s, non-2xx/3xx {}, socket errors {}",
+        figures.requests, figures.per_second, figures.bad_status, figures.socket_errors
     );
     println!(
         "  latency p50 {}, p99 {}, max {}",
-        figures.p50, figures.p99, figures.max
+        figures.latency.p50, figures.latency.p99, figures.latency.max
     );
     println!(
         "on-disk downloads: {complete} complete and byte-exact, {short} short, {wrong} wrong, \
@@ -441,8 +365,8 @@ fn run(
     );
     println!("server open fds: {fds_before} before, {fds_after} after");
     let clean = figures.requests > 0
-        && figures.non_2xx_3xx == 0
-        && figures.socket_error_count == 0
+        && figures.bad_status == 0
+        && figures.socket_errors == 0
         && complete > 0
         && short + wrong + failed == 0
         && fds_after <= fds_before;

@@ -21,6 +21,7 @@ use std::time::Instant;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, Request, Response, StatusCode};
 use axum::Router;
+use bench::procs::median;
 use bench::site::{app, Mode};
 use tower_service::Service;
 
@@ -192,11 +193,6 @@ fn measure(router: &mut Router, case: &Case, iters: u32) -> Option<f64> {
     Some(start.elapsed().as_nanos() as f64 / f64::from(iters))
 }
 
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
-
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -248,10 +244,7 @@ fn main() -> ExitCode {
     }
     println!();
     for (c, case) in args.cases.iter().enumerate() {
-        let medians: Vec<Option<f64>> = samples[c]
-            .iter_mut()
-            .map(|s| (!s.is_empty()).then(|| median(s)))
-            .collect();
+        let medians: Vec<Option<f64>> = samples[c].iter().map(|s| median(s)).collect();
         let ceiling = routers
             .iter()
             .position(|(mode, _)| *mode == Mode::Ceiling)

@@ -6,9 +6,13 @@
 //! - `head`: [`RequestHead`], what is read of a request;
 //! - `route`: the path → one typed target with its header policy;
 //! - `future`: [`ResponseFuture`];
-//! - `tower`: the tower `Service` impl (feature `tower`).
+//! - `tower`: the tower `Service` impl (feature `tower`);
+//! - `fallback`: [`WithFallback`], the assets in front of an application (feature
+//!   `tower`).
 
 mod config;
+#[cfg(feature = "tower")]
+mod fallback;
 mod future;
 mod head;
 mod route;
@@ -32,6 +36,8 @@ use crate::disk::{self, DiskFile, DEFAULT_CHUNK_SIZE};
 use crate::error::{DiskProblem, Error};
 use crate::respond::{self, Representation};
 
+#[cfg(feature = "tower")]
+pub use self::fallback::{FallbackFuture, MakeWithFallback, WithFallback};
 pub use self::future::ResponseFuture;
 pub use self::head::RequestHead;
 #[cfg(feature = "tower")]
@@ -324,6 +330,28 @@ impl ServeAssets {
             Target::DevFile(relative) => return self.respond_dev_file(&relative, &head),
         };
         ResponseFuture::ready(response)
+    }
+
+    /// The answer to a request these assets serve themselves, `None` for every other
+    /// (a request for the application behind them, see [`WithFallback`]): a GET or HEAD
+    /// of an asset at its own URL, or the redirect of a directory path to its slash.
+    /// Not the single-page app's page, 404 or 405, nothing with a bad `Host`, and not
+    /// a dev-mode file added since the build.
+    #[cfg(feature = "tower")]
+    fn respond_hit<B>(&self, request: &Request<B>) -> Option<ResponseFuture> {
+        let head = RequestHead::from_request(request);
+        if !head.has_valid_host() {
+            return None;
+        }
+        match route::route(self.assets, &self.config, &head) {
+            Target::Asset(_, policy) if policy.vary_accept => None,
+            Target::Asset(asset, policy) => Some(self.respond_asset(asset, policy, &head)),
+            Target::Redirect(location) => Some(ResponseFuture::ready(respond::redirect(location))),
+            // Dev mode's files added since the build may not exist: only reading
+            // tells, and a miss must reach the application. The app's fallback (the
+            // full service) serves them.
+            Target::MethodNotAllowed | Target::NotFound | Target::DevFile(_) => None,
+        }
     }
 
     fn respond_asset(

@@ -17,22 +17,26 @@ use std::time::Instant;
 
 use bench::cases::{check, Case, Check, Probe, CASES};
 use bench::procs::{self, median, thousands};
+use bench::rounds::{self, Cell};
 use bench::site::{Mode, SITE_DIR, SITE_PRECOMPRESSED_DIR};
 use bench::wrk;
 
 use crate::servers::Server;
 
-/// Other processes using more than this share of one CPU make the figures noisy.
-const NOISY: f64 = 0.1;
 /// Ours must reach this share of the ceiling and of the best competitor.
 const TARGET: f64 = 0.95;
 /// The competitors ours is held against (besides the ceiling).
 const RIVALS: [&str; 3] = ["nginx", "static-serve", "memory-serve"];
+/// Ours in each set-up: as axum's fallback, in front of the `Router` under
+/// `axum::serve`, in front of it under hyper-util's server.
+const OURS: [&str; 3] = ["ours", "ours-front", "ours-hyper"];
+/// Ours must reach this multiple of nginx on the tiny bodies (index, favicon).
+const FAST_GOAL: f64 = 1.2;
 
 const USAGE: &str = "\
 usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connections N]
                     [--redo-noisy N] [--servers LIST] [--no-pin] [--nginx PATH]
-                    [--wrk PATH] [--raw]
+                    [--wrk PATH] [--raw] [--syscalls N]
        bench-static serve --mode NAME [--port N]
 
   --rounds N         interleaved rounds; the tables show medians over them (default 5)
@@ -42,15 +46,19 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
   --redo-noisy N     run a round again when other processes used over 10% of a CPU
                      during it (a build next to the benchmark), at most N times in all
                      (default 3; 0: keep every round and only warn)
-  --servers LIST     only these, comma-separated: ceiling, ours, nginx, memory-serve,
+  --servers LIST     only these, comma-separated: ceiling, ours, ceiling-serve,
+                     ours-front, ceiling-hyper, ours-hyper, nginx, memory-serve,
                      static-serve, rust-embed, servedir (default: all)
   --no-pin           do not pin servers to CPU 0 and wrk to CPU 1
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
   --raw              print every sample (req/s) per server, in order
+  --syscalls N       instead of the rounds: `strace -c -f` on each server while wrk
+                     (16 connections, 20 s) reads up to N responses per URL; prints the system
+                     calls per response (strace slows the servers: no speed figures)
 
 serve: one server by hand, e.g. `bench-static serve --mode ours --port 8080`; NAME is
-ceiling, ours, memory-serve, static-serve, rust-embed or servedir.";
+any server above but nginx.";
 
 struct Args {
     rounds: usize,
@@ -64,35 +72,8 @@ struct Args {
     nginx: Option<PathBuf>,
     wrk: Option<PathBuf>,
     raw: bool,
-}
-
-/// One server and one URL over the whole run.
-#[derive(Default)]
-struct Cell {
-    samples: Vec<f64>,
-    server_cpu: f64,
-    client_cpu: f64,
-    wall: f64,
-    problems: Vec<String>,
-}
-
-impl Cell {
-    /// The figures so far, without the problems (which are kept whatever happens).
-    fn snapshot(&self) -> Cell {
-        Cell {
-            samples: self.samples.clone(),
-            server_cpu: self.server_cpu,
-            client_cpu: self.client_cpu,
-            wall: self.wall,
-            problems: Vec::new(),
-        }
-    }
-
-    /// Back to `kept` (a discarded round), keeping the problems seen since.
-    fn restore(&mut self, kept: Cell) {
-        let problems = std::mem::take(&mut self.problems);
-        *self = Cell { problems, ..kept };
-    }
+    /// Instead of the rounds: system calls per response over this many responses.
+    syscalls: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -154,6 +135,7 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
         nginx: None,
         wrk: None,
         raw: false,
+        syscalls: None,
     };
     let mut argv = argv.into_iter();
     while let Some(arg) = argv.next() {
@@ -185,6 +167,7 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
             "--nginx" => args.nginx = Some(value()?.into()),
             "--wrk" => args.wrk = Some(value()?.into()),
             "--raw" => args.raw = true,
+            "--syscalls" => args.syscalls = Some(number(value()?, 100, 10_000_000)?),
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument `{other}`")),
         }
@@ -194,12 +177,7 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
 
 fn run(args: &Args) -> Result<bool, String> {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let pin = args.pin && cpus >= 2 && procs::have_taskset();
-    let (server_cpu, client_cpu) = if pin {
-        (Some(0), Some(1))
-    } else {
-        (None, None)
-    };
+    let (server_cpu, client_cpu) = rounds::cpus(args.pin);
     if let Some(cpu) = client_cpu {
         procs::pin_self(cpu)?;
     }
@@ -208,7 +186,13 @@ fn run(args: &Args) -> Result<bool, String> {
         .clone()
         .or_else(|| procs::find_program("wrk"))
         .ok_or("wrk not found: install it with `apt-get install -y wrk` (or pass --wrk PATH)")?;
-    println!("bench-static: site {SITE_DIR}");
+    let command_line: Vec<String> = std::env::args().collect();
+    println!("bench-static: {}", command_line.join(" "));
+    println!("bench-static: {}", rounds::machine_note());
+    println!(
+        "bench-static: {}; site {SITE_DIR}",
+        rounds::wrk_version(&wrk_path)
+    );
     match server_cpu {
         Some(cpu) => println!(
             "bench-static: {cpus} CPUs; every server pinned to CPU {cpu}, wrk to CPU {}",
@@ -300,6 +284,11 @@ fn run(args: &Args) -> Result<bool, String> {
         }
         probes.push(row);
     }
+    if let Some(responses) = args.syscalls {
+        let text = count_syscalls(&wrk_path, client_cpu, &servers, &probes, responses)?;
+        println!("{text}");
+        return Ok(true);
+    }
     let mut cells: Vec<Vec<Cell>> = servers
         .iter()
         .map(|_| CASES.iter().map(|_| Cell::default()).collect())
@@ -312,21 +301,13 @@ fn run(args: &Args) -> Result<bool, String> {
     };
     // 2. Warm-up: one run per server and URL, not counted.
     if args.warmup > 0 {
-        let warm = wrk::Load {
-            seconds: args.warmup,
-            ..load.clone()
-        };
         println!(
             "\n== warm-up: {} s per server and URL, not counted",
             args.warmup
         );
-        for (server, row) in servers.iter().zip(&probes) {
-            for (case, probe) in CASES.iter().zip(row) {
-                if let Ok(probe) = probe {
-                    let _ = wrk::run(&wrk_path, &warm, server.addr, case.path, &probe.headers);
-                }
-            }
-        }
+        let addrs: Vec<_> = servers.iter().map(|s| s.addr).collect();
+        let cases: Vec<&Case> = CASES.iter().collect();
+        rounds::warm_up(&wrk_path, &load, args.warmup, &addrs, &cases, &probes);
     }
 
     // 3. Interleaved rounds: per URL, every server in an order that rotates.
@@ -335,69 +316,24 @@ fn run(args: &Args) -> Result<bool, String> {
         args.rounds, args.connections, args.seconds
     );
     let total = Instant::now();
-    let mut foreign = (0.0, 0.0);
-    let mut redos_left = args.redo_noisy;
-    let (mut round, mut attempt) = (0, 0);
-    while round < args.rounds {
-        let started = Instant::now();
-        let before = accounted_and_machine_cpu(&servers);
-        let kept: Vec<Vec<Cell>> = cells
-            .iter()
-            .map(|row| row.iter().map(Cell::snapshot).collect())
-            .collect();
-        for (c, case) in CASES.iter().enumerate() {
-            for k in 0..servers.len() {
-                let s = (k + attempt + c) % servers.len();
-                let Ok(probe) = &probes[s][c] else { continue };
-                measure(&wrk_path, &load, &servers[s], case, probe, &mut cells[s][c]);
+    let plan = rounds::Plan {
+        rounds: args.rounds,
+        redo_noisy: args.redo_noisy,
+    };
+    let noise = rounds::run(
+        plan,
+        &mut cells,
+        || accounted_and_machine_cpu(&servers),
+        |s, c, cell| {
+            if let Ok(probe) = &probes[s][c] {
+                let server = &servers[s];
+                let cpu = || server.cpu_seconds();
+                let target = (server.addr, &cpu as &dyn Fn() -> f64);
+                rounds::measure(&wrk_path, &load, target, &CASES[c], probe, cell);
             }
-        }
-        attempt += 1;
-        let after = accounted_and_machine_cpu(&servers);
-        let wall = started.elapsed().as_secs_f64();
-        let busy = match (before, after) {
-            (Some((a0, m0)), Some((a1, m1))) => Some(((m1 - m0) - (a1 - a0)).max(0.0)),
-            _ => None,
-        };
-        let noisy = busy.filter(|busy| busy / wall > NOISY);
-        if let (Some(busy), true) = (noisy, redos_left > 0) {
-            redos_left -= 1;
-            for (row, kept) in cells.iter_mut().zip(kept) {
-                for (cell, kept) in row.iter_mut().zip(kept) {
-                    cell.restore(kept);
-                }
-            }
-            println!(
-                "  round {}/{} done in {wall:.0} s; other processes used {:.0}% of a CPU: \
-                 discarded, run again ({redos_left} more redo(s) allowed)",
-                round + 1,
-                args.rounds,
-                100.0 * busy / wall
-            );
-            continue;
-        }
-        if let Some(busy) = busy {
-            foreign.0 += busy;
-            foreign.1 += wall;
-        }
-        println!(
-            "  round {}/{} done in {wall:.0} s{}",
-            round + 1,
-            args.rounds,
-            noisy.map_or(String::new(), |busy| format!(
-                "; WARNING: other processes used {:.0}% of a CPU",
-                100.0 * busy / wall
-            ))
-        );
-        round += 1;
-    }
-    if foreign.1 > 0.0 && foreign.0 / foreign.1 > NOISY {
-        notes.push(format!(
-            "WARNING: other processes used {:.0}% of a CPU during the rounds; the figures \
-             are noisy, run again on an idle machine",
-            100.0 * foreign.0 / foreign.1
-        ));
-    }
+        },
+    );
+    notes.push(noise);
     for (server, row) in servers.iter_mut().zip(&mut cells) {
         if !server.alive() {
             row[0].problems.push("the server process died".into());
@@ -427,6 +363,71 @@ fn run(args: &Args) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// System calls per response of every server on every URL it passed: `strace -c -f`
+/// attached to the server's processes while wrk reads `responses` responses.
+fn count_syscalls(
+    wrk_path: &std::path::Path,
+    client_cpu: Option<usize>,
+    servers: &[Server],
+    probes: &[Vec<Result<Probe, String>>],
+    responses: u64,
+) -> Result<String, String> {
+    let strace = procs::find_program("strace")
+        .ok_or("strace not found: install it with `apt-get install -y strace`")?;
+    // NOTE: wrk's Lua `stop` ends the requests at `responses`, but wrk itself only
+    // exits after its duration: keep it short. Fewer responses within it are fine, the
+    // counts are divided by the responses wrk read.
+    let load = wrk::Load {
+        connections: 16,
+        seconds: 20,
+        cpu: client_cpu,
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n== system calls per response: strace -c -f on the server while wrk -t1 -c{} \
+         reads {responses} responses (accepts and start-up of the 16 connections included)",
+        load.connections
+    );
+    for (c, case) in CASES.iter().enumerate() {
+        let _ = writeln!(out, "\n{}", case.title);
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>9} {:>6}  per response, most frequent first",
+            "server", "responses", "calls"
+        );
+        for (s, server) in servers.iter().enumerate() {
+            let Ok(probe) = &probes[s][c] else { continue };
+            let tracer = bench::syscalls::Tracer::attach(&strace, &server.pids(), &server.name)?;
+            let outcome = wrk::run_count(
+                wrk_path,
+                &load,
+                server.addr,
+                case.path,
+                &probe.headers,
+                responses,
+            );
+            let counts = tracer.finish()?;
+            let outcome = outcome.map_err(|e| format!("{}: {e}", server.name))?;
+            let per: Vec<String> = counts
+                .per_response(outcome.requests)
+                .into_iter()
+                .filter(|(_, n)| *n >= 0.005)
+                .map(|(name, n)| format!("{name} {n:.2}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:<14} {:>9} {:>6.2}  {}",
+                server.name,
+                outcome.requests,
+                counts.total() as f64 / outcome.requests.max(1) as f64,
+                per.join(", ")
+            );
+        }
+    }
+    Ok(out)
+}
+
 /// CPU seconds of the servers, this process and the wrk runs it waited for; and of the
 /// whole machine.
 fn accounted_and_machine_cpu(servers: &[Server]) -> Option<(f64, f64)> {
@@ -434,37 +435,6 @@ fn accounted_and_machine_cpu(servers: &[Server]) -> Option<(f64, f64)> {
         + procs::cpu_seconds(std::process::id())?
         + procs::waited_children_cpu_seconds()?;
     Some((ours, procs::machine_cpu_seconds()?))
-}
-
-/// One wrk run of `case` against `server`: a sample when wrk saw no error and every
-/// response had the size of the checked one.
-fn measure(
-    wrk_path: &std::path::Path,
-    load: &wrk::Load,
-    server: &Server,
-    case: &Case,
-    probe: &Probe,
-    cell: &mut Cell,
-) {
-    let cpu0 = server.cpu_seconds();
-    let client0 = procs::waited_children_cpu_seconds().unwrap_or(0.0);
-    let started = Instant::now();
-    let outcome = wrk::run(wrk_path, load, server.addr, case.path, &probe.headers);
-    cell.wall += started.elapsed().as_secs_f64();
-    cell.server_cpu += server.cpu_seconds() - cpu0;
-    cell.client_cpu += procs::waited_children_cpu_seconds().unwrap_or(0.0) - client0;
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(problem) => {
-            cell.problems.push(format!("{}: {problem}", case.short));
-            return;
-        }
-    };
-    if let Some(problem) = outcome.problem(load, probe.wire_len) {
-        cell.problems.push(format!("{}: {problem}", case.short));
-        return;
-    }
-    cell.samples.push(outcome.per_second);
 }
 
 fn report(
@@ -488,19 +458,39 @@ fn report(
             "-".into()
         }
     };
+    // "nginx", or "nginx (no br)" without the brotli module.
+    let nginx = servers.iter().position(|s| s.name.starts_with("nginx"));
+    // Each server's ceiling: the hand-written lookup in the same set-up.
+    let ceiling_of = |s: usize| {
+        let mode = Mode::from_name(&servers[s].name)?;
+        index(mode.ceiling().name())
+    };
+    let ratio = |mine: Option<f64>, base: Option<f64>| match (mine, base) {
+        (Some(m), Some(b)) if b > 0.0 => format!("{:.2}x", m / b),
+        _ => "-".into(),
+    };
     let _ = writeln!(
         out,
         "\n== results: req/s, median [min-max] of {} rounds x {} s; wrk: 1 thread, {} \
-         connections, keep-alive",
+         connections, keep-alive; x ceiling: to the hand-written lookup of the same \
+         set-up (ceiling: axum Router; ceiling-serve: axum::serve, no Router; \
+         ceiling-hyper: hyper-util's server); CPU/req: the server's user + system CPU \
+         time per response",
         args.rounds, args.seconds, args.connections,
     );
     for (c, case) in CASES.iter().enumerate() {
-        let base = ceiling.and_then(|i| medians[i][c]);
         let _ = writeln!(out, "\n{}", case.title);
         let _ = writeln!(
             out,
-            "  {:<13} {:<28} {:>27} {:>9} {:>7} {:>5}",
-            "server", "response", "req/s [min-max]", "x ceiling", "srv CPU", "wrk"
+            "  {:<14} {:<26} {:>27} {:>9} {:>7} {:>9} {:>7} {:>5}",
+            "server",
+            "response",
+            "req/s [min-max]",
+            "x ceiling",
+            "x nginx",
+            "CPU/req",
+            "srv CPU",
+            "wrk"
         );
         for (s, server) in servers.iter().enumerate() {
             let cell = &cells[s][c];
@@ -517,23 +507,23 @@ fn report(
             };
             let rate = match medians[s][c] {
                 Some(m) => {
-                    let min = cell.samples.iter().copied().fold(f64::INFINITY, f64::min);
-                    let max = cell.samples.iter().copied().fold(0.0, f64::max);
+                    let (min, max) = cell.range();
                     format!("{} [{}-{}]", thousands(m), thousands(min), thousands(max))
                 }
                 None => "-".into(),
             };
-            let ratio = match (medians[s][c], base) {
-                (Some(m), Some(b)) if b > 0.0 => format!("{:.2}x", m / b),
-                _ => "-".into(),
-            };
+            let per_request = cell
+                .cpu_per_request()
+                .map_or("-".into(), |us| format!("{us:.1} us"));
             let _ = writeln!(
                 out,
-                "  {:<13} {:<28} {:>27} {:>9} {:>7} {:>5}",
+                "  {:<14} {:<26} {:>27} {:>9} {:>7} {:>9} {:>7} {:>5}",
                 server.name,
                 response,
                 rate,
-                ratio,
+                ratio(medians[s][c], ceiling_of(s).and_then(|i| medians[i][c])),
+                ratio(medians[s][c], nginx.and_then(|i| medians[i][c])),
+                per_request,
                 busy(cell.server_cpu, cell.wall),
                 busy(cell.client_cpu, cell.wall)
             );
@@ -547,6 +537,82 @@ fn report(
             }
         }
     }
+
+    // Ours in each set-up against nginx: the speed goals, per URL.
+    if let Some(n) = nginx {
+        let _ = writeln!(
+            out,
+            "\n== ours against nginx, per set-up: goal >= {:.1}x nginx on /index.html and \
+             /favicon.ico, >= 1.0x on the others (x ceiling: the most that set-up allows)",
+            FAST_GOAL
+        );
+        let _ = writeln!(
+            out,
+            "  {:<17} {:<11} {:>9} {:>9} {:>10} {:>6}",
+            "URL", "set-up", "req/s", "x nginx", "x ceiling", "goal"
+        );
+        for (c, case) in CASES.iter().enumerate() {
+            let theirs =
+                medians[n][c].filter(|_| matches!(&probes[n][c], Ok(p) if p.note.is_none()));
+            for name in OURS {
+                let Some(o) = index(name) else { continue };
+                let Some(mine) = medians[o][c] else { continue };
+                let goal = if matches!(case.name, "index" | "favicon") {
+                    FAST_GOAL
+                } else {
+                    1.0
+                };
+                let verdict = match theirs {
+                    Some(t) if mine / t >= goal => "PASS",
+                    Some(_) => "MISS",
+                    None => "-",
+                };
+                let _ = writeln!(
+                    out,
+                    "  {:<17} {:<11} {:>9} {:>9} {:>10} {:>6}",
+                    case.short,
+                    name,
+                    thousands(mine),
+                    ratio(Some(mine), theirs),
+                    ratio(Some(mine), ceiling_of(o).and_then(|i| medians[i][c])),
+                    verdict
+                );
+            }
+        }
+    }
+
+    // A Markdown table of the same medians, to paste.
+    let _ = writeln!(out, "\n== the same medians as Markdown (req/s, x nginx)");
+    let _ = write!(out, "\n| URL |");
+    for server in servers {
+        let _ = write!(out, " {} |", server.name);
+    }
+    let _ = write!(out, "\n|---|");
+    for _ in servers {
+        let _ = write!(out, "---:|");
+    }
+    for (c, case) in CASES.iter().enumerate() {
+        let _ = write!(out, "\n| {} |", case.short);
+        for s in 0..servers.len() {
+            let cell = match medians[s][c] {
+                Some(m) => format!(
+                    "{} ({})",
+                    thousands(m),
+                    ratio(Some(m), nginx.and_then(|i| medians[i][c]))
+                ),
+                None => "-".into(),
+            };
+            let _ = write!(out, " {cell} |");
+        }
+    }
+    let _ = write!(out, "\n| CPU/req, {} |", CASES[0].short);
+    for cell in cells.iter().map(|row| &row[0]) {
+        let text = cell
+            .cpu_per_request()
+            .map_or("-".into(), |us| format!("{us:.1} us"));
+        let _ = write!(out, " {text} |");
+    }
+    let _ = writeln!(out);
 
     // The verdict for ours, per URL.
     if let Some(o) = ours {

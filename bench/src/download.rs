@@ -1,6 +1,7 @@
 //! A minimal HTTP/1.1 download client on raw tokio TCP: one connection per download
 //! (`Connection: close`), the body read into a reused buffer and discarded, or
-//! compared byte for byte with the expected content.
+//! compared byte for byte with the expected content. bench-disk measures with it and
+//! bench-load checks every download of its soak with it.
 
 use std::mem::MaybeUninit;
 use std::net::SocketAddr;
@@ -16,39 +17,45 @@ const READ_BUF: usize = 256 << 10;
 const MAX_HEAD: usize = 64 << 10;
 
 /// What to ask for and what to expect.
-#[derive(Clone)]
-pub(crate) struct Request {
-    pub(crate) addr: SocketAddr,
-    pub(crate) path: &'static str,
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The server.
+    pub addr: SocketAddr,
+    /// The URL path.
+    pub path: &'static str,
     /// `Range: bytes=START-END` (inclusive).
-    pub(crate) range: Option<(u64, u64)>,
+    pub range: Option<(u64, u64)>,
     /// When set, the body must equal `expected[range]` (or all of it without a range).
-    pub(crate) expected: Option<Arc<Vec<u8>>>,
-    pub(crate) timeout: Duration,
+    pub expected: Option<Arc<Vec<u8>>>,
+    /// The whole download must finish within this.
+    pub timeout: Duration,
     /// Drop the body in the kernel (`recv` with `MSG_TRUNC`, Linux TCP) instead of
     /// copying it out; ignored when `expected` is set.
-    pub(crate) discard: bool,
+    pub discard: bool,
 }
 
 /// One finished download.
 #[derive(Debug)]
-pub(crate) struct Download {
-    pub(crate) status: u16,
-    pub(crate) content_length: Option<u64>,
-    pub(crate) chunked: bool,
+pub struct Download {
+    /// The response's status code.
+    pub status: u16,
+    /// Its `Content-Length`, if it had one.
+    pub content_length: Option<u64>,
+    /// Whether it came with `Transfer-Encoding: chunked`.
+    pub chunked: bool,
     /// Bytes after the head, up to the end of the connection.
-    pub(crate) body_len: u64,
+    pub body_len: u64,
     /// From before `connect` to the end of the connection.
-    pub(crate) elapsed: Duration,
+    pub elapsed: Duration,
     /// Offset of the first byte that differs from the expected content (or the
     /// expected length, if the body ran past it).
-    pub(crate) first_mismatch: Option<u64>,
+    pub first_mismatch: Option<u64>,
 }
 
 impl Download {
     /// `None` when the response is `status` with exactly `len` body bytes (and the
     /// right bytes, when they were checked); else what was wrong.
-    pub(crate) fn problem(&self, status: u16, len: u64) -> Option<String> {
+    pub fn problem(&self, status: u16, len: u64) -> Option<String> {
         if self.status != status {
             return Some(format!("status {} instead of {status}", self.status));
         }
@@ -74,7 +81,7 @@ impl Download {
 }
 
 /// Downloads once; an error is a failed connection, a malformed head or the timeout.
-pub(crate) async fn download(request: Request) -> Result<Download, String> {
+pub async fn download(request: Request) -> Result<Download, String> {
     let timeout = request.timeout;
     match tokio::time::timeout(timeout, download_inner(request)).await {
         Ok(result) => result,
