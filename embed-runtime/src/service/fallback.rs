@@ -39,6 +39,7 @@ use crate::body::Body;
 /// # static ASSETS: Assets = embed_assets!("../examples/public");
 /// use axum::{routing::get, Router};
 ///
+/// # #[cfg(feature = "axum")] // an axum `Router` as the app needs the `axum` feature
 /// # async fn run() -> std::io::Result<()> {
 /// let app = Router::new().route("/api/health", get(|| async { "ok" }));
 /// let service = ASSETS.service().with_fallback(app);
