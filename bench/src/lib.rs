@@ -48,3 +48,17 @@ pub const VIDEO_LEN: u64 = 64 << 20;
 /// [`MEDIA_DIR`] as `embed_assets!` sees it: `index.html` embedded, `video.bin`
 /// (over 1 MiB) listed and streamed from disk.
 pub static MEDIA: Assets = embed_assets!("$OUT_DIR/media", max_embed_size = "1 MiB");
+
+/// A command-line value that must be a whole number from `min` to `max`, or the
+/// message that says so.
+///
+/// # Errors
+/// When `text` is not such a number.
+pub fn whole_number(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a whole number from {min} to {max}"
+        )),
+    }
+}

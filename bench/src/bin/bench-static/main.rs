@@ -140,14 +140,7 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
     let mut argv = argv.into_iter();
     while let Some(arg) = argv.next() {
         let mut value = || argv.next().ok_or_else(|| format!("{arg} needs a value"));
-        let number = |text: String, min: u64, max: u64| -> Result<u64, String> {
-            match text.parse::<u64>() {
-                Ok(n) if (min..=max).contains(&n) => Ok(n),
-                _ => Err(format!(
-                    "`{text}` is not a whole number from {min} to {max}"
-                )),
-            }
-        };
+        let number = |text: String, min, max| bench::whole_number(&text, min, max);
         match arg.as_str() {
             "--rounds" => args.rounds = number(value()?, 1, 100)? as usize,
             "--duration" => args.seconds = number(value()?, 1, 60)?,
