@@ -36,6 +36,12 @@ fi
 # No test may pass by skipping what it checks.
 export EMBED_TEST_REQUIRE_ALL=1
 
+# Disk: the suite builds the workspace in many feature sets, plus the crates trybuild and
+# the scratch tests make (which do not read the workspace's profiles). No debug info and no
+# incremental caches keep its target folder to a few GB; set either variable to override.
+export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-false}"
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

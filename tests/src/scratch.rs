@@ -57,6 +57,9 @@ impl Crate {
              publish = false\n\n\
              [dependencies]\n\
              {dependencies}\n\n\
+             # No debug info: these crates only need to build (and the suite's disk stays small).\n\
+             [profile.dev]\n\
+             debug = false\n\n\
              # Not a member of any workspace above the temp folder.\n\
              [workspace]\n",
         );
