@@ -139,3 +139,9 @@ pub fn select_ranges(
 pub fn decode_path(raw: &str) -> Option<Cow<'_, str>> {
     crate::path::decode(raw)
 }
+
+/// The framework adapters' path arithmetic: where each router left the request (see
+/// `adapters/mount.rs`), built without the frameworks.
+pub mod mount {
+    pub use crate::adapters::mount::{actix, rocket, salvo, warp, Below};
+}

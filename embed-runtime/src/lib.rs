@@ -81,7 +81,8 @@
     feature = "poem",
     feature = "rocket",
     feature = "salvo",
-    feature = "warp"
+    feature = "warp",
+    embed_runtime_unstable_fuzz
 ))]
 pub mod adapters;
 mod asset;

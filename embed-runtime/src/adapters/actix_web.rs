@@ -98,7 +98,6 @@
 //! `web::scope` does); a malformed one (unbalanced `{`) makes actix panic when the
 //! `App` is built, as with actix-files' `Files::new`.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::{ready, Future, Ready};
 use std::pin::Pin;
@@ -114,8 +113,8 @@ use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Version};
 use http_body::Body as _;
-use percent_encoding::percent_decode_str;
 
+use super::mount;
 use crate::body::Body;
 use crate::error::Error;
 use crate::service::{RequestHead, ResponseFuture, ServeAssets};
@@ -175,61 +174,14 @@ impl ServeAssets {
     fn start(&self, request: &ServiceRequest) -> Option<ResponseFuture> {
         let uri = request.uri();
         let path = request.match_info();
-        let target = Target::find(uri.path(), path.as_str(), path.unprocessed())?;
+        let below = mount::actix(uri.path(), path.as_str(), path.unprocessed())?;
         let method = Method::from_bytes(request.method().as_str().as_bytes()).ok()?;
         let version = version(request.version())?;
         let headers = request_headers(request.headers())?;
-        let finish = |head: RequestHead<'_>| match &target {
-            Target::Path(rest) => self.respond_head(head.with_path(rest)),
-            Target::BareMount(segment) => {
-                self.respond_head(head.with_path("/").at_bare_mount(segment))
-            }
-            Target::Unknown => self.respond_head(head.with_path("")),
-        };
         // An absolute target (or HTTP/2's `:authority`) names the host.
         let head = RequestHead::new(&method, uri.path(), uri.query(), version, &headers)
             .with_target_authority(uri.authority().is_some());
-        Some(finish(head))
-    }
-}
-
-/// The path to serve, relative to where actix routed the request.
-enum Target<'a> {
-    /// The raw rest of the path, starting with `/`.
-    Path(&'a str),
-    /// The mount point named without its trailing slash (`/static`): its last segment.
-    BareMount(Cow<'a, str>),
-    /// A prefix that ended inside a segment (only a custom regex can do that): no
-    /// asset's path.
-    Unknown,
-}
-
-impl<'a> Target<'a> {
-    /// `raw` is the path as sent; `routed` actix's partly decoded copy of it, of which
-    /// the router has consumed all but `unprocessed`. The copy has a `/` exactly where
-    /// the raw path has one (`%2F` stays encoded, no escape decodes to `/`), so the
-    /// consumed part ends at the same slash in both.
-    fn find(raw: &'a str, routed: &'a str, unprocessed: &str) -> Option<Self> {
-        let consumed = routed.get(..routed.len().checked_sub(unprocessed.len())?)?;
-        let slashes = consumed.bytes().filter(|&b| b == b'/').count();
-        // The raw path from its `n`th slash (counting from 0) on.
-        let from_slash = |n: usize| raw.match_indices('/').nth(n).map(|(at, _)| &raw[at..]);
-        let target = if unprocessed.starts_with('/') {
-            Target::Path(from_slash(slashes)?)
-        } else if consumed.ends_with('/') {
-            // A prefix with a trailing slash (`/static/`) took the rest's slash too.
-            Target::Path(from_slash(slashes.checked_sub(1)?)?)
-        } else if consumed.is_empty() {
-            // Nothing routed (the app's default service): all of it, `*` included.
-            Target::Path(raw)
-        } else if unprocessed.is_empty() {
-            let segment = consumed.rsplit('/').next().unwrap_or(consumed);
-            // Decoded, as the core escapes the segment of its redirect itself.
-            Target::BareMount(percent_decode_str(segment).decode_utf8_lossy())
-        } else {
-            Target::Unknown
-        };
-        Some(target)
+        Some(self.respond_head(below.place(head)))
     }
 }
 
@@ -479,48 +431,6 @@ impl HttpServiceFactory for Mount {
 mod tests {
     use super::*;
 
-    fn find(raw: &'static str, routed: &'static str, rest: &'static str) -> String {
-        match Target::find(raw, routed, rest).unwrap() {
-            Target::Path(path) => path.to_owned(),
-            Target::BareMount(segment) => format!("bare {segment}"),
-            Target::Unknown => "unknown".to_owned(),
-        }
-    }
-
-    #[test]
-    fn the_raw_rest_is_cut_at_the_slash_actix_stopped_at() {
-        // The app's default service: nothing consumed.
-        assert_eq!(find("/a%2e%2e/b", "/a../b", "/a../b"), "/a%2e%2e/b");
-        assert_eq!(find("*", "*", "*"), "*");
-        // A mount at `/static` matched a decoded spelling of it.
-        assert_eq!(
-            find("/st%61tic/%2e%2e/x", "/static/../x", "/../x"),
-            "/%2e%2e/x"
-        );
-        assert_eq!(find("/static/", "/static/", "/"), "/");
-        assert_eq!(find("/static//x", "/static//x", "//x"), "//x");
-        // Invalid UTF-8 escapes turn into longer U+FFFD in actix's copy.
-        assert_eq!(
-            find(
-                "/%c0%ae/%c0/x",
-                "/\u{FFFD}\u{FFFD}/\u{FFFD}/x",
-                "/\u{FFFD}/x"
-            ),
-            "/%c0/x"
-        );
-        // `%2F` is never decoded: it is no slash in either.
-        assert_eq!(
-            find("/static%2Fx/y", "/static%2Fx/y", "/static%2Fx/y"),
-            "/static%2Fx/y"
-        );
-        // A prefix with a trailing slash took the rest's slash.
-        assert_eq!(
-            find("/static/css/a.css", "/static/css/a.css", "css/a.css"),
-            "/css/a.css"
-        );
-        assert_eq!(find("/static/", "/static/", ""), "/");
-    }
-
     static ASSETS: crate::Assets = crate::embed_assets!("../examples/public");
 
     /// Status, `Location`, and the declared body size of `method uri` in `app`.
@@ -671,13 +581,5 @@ mod tests {
                 .body(crate::Encoding::Identity)
                 .unwrap()
         );
-    }
-
-    #[test]
-    fn the_bare_mount_point_gives_its_decoded_last_segment() {
-        assert_eq!(find("/static", "/static", ""), "bare static");
-        assert_eq!(find("/a/st%61tic", "/a/static", ""), "bare static");
-        assert_eq!(find("/a%25b", "/a%25b", ""), "bare a%b");
-        assert_eq!(find("/ab", "/ab", "c"), "unknown");
     }
 }

@@ -14,3 +14,12 @@ pub mod rocket;
 pub mod salvo;
 #[cfg(feature = "warp")]
 pub mod warp;
+
+#[cfg(any(
+    feature = "actix-web",
+    feature = "rocket",
+    feature = "salvo",
+    feature = "warp",
+    embed_runtime_unstable_fuzz
+))]
+pub(crate) mod mount;

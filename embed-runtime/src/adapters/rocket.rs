@@ -118,6 +118,7 @@ use rocket::route::{Handler, Outcome};
 use rocket::tokio::io::{AsyncRead, ReadBuf};
 use rocket::{Data, Request, Response, Route};
 
+use super::mount;
 use crate::body::Body;
 use crate::service::{RequestHead, ResponseFuture, ServeAssets};
 
@@ -192,12 +193,10 @@ impl AssetServer {
         };
         let base = request.route().map_or("/", |route| route.uri.base());
         let head = RequestHead::new(&method, raw, query, version, &headers);
-        Some(match relative_path(raw, base) {
-            "" => self
-                .service
-                .respond_head(head.with_path("/").at_bare_mount(base)),
-            rest => self.service.respond_head(head.with_path(rest)),
-        })
+        Some(
+            self.service
+                .respond_head(mount::rocket(raw, base).place(head)),
+        )
     }
 }
 
@@ -267,24 +266,6 @@ fn http_headers(request: &Request<'_>) -> Option<HeaderMap> {
         headers.append(name, value);
     }
     Some(headers)
-}
-
-/// `raw` (the request's path as sent) without the segments that matched `base`: what
-/// follows them, from its `/` on, or `""` when the request named the base itself.
-/// Rocket matches non-empty, percent-decoded segments, so the base's segments are
-/// counted, not compared, over the raw ones.
-fn relative_path<'a>(raw: &'a str, base: &str) -> &'a str {
-    let mut skip = base.split('/').filter(|s| !s.is_empty()).count();
-    let mut rest = raw;
-    while skip > 0 {
-        rest = rest.trim_start_matches('/');
-        if rest.is_empty() {
-            break;
-        }
-        rest = rest.find('/').map_or("", |slash| &rest[slash..]);
-        skip -= 1;
-    }
-    rest
 }
 
 /// The core's response as Rocket's: status, every field line as the core set it,
@@ -362,28 +343,5 @@ impl fmt::Debug for BodyReader {
             .field("body", &self.body)
             .field("pending", &self.pending.len())
             .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::relative_path;
-
-    #[test]
-    fn the_path_below_the_base_is_the_raw_rest() {
-        assert_eq!(relative_path("/css/app.css", "/"), "/css/app.css");
-        assert_eq!(relative_path("/", "/"), "/");
-        assert_eq!(relative_path("/%2e%2e/", "/"), "/%2e%2e/");
-        assert_eq!(
-            relative_path("/static/css/app.css", "/static"),
-            "/css/app.css"
-        );
-        assert_eq!(relative_path("/static/", "/static"), "/");
-        assert_eq!(relative_path("/static", "/static"), "");
-        // Rocket matched decoded, non-empty segments: count them over the raw path.
-        assert_eq!(relative_path("/%73tatic/a%20b", "/static"), "/a%20b");
-        assert_eq!(relative_path("//static//x", "/static"), "//x");
-        assert_eq!(relative_path("/a/b/c/d", "/a/b/"), "/c/d");
-        assert_eq!(relative_path("/a/b", "/a/b"), "");
     }
 }

@@ -72,16 +72,15 @@
 //!   must not wrap this handler: the core already negotiates encodings and its ETags
 //!   and ranges describe the bytes it sends.
 
-use std::borrow::Cow;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
-use percent_encoding::percent_decode_str;
 use salvo_core::http::{ResBody, StatusCode};
 use salvo_core::{async_trait, BoxedError, Depot, FlowCtrl, Handler, Request, Response};
 
+use super::mount;
 use crate::{Body, RequestHead, ServeAssets};
 
 #[async_trait]
@@ -102,14 +101,11 @@ impl Handler for ServeAssets {
             req.headers(),
         )
         .with_target_authority(uri.authority().is_some());
-        let future = match relative_path(uri.path(), req.params().tail()) {
-            Some(Relative::Path(path)) => Some(self.respond_head(head.with_path(path))),
-            Some(Relative::BareMount(segment)) => {
-                Some(self.respond_head(head.with_path("/").at_bare_mount(&segment)))
-            }
-            None => None,
-        };
-        let Some(future) = future else {
+        let below = mount::salvo(uri.path(), req.params().tail());
+        let Some(future) = below
+            .as_ref()
+            .map(|below| self.respond_head(below.place(head)))
+        else {
             res.status_code(StatusCode::NOT_FOUND);
             return;
         };
@@ -123,73 +119,6 @@ impl Handler for ServeAssets {
             res.headers.extend(parts.headers);
         }
         res.body = ResBody::Boxed(Box::pin(SalvoBody(body)));
-    }
-}
-
-/// The request path relative to the mount point.
-#[derive(Debug, PartialEq, Eq)]
-enum Relative<'a> {
-    /// The raw (still percent-encoded) path after the mount point, starting with `/`
-    /// unless the request target itself does not (`*`).
-    Path(&'a str),
-    /// The mount point without its trailing slash; holds its last segment, decoded.
-    BareMount(Cow<'a, str>),
-}
-
-/// Splits the raw `path` of the request URI where the router's wildcard began.
-///
-/// Salvo's router sees the path as its non-empty `/`-separated segments, each
-/// percent-decoded on its own; a `{**rest}` wildcard holds the decoded segments from
-/// where it matched, joined with `/`, plus a `/` if the path ends with one (nothing
-/// when no segment is left). The raw segments are matched against it from the end;
-/// `None` if they do not line up with it (a wildcard inside a segment, a rewritten
-/// URI). Without a wildcard, the whole path is relative.
-fn relative_path<'a>(path: &'a str, tail: Option<&str>) -> Option<Relative<'a>> {
-    let Some(tail) = tail else {
-        return Some(Relative::Path(path));
-    };
-    let mut segments = segments_from_the_end(path);
-    // Skip the segments the wildcard holds; the next one ends the mount point.
-    if !tail.is_empty() {
-        let mut rest = if path.ends_with('/') {
-            tail.strip_suffix('/')?
-        } else {
-            tail
-        };
-        loop {
-            let (start, end) = segments.next()?;
-            rest = rest.strip_suffix(&*decode(&path[start..end]))?;
-            if rest.is_empty() {
-                break;
-            }
-            rest = rest.strip_suffix('/')?;
-        }
-    }
-    let Some((start, end)) = segments.next() else {
-        return Some(Relative::Path(path));
-    };
-    match &path[end..] {
-        "" => Some(Relative::BareMount(decode(&path[start..end]))),
-        rest => Some(Relative::Path(rest)),
-    }
-}
-
-/// The byte ranges of the non-empty `/`-separated segments of `path`, last first.
-fn segments_from_the_end(path: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut end = path.len();
-    path.rsplit('/').filter_map(move |segment| {
-        let range = (end - segment.len(), end);
-        end = range.0.saturating_sub(1);
-        (!segment.is_empty()).then_some(range)
-    })
-}
-
-/// One segment decoded as Salvo's router decodes it.
-fn decode(segment: &str) -> Cow<'_, str> {
-    if segment.contains('%') {
-        percent_decode_str(segment).decode_utf8_lossy()
-    } else {
-        Cow::Borrowed(segment)
     }
 }
 
@@ -215,75 +144,5 @@ impl http_body::Body for SalvoBody {
 
     fn size_hint(&self) -> SizeHint {
         self.0.size_hint()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rel(path: &'static str, tail: Option<&str>) -> Option<Relative<'static>> {
-        relative_path(path, tail)
-    }
-
-    #[test]
-    fn root_wildcard_keeps_the_whole_raw_path() {
-        assert_eq!(rel("/", Some("")), Some(Relative::Path("/")));
-        assert_eq!(
-            rel("/css/app.css", Some("css/app.css")),
-            Some(Relative::Path("/css/app.css"))
-        );
-        assert_eq!(
-            rel("//evil.com/", Some("evil.com/")),
-            Some(Relative::Path("//evil.com/"))
-        );
-        assert_eq!(
-            rel("/%2e%2e/x", Some("../x")),
-            Some(Relative::Path("/%2e%2e/x"))
-        );
-        assert_eq!(rel("/a%2Fb", Some("a/b")), Some(Relative::Path("/a%2Fb")));
-        assert_eq!(rel("/docs/", Some("docs/")), Some(Relative::Path("/docs/")));
-    }
-
-    #[test]
-    fn mounted_wildcard_keeps_the_raw_rest() {
-        assert_eq!(
-            rel("/static", Some("")),
-            Some(Relative::BareMount("static".into()))
-        );
-        assert_eq!(rel("/static/", Some("")), Some(Relative::Path("/")));
-        assert_eq!(rel("/static//", Some("")), Some(Relative::Path("//")));
-        assert_eq!(
-            rel("/static/css/app.css", Some("css/app.css")),
-            Some(Relative::Path("/css/app.css"))
-        );
-        assert_eq!(
-            rel("/static//css//app.css/", Some("css/app.css/")),
-            Some(Relative::Path("//css//app.css/"))
-        );
-        assert_eq!(
-            rel("/st%61tic/%2e%2e%2Fx", Some("../x")),
-            Some(Relative::Path("/%2e%2e%2Fx"))
-        );
-        assert_eq!(
-            rel("/caf%C3%A9", Some("")),
-            Some(Relative::BareMount("café".into()))
-        );
-        assert_eq!(rel("/a/b/c/d", Some("c/d")), Some(Relative::Path("/c/d")));
-    }
-
-    #[test]
-    fn a_tail_that_does_not_line_up_is_refused() {
-        assert_eq!(rel("/staticfoo", Some("foo")), None);
-        assert_eq!(rel("/static/x", Some("y")), None);
-        assert_eq!(rel("/static/x", Some("x/")), None);
-    }
-
-    #[test]
-    fn no_wildcard_serves_the_whole_path() {
-        assert_eq!(
-            rel("/favicon.ico", None),
-            Some(Relative::Path("/favicon.ico"))
-        );
     }
 }

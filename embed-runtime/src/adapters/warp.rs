@@ -69,6 +69,7 @@ use http_body::Body as _;
 use warp::path::{FullPath, Tail};
 use warp::{Filter, Rejection, Reply};
 
+use super::mount;
 use crate::{Body, Error, RequestHead, ResponseFuture, ServeAssets};
 
 /// A filter answering every request `service` has something for, with the response
@@ -137,7 +138,7 @@ struct Parts {
 
 /// The service's response, or `None` for a path that matched no mount point.
 fn respond(service: &ServeAssets, parts: Parts, full: &str, tail: &str) -> Option<ResponseFuture> {
-    let (path, mount) = split_target(full, tail)?;
+    let below = mount::warp(full, tail)?;
     // NOTE: warp hides the version (see the module docs): HTTP/1.1 is assumed.
     let version = Version::HTTP_11;
     let Parts {
@@ -151,30 +152,8 @@ fn respond(service: &ServeAssets, parts: Parts, full: &str, tail: &str) -> Optio
     // field: an absolute target, or HTTP/2's `:authority`.
     let names_host = authority.is_some() && !headers.contains_key(HOST);
     let head =
-        RequestHead::new(&method, path, query, version, &headers).with_target_authority(names_host);
-    let head = match mount {
-        Some(mount) => head.at_bare_mount(mount),
-        None => head,
-    };
-    Some(service.respond_head(head))
-}
-
-/// The path relative to the mount point, and the mount point when the request named
-/// it without its slash: from the whole path and the `tail` the path filters before
-/// this one left (without its leading slash). `None` if they left half a segment.
-fn split_target<'a>(full: &'a str, tail: &str) -> Option<(&'a str, Option<&'a str>)> {
-    // What the filters before took: `/` at the root, `/static/` or `/static` mounted.
-    let matched = full.strip_suffix(tail)?;
-    if matched.ends_with('/') {
-        Some((full.get(matched.len() - 1..)?, None))
-    } else if matched.is_empty() {
-        // A target that is not a path (`*`): the service answers it.
-        Some((full, None))
-    } else if tail.is_empty() {
-        Some(("/", Some(matched)))
-    } else {
-        None
-    }
+        RequestHead::new(&method, full, query, version, &headers).with_target_authority(names_host);
+    Some(service.respond_head(below.place(head)))
 }
 
 /// The reply: status and header fields as the service set them, the body streamed;
@@ -229,38 +208,5 @@ impl warp::Stream for Frames {
                 Poll::Pending => Poll::Pending,
             };
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_target;
-
-    #[test]
-    fn the_path_after_the_mount_keeps_its_slash_and_its_escapes() {
-        // At the root, warp leaves everything after the first slash.
-        assert_eq!(split_target("/", ""), Some(("/", None)));
-        assert_eq!(
-            split_target("/css/app.css", "css/app.css"),
-            Some(("/css/app.css", None))
-        );
-        assert_eq!(
-            split_target("/%2e%2e/x", "%2e%2e/x"),
-            Some(("/%2e%2e/x", None))
-        );
-        assert_eq!(split_target("//x", "/x"), Some(("//x", None)));
-        assert_eq!(split_target("*", "*"), Some(("*", None)));
-        // After `warp::path("static")`.
-        assert_eq!(split_target("/static/", ""), Some(("/", None)));
-        assert_eq!(
-            split_target("/static/css/a.css", "css/a.css"),
-            Some(("/css/a.css", None))
-        );
-        assert_eq!(split_target("/static//a", "/a"), Some(("//a", None)));
-        assert_eq!(split_target("/static", ""), Some(("/", Some("/static"))));
-        assert_eq!(split_target("/a/b", ""), Some(("/", Some("/a/b"))));
-        // Not a suffix, or half a segment: nothing to serve.
-        assert_eq!(split_target("/static", "x"), None);
-        assert_eq!(split_target("/staticx", "x"), None);
     }
 }
