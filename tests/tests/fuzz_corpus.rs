@@ -60,6 +60,11 @@ fn path_seeds_hold() {
 }
 
 #[test]
+fn mount_seeds_hold() {
+    replay("mount", oracles::check_mount);
+}
+
+#[test]
 fn whole_request_seeds_hold() {
     replay("respond", |data| oracles::check_response(&SERVICES, data));
 }

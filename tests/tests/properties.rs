@@ -214,6 +214,24 @@ proptest! {
     }
 
     #[test]
+    fn every_adapter_hands_on_the_raw_rest_below_its_mount_point(
+        mount in proptest::collection::vec(
+            select(vec!["/static", "/st%61tic", "/v1", "//assets", "/caf%C3%A9", "/a%20b",
+                        "/%25", "/%2e%2e"]),
+            0..3,
+        ),
+        rest in proptest::collection::vec(
+            select(vec!["/", "//", "a", "app.css", "%2e%2e", "%2F", "%252e", "%c0", "%C3%A9",
+                        "%20", "*", "~"]),
+            0..6,
+        ),
+    ) {
+        let rest = rest.concat();
+        let rest = if rest.is_empty() || rest.starts_with('/') { rest } else { format!("/{rest}") };
+        oracles::check_mount(format!("{}\n{rest}", mount.concat()).as_bytes());
+    }
+
+    #[test]
     fn generated_requests_get_the_answer_the_decisions_give(
         method in select(vec!["GET", "GET", "GET", "HEAD", "POST", "DELETE"]),
         path in select(vec![

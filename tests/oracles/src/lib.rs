@@ -16,6 +16,7 @@
 //! `--cfg embed_runtime_unstable_fuzz` (the repository's `.cargo/config.toml` sets it);
 //! `check_response` needs only the public API.
 
+mod mount;
 mod negotiate;
 mod path;
 mod precondition;
@@ -27,6 +28,7 @@ use std::time::SystemTime;
 use http::header::IF_RANGE;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
+pub use self::mount::check_mount;
 pub use self::negotiate::check_accept_encoding;
 pub use self::path::check_path;
 pub use self::precondition::{check_entity_tags, check_http_date};
