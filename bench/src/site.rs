@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{
     ACCEPT_ENCODING, ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE,
-    ETAG, IF_NONE_MATCH, LAST_MODIFIED, VARY,
+    ETAG, IF_NONE_MATCH, LAST_MODIFIED, VARY, X_CONTENT_TYPE_OPTIONS,
 };
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -230,6 +230,7 @@ static CEILING: LazyLock<HashMap<&'static str, CeilingEntry>> = LazyLock::new(||
                 HeaderValue::from_static(asset.last_modified()),
             );
             common.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            common.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
             if asset.is_negotiated() {
                 common.insert(VARY, HeaderValue::from_static("accept-encoding"));
             }

@@ -10,7 +10,7 @@ use http::header::{
     CONTENT_RANGE, CONTENT_TYPE, ETAG, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH,
     IF_UNMODIFIED_SINCE, LAST_MODIFIED, LOCATION, RANGE, VARY,
 };
-use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
 use crate::asset::{Asset, Encoding, Variant};
 use crate::body::Body;
@@ -24,6 +24,15 @@ const BYTES: HeaderValue = HeaderValue::from_static("bytes");
 const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// The header fields the service's options add to an asset's responses, on top of
+/// those stating the representation: its `Cache-Control`, and the fields of the
+/// `header` rules matching its path (`X-Content-Type-Options` among them by default).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Added<'a> {
+    pub(crate) cache_control: &'a HeaderValue,
+    pub(crate) fields: &'a [(HeaderName, HeaderValue)],
+}
 
 /// The representation a response is about: what its headers state and its
 /// validators are compared with.
@@ -116,7 +125,7 @@ pub(crate) fn respond(
     rep: &Representation<'_>,
     method: &Method,
     headers: &HeaderMap,
-    cache_control: &HeaderValue,
+    added: Added<'_>,
     prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
@@ -134,7 +143,7 @@ pub(crate) fn respond(
             let mut response = status_only(StatusCode::NOT_MODIFIED);
             *response.headers_mut() = match prebuilt {
                 Some(prebuilt) => prebuilt.not_modified.clone(),
-                None => representation_headers(rep, cache_control, Part::NotModified),
+                None => representation_headers(rep, added, Part::NotModified),
             };
             return response;
         }
@@ -176,14 +185,13 @@ pub(crate) fn respond(
         }
         RangeSelection::Unsatisfiable => {
             let mut response = status_only(StatusCode::RANGE_NOT_SATISFIABLE);
-            *response.headers_mut() =
-                representation_headers(rep, cache_control, Part::Unsatisfiable);
+            *response.headers_mut() = representation_headers(rep, added, Part::Unsatisfiable);
             return response;
         }
     };
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
-    *response.headers_mut() = representation_headers(rep, cache_control, part);
+    *response.headers_mut() = representation_headers(rep, added, part);
     if !is_head {
         *response.body_mut() = body(slices);
     }
@@ -233,9 +241,9 @@ pub(crate) struct PrebuiltHeaders {
 }
 
 impl PrebuiltHeaders {
-    pub(crate) fn new(rep: &Representation<'_>, cache_control: &HeaderValue) -> Self {
-        let not_modified = representation_headers(rep, cache_control, Part::NotModified);
-        let ok = representation_headers(rep, cache_control, Part::Whole);
+    pub(crate) fn new(rep: &Representation<'_>, added: Added<'_>) -> Self {
+        let not_modified = representation_headers(rep, added, Part::NotModified);
+        let ok = representation_headers(rep, added, Part::Whole);
         PrebuiltHeaders {
             encoding: rep.encoding,
             values: rep.values.clone(),
@@ -276,18 +284,28 @@ pub(crate) enum Part {
 
 /// The header fields of a response about `rep`: the one place they are assembled,
 /// for 200, 206, 304, 416, the 404 page and the maps built once per service.
+///
+/// The added fields come on every one of them, the 304 included: they are no
+/// representation metadata (RFC 9110 §15.4.5 keeps those off a 304), and a cache
+/// updates its stored response with the fields a 304 carries (RFC 9111 §4.3.4), so a
+/// changed policy reaches copies whose bytes did not change.
 pub(crate) fn representation_headers(
     rep: &Representation<'_>,
-    cache_control: &HeaderValue,
+    added: Added<'_>,
     part: Part,
 ) -> HeaderMap {
     // Room for every field below (up to 9) at once: no regrowth mid-response.
-    let mut out = HeaderMap::with_capacity(12);
+    let mut out = HeaderMap::with_capacity(12 + added.fields.len());
     if !matches!(part, Part::ErrorPage) {
         out.insert(ETAG, rep.values.etag.clone());
         out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
     }
-    out.insert(CACHE_CONTROL, cache_control.clone());
+    out.insert(CACHE_CONTROL, added.cache_control.clone());
+    // Rules never name the fields set here (`header` refuses them), so the order
+    // does not matter and nothing is overwritten.
+    for (name, value) in added.fields {
+        out.append(name.clone(), value.clone());
+    }
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
     if rep.negotiated {
@@ -404,6 +422,7 @@ pub(crate) fn memory_body(bytes: Bytes, slices: Slices) -> Body {
 /// 404, with the configured page's bytes when there is one.
 pub(crate) fn not_found(
     page: Option<&'static Asset>,
+    page_fields: &[(HeaderName, HeaderValue)],
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
@@ -424,7 +443,11 @@ pub(crate) fn not_found(
     let variant = select_variant(page, headers);
     let rep = Representation::embedded(page, variant);
     let mut response = status_only(StatusCode::NOT_FOUND);
-    *response.headers_mut() = representation_headers(&rep, &NO_CACHE, Part::ErrorPage);
+    let added = Added {
+        cache_control: &NO_CACHE,
+        fields: page_fields,
+    };
+    *response.headers_mut() = representation_headers(&rep, added, Part::ErrorPage);
     if !is_head {
         *response.body_mut() = Body::from_static(variant.body());
     }
@@ -467,7 +490,7 @@ pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
 mod tests {
     #[test]
     fn the_plain_404_states_its_own_length() {
-        let response = super::not_found(None, &http::Method::GET, &http::HeaderMap::new());
+        let response = super::not_found(None, &[], &http::Method::GET, &http::HeaderMap::new());
         let length = response.headers()[http::header::CONTENT_LENGTH]
             .to_str()
             .unwrap();

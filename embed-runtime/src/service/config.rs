@@ -3,13 +3,43 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
-use http::HeaderValue;
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use http::header::X_CONTENT_TYPE_OPTIONS;
+use http::{HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Assets, Selection};
-use crate::respond::{PrebuiltHeaders, Representation};
+use crate::respond::{Added, PrebuiltHeaders, Representation};
+
+const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+
+/// The fields a response of one asset gets from the `header` rules, in the order the
+/// rules were given.
+pub(super) type Fields = Arc<[(HeaderName, HeaderValue)]>;
+
+/// One `header` rule: a field for the assets whose path matches a glob.
+#[derive(Clone, Debug)]
+pub(super) struct HeaderRule {
+    pub(super) pattern: String,
+    pub(super) matcher: GlobMatcher,
+    /// The pattern holds a `/`: it is matched against the whole path, else against
+    /// the file name.
+    pub(super) whole_path: bool,
+    pub(super) name: HeaderName,
+    pub(super) value: HeaderValue,
+}
+
+impl HeaderRule {
+    fn matches(&self, path: &str) -> bool {
+        let subject = if self.whole_path {
+            path
+        } else {
+            path.rsplit('/').next().unwrap_or(path)
+        };
+        self.matcher.is_match(subject)
+    }
+}
 
 /// What the builder methods of [`ServeAssets`](super::ServeAssets) set.
 #[derive(Clone, Debug)]
@@ -29,6 +59,10 @@ pub(super) struct Options {
     /// Where on-disk assets are read from; `None` if the table has none.
     pub(super) disk_root: Option<PathBuf>,
     pub(super) chunk_size: usize,
+    /// `header` rules, in the order given.
+    pub(super) header_rules: Vec<HeaderRule>,
+    /// `X-Content-Type-Options: nosniff` on every asset response.
+    pub(super) nosniff: bool,
 }
 
 /// The options and, once the first request needs them, the tables derived from them.
@@ -45,6 +79,10 @@ pub(super) struct Config {
 pub(super) struct Tables {
     /// `Cache-Control` per asset, by index in the table.
     pub(super) cache_control: Vec<HeaderValue>,
+    /// The `header` rules' fields per asset, by index in the table.
+    pub(super) fields: Vec<Fields>,
+    /// Those of the 404 page.
+    pub(super) not_found_fields: Fields,
     /// Finished 200/304 header maps per embedded asset and stored variant.
     pub(super) prebuilt: Vec<Vec<PrebuiltHeaders>>,
     /// The same at the fingerprinted URL, for assets that have one (else empty).
@@ -139,6 +177,29 @@ impl Options {
             .min_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()))
             .map_or(&self.default_cache_control, |(_, value)| value)
     }
+
+    /// The fields the `header` rules give a file at `path`: `nosniff` first unless it
+    /// is off, then each matching rule in order, a later one replacing the value of an
+    /// earlier one with the same name.
+    pub(super) fn fields_for(&self, path: &str) -> Fields {
+        let mut fields = self.unmatched_fields().to_vec();
+        for rule in self.header_rules.iter().filter(|rule| rule.matches(path)) {
+            match fields.iter_mut().find(|(name, _)| *name == rule.name) {
+                Some(field) => field.1 = rule.value.clone(),
+                None => fields.push((rule.name.clone(), rule.value.clone())),
+            }
+        }
+        fields.into()
+    }
+
+    /// The fields of a file no rule matches.
+    fn unmatched_fields(&self) -> Fields {
+        if self.nosniff {
+            Arc::new([(X_CONTENT_TYPE_OPTIONS, NOSNIFF)])
+        } else {
+            Arc::new([])
+        }
+    }
 }
 
 impl Tables {
@@ -147,20 +208,40 @@ impl Tables {
             .iter()
             .map(|asset| options.cache_control_for(asset.path()).clone())
             .collect();
-        let prebuild = |asset: &'static Asset, cache_control: &HeaderValue| {
+        // One list per asset; assets no rule matches share the one of nosniff alone.
+        let unmatched = options.unmatched_fields();
+        let fields: Vec<Fields> = assets
+            .iter()
+            .map(|asset| {
+                if options
+                    .header_rules
+                    .iter()
+                    .any(|rule| rule.matches(asset.path()))
+                {
+                    options.fields_for(asset.path())
+                } else {
+                    Arc::clone(&unmatched)
+                }
+            })
+            .collect();
+        let prebuild = |asset: &'static Asset, added: Added<'_>| {
             asset
                 .variants()
                 .map(|variant| {
-                    PrebuiltHeaders::new(&Representation::embedded(asset, variant), cache_control)
+                    PrebuiltHeaders::new(&Representation::embedded(asset, variant), added)
                 })
                 .collect::<Vec<_>>()
         };
         let prebuilt = assets
             .iter()
-            .zip(&cache_control)
-            .map(|(asset, cache_control)| {
+            .zip(cache_control.iter().zip(&fields))
+            .map(|(asset, (cache_control, fields))| {
                 if asset.is_embedded() {
-                    prebuild(asset, cache_control)
+                    let added = Added {
+                        cache_control,
+                        fields,
+                    };
+                    prebuild(asset, added)
                 } else {
                     Vec::new()
                 }
@@ -168,13 +249,26 @@ impl Tables {
             .collect();
         let prebuilt_fingerprinted = assets
             .iter()
-            .map(|asset| match asset.fingerprinted_path() {
-                Some(_) => prebuild(asset, &options.fingerprinted_cache_control),
+            .zip(&fields)
+            .map(|(asset, fields)| match asset.fingerprinted_path() {
+                Some(_) => {
+                    let added = Added {
+                        cache_control: &options.fingerprinted_cache_control,
+                        fields,
+                    };
+                    prebuild(asset, added)
+                }
                 None => Vec::new(),
             })
             .collect();
+        let not_found_fields = options.not_found_page.map_or_else(
+            || Arc::clone(&unmatched),
+            |page| options.fields_for(page.path()),
+        );
         let mut tables = Tables {
             cache_control,
+            fields,
+            not_found_fields,
             prebuilt,
             prebuilt_fingerprinted,
             directories: HashMap::new(),

@@ -26,9 +26,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http::header;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 
-use self::config::{Config, Options};
+use self::config::{Config, Fields, HeaderRule, Options};
 use self::route::{Policy, Target};
 use crate::asset::{Asset, Assets};
 use crate::body::Body;
@@ -111,6 +112,8 @@ impl Assets {
             dev_folder: None,
             disk_root: self.build_root().map(PathBuf::from),
             chunk_size: DEFAULT_CHUNK_SIZE,
+            header_rules: Vec::new(),
+            nosniff: true,
         };
         ServeAssets {
             assets: self,
@@ -168,6 +171,78 @@ impl ServeAssets {
             options.cache_rules.retain(|(p, _)| *p != prefix);
             options.cache_rules.push((prefix, value));
         })
+    }
+
+    /// Adds the field `name: value` to every response of the assets whose path matches
+    /// `pattern`, a glob: with a `/`, it is matched against the whole path
+    /// (`/admin/**`: everything below `/admin/`; `/index.html`), without one against
+    /// the file name (`*.wasm`, `robots.txt`). `*` stays within a segment, `**`
+    /// crosses them, `{a,b}` and `[…]` work as in the macro's `include`.
+    ///
+    /// The fields are folded into the header maps built once per service: a request
+    /// clones a finished map, whatever the rules. They come on every response about
+    /// the asset: 200, 206, 416 and 304 (they are no representation metadata, and a
+    /// cache updates its stored copy with the fields of a 304, RFC 9111 §4.3.4), at its
+    /// own URL, its fingerprinted URL, as the single-page app's page or the 404 page,
+    /// from disk and in dev mode (new files there too, by their path).
+    ///
+    /// Rules apply in the order given: when several set the same name for a path, the
+    /// last one's value is sent (write general rules first, specific ones after). A rule
+    /// with the same pattern and name as an earlier one replaces it.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// use http::{header, HeaderName, HeaderValue};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    ///
+    /// let service = ASSETS
+    ///     .service()
+    ///     .header("/**", header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"))
+    ///     .header("*.wasm", HeaderName::from_static("cross-origin-embedder-policy"), HeaderValue::from_static("require-corp"))
+    ///     .header("/admin/**", HeaderName::from_static("x-robots-tag"), HeaderValue::from_static("noindex"));
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `pattern` is no valid glob, or `name` is a field the service sets itself from
+    /// the representation or its options (`Content-Type`, `Content-Length`,
+    /// `Content-Encoding`, `Content-Range`, `Accept-Ranges`, `ETag`, `Last-Modified`,
+    /// `Vary`, `Location`, `Allow`; `Cache-Control`, which
+    /// [`cache_control_for`](Self::cache_control_for) sets) or a connection's field
+    /// (`Connection`, `Transfer-Encoding`, …): a clash would be silent otherwise.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn header(self, pattern: &str, name: HeaderName, value: HeaderValue) -> Self {
+        if let Some(why) = refused_field(&name) {
+            panic!("header({pattern:?}, {name}): {why}");
+        }
+        let matcher = match globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(glob) => glob.compile_matcher(),
+            Err(err) => panic!("header({pattern:?}, {name}): not a valid glob: {err}"),
+        };
+        let rule = HeaderRule {
+            pattern: pattern.to_owned(),
+            matcher,
+            whole_path: pattern.contains('/'),
+            name,
+            value,
+        };
+        self.configure(|options| {
+            options
+                .header_rules
+                .retain(|r| !(r.pattern == rule.pattern && r.name == rule.name));
+            options.header_rules.push(rule);
+        })
+    }
+
+    /// Sends no `X-Content-Type-Options: nosniff`. It is on by default on every asset
+    /// response: the service always states the exact type, so a browser has no reason
+    /// to guess one (and a guess can turn an uploaded text into a script). Under
+    /// Rocket, its `Shield` fairing sends its own `nosniff` unless configured not to.
+    pub fn without_nosniff(self) -> Self {
+        self.configure(|options| options.nosniff = false)
     }
 
     /// Answers unknown paths with this asset's bytes and status 404 (instead of a
@@ -379,6 +454,7 @@ impl ServeAssets {
             method: head.method.clone(),
             headers: head.headers.clone(),
             cache_control: policy.cache_control.clone(),
+            fields: Arc::clone(policy.fields),
             vary_accept: policy.vary_accept,
         };
         ResponseFuture::boxed(request.respond())
@@ -406,6 +482,7 @@ impl ServeAssets {
             method: head.method.clone(),
             headers: head.headers.clone(),
             cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
+            fields: options.fields_for(&format!("/{relative}")),
             vary_accept: false,
         };
         let folder = folder.clone();
@@ -422,7 +499,9 @@ impl ServeAssets {
     /// The one 404: the configured page or a plain text, varying by `Accept` when the
     /// single-page app's fallback made the choice.
     fn not_found(&self, method: &Method, headers: &HeaderMap) -> Response<Body> {
-        let mut response = respond::not_found(self.config.options.not_found_page, method, headers);
+        let options = &self.config.options;
+        let page_fields = &self.config.tables(self.assets).not_found_fields;
+        let mut response = respond::not_found(options.not_found_page, page_fields, method, headers);
         if route::varies_by_accept(&self.config) {
             respond::add_vary_accept(response.headers_mut());
         }
@@ -474,7 +553,10 @@ fn respond_embedded(
         &rep,
         method,
         headers,
-        policy.cache_control,
+        respond::Added {
+            cache_control: policy.cache_control,
+            fields: &policy.fields[..],
+        },
         prebuilt,
         |slices| respond::memory_body(Bytes::from_static(variant.body()), slices),
     );
@@ -496,6 +578,7 @@ struct FileRequest {
     method: Method,
     headers: HeaderMap,
     cache_control: HeaderValue,
+    fields: Fields,
     vary_accept: bool,
 }
 
@@ -510,6 +593,7 @@ impl FileRequest {
         };
         let policy = Policy {
             cache_control: &self.cache_control,
+            fields: &self.fields,
             prebuilt: None,
             vary_accept: self.vary_accept,
         };
@@ -530,7 +614,10 @@ impl FileRequest {
             &rep,
             &self.method,
             &self.headers,
-            &self.cache_control,
+            respond::Added {
+                cache_control: &self.cache_control,
+                fields: &self.fields,
+            },
             None,
             |slices| content.into_body(slices, chunk_size),
         );
@@ -594,6 +681,50 @@ impl fmt::Debug for ServeAssets {
             .field("dev_folder", &config.dev_folder)
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
+            .field(
+                "header_rules",
+                &config
+                    .header_rules
+                    .iter()
+                    .map(|rule| (&rule.pattern, &rule.name, &rule.value))
+                    .collect::<Vec<_>>(),
+            )
+            .field("nosniff", &config.nosniff)
             .finish()
+    }
+}
+
+/// Why `header` refuses a field name, if it does: the representation's own fields and
+/// those the service sets from its options would clash silently, and a connection's
+/// fields are not the service's to send.
+fn refused_field(name: &HeaderName) -> Option<&'static str> {
+    const REPRESENTATION: [HeaderName; 10] = [
+        header::CONTENT_TYPE,
+        header::CONTENT_LENGTH,
+        header::CONTENT_ENCODING,
+        header::CONTENT_RANGE,
+        header::ACCEPT_RANGES,
+        header::ETAG,
+        header::LAST_MODIFIED,
+        header::VARY,
+        header::LOCATION,
+        header::ALLOW,
+    ];
+    const CONNECTION: [HeaderName; 6] = [
+        header::CONNECTION,
+        header::TRANSFER_ENCODING,
+        header::TE,
+        header::TRAILER,
+        header::UPGRADE,
+        header::HeaderName::from_static("keep-alive"),
+    ];
+    if REPRESENTATION.contains(name) {
+        Some("the service sets this field from the representation itself")
+    } else if name == header::CACHE_CONTROL {
+        Some("use cache_control_for(prefix, value) for Cache-Control")
+    } else if CONNECTION.contains(name) {
+        Some("a field of the connection, not of the response")
+    } else {
+        None
     }
 }

@@ -4,7 +4,7 @@
 use http::{HeaderValue, Method};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use super::config::{Config, DevSelection};
+use super::config::{Config, DevSelection, Fields};
 use super::head::RequestHead;
 use crate::asset::{Asset, Assets};
 use crate::negotiate::accepts_html;
@@ -66,6 +66,8 @@ pub(super) enum Target<'t> {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Policy<'t> {
     pub(super) cache_control: &'t HeaderValue,
+    /// The `header` rules' fields for the asset's path.
+    pub(super) fields: &'t Fields,
     /// Header maps built once for this asset and policy; `None` where the response is
     /// assembled per request (the fallback page, dev mode, files on disk).
     pub(super) prebuilt: Option<&'t [PrebuiltHeaders]>,
@@ -102,16 +104,19 @@ pub(super) fn route<'t>(
         // In dev mode the file behind a hashed URL can change: no immutable policy.
         Url::Fingerprinted if !dev => Policy {
             cache_control: &options.fingerprinted_cache_control,
+            fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
             vary_accept: false,
         },
         Url::Own | Url::Fingerprinted => Policy {
             cache_control: &tables.cache_control[index],
+            fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
             vary_accept: false,
         },
         Url::Fallback => Policy {
             cache_control: &FALLBACK_CACHE_CONTROL,
+            fields: &tables.fields[index],
             prebuilt: None,
             vary_accept: true,
         },
