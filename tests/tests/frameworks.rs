@@ -195,8 +195,10 @@ async fn every_framework_answers_the_same_requests_with_the_same_heads_and_bodie
     let mut checked = 0;
     for probe in &probes {
         let (reference_status, reference_headers, reference_body) = ask(servers[0].1, probe).await;
-        let reference = comparable(Framework::Axum, reference_status, &reference_headers);
         for (framework, addr) in &servers[1..] {
+            // The framework's own fields are left out of axum's head too: Rocket's
+            // Shield keeps the nosniff the service sent, and adds it where it did not.
+            let reference = comparable(*framework, reference_status, &reference_headers);
             if FRAMEWORK_ANSWERS
                 .iter()
                 .any(|(f, name, _)| f == framework && *name == probe.name)
@@ -255,8 +257,8 @@ async fn every_framework_mounts_under_a_prefix_like_axum() {
             status != StatusCode::NOT_FOUND,
             "axum: {target} is not served"
         );
-        let reference = comparable(Framework::Axum, status, &headers);
         for (framework, addr) in &servers[1..] {
+            let reference = comparable(*framework, status, &headers);
             let (status, headers, other) = send(*addr, Method::GET, target, &range).await;
             let what = format!("{} vs axum, {target}", framework.name());
             assert_eq!(
