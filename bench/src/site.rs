@@ -70,8 +70,9 @@ pub enum Mode {
     /// The ceiling's lookup as a tower service of its own under `axum::serve`, no
     /// `Router`: the most `axum::serve` allows.
     CeilingServe,
-    /// [`Mode::OursFront`]'s service under hyper-util's server (`auto::Builder`,
-    /// HTTP/1.1 and HTTP/2 on one port), no axum server.
+    /// [`Mode::OursFront`]'s service, [`unboxed`](WithFallback::unboxed), under
+    /// hyper-util's server (`auto::Builder`, HTTP/1.1 and HTTP/2 on one port), no axum
+    /// server: a hit's body is ours, not boxed into axum's.
     OursHyper,
     /// The ceiling's lookup under hyper-util's server, with an unboxed body: the most
     /// hyper-util's server allows.
@@ -394,7 +395,7 @@ pub fn run(options: &Options) -> io::Result<()> {
         out.flush()?;
         drop(out);
         match mode {
-            Mode::OursHyper => return serve_hyper(listener, front()).await,
+            Mode::OursHyper => return serve_hyper(listener, front().unboxed()).await,
             Mode::CeilingHyper => return serve_hyper(listener, CeilingService).await,
             _ => {}
         }
@@ -466,7 +467,13 @@ mod tests {
         }
         let request = request.body(Body::empty()).unwrap();
         match mode {
-            Mode::OursFront | Mode::OursHyper => front().call(request).await.unwrap(),
+            Mode::OursFront => front().call(request).await.unwrap(),
+            Mode::OursHyper => front()
+                .unboxed()
+                .call(request)
+                .await
+                .unwrap()
+                .map(Body::new),
             Mode::CeilingServe | Mode::CeilingHyper => {
                 CeilingService.call(request).await.unwrap().map(Body::new)
             }

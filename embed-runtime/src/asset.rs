@@ -9,6 +9,8 @@ use std::io::Read;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
+use http::HeaderValue;
+
 /// A content coding the server can store a body in (RFC 9110 §8.4.1).
 ///
 /// The declaration order is the server's preference among codings a client accepts
@@ -67,9 +69,18 @@ pub struct Variant {
     /// decoded from on first use, into `decoded`, once.
     gzip_source: Option<&'static [u8]>,
     decoded: OnceLock<&'static [u8]>,
+    /// `len` in decimal, written on first use: a `Content-Length` value in static
+    /// memory, so the clones the service makes of it per response copy a pointer
+    /// instead of counting references.
+    len_text: OnceLock<String>,
 }
 
 impl Variant {
+    /// `Content-Length` of this variant, as a static header value.
+    pub(crate) fn content_length(&'static self) -> HeaderValue {
+        HeaderValue::from_static(self.len_text.get_or_init(|| self.len.to_string()))
+    }
+
     /// The content coding of [`body`](Self::body).
     pub fn encoding(&self) -> Encoding {
         self.encoding
@@ -274,6 +285,7 @@ impl Asset {
                 },
                 gzip_source,
                 decoded: OnceLock::new(),
+                len_text: OnceLock::new(),
             },
             gzip: encoded(Encoding::Gzip, gzip),
             br: encoded(Encoding::Brotli, br),
@@ -293,6 +305,7 @@ const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Varian
             body,
             gzip_source: None,
             decoded: OnceLock::new(),
+            len_text: OnceLock::new(),
         }),
         None => None,
     }

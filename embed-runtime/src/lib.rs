@@ -105,7 +105,10 @@ pub use body::Body;
 pub use disk::DEFAULT_CHUNK_SIZE;
 pub use error::{DiskProblem, Error};
 #[cfg(feature = "tower")]
-pub use service::{FallbackFuture, MakeWithFallback, ServiceFuture, WithFallback};
+pub use service::{
+    BoxError, FallbackBody, FallbackFuture, MakeWithFallback, ServiceFuture, UnboxedFallback,
+    UnboxedFuture, WithFallback,
+};
 pub use service::{
     RequestHead, ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL, FINGERPRINTED_CACHE_CONTROL,
 };

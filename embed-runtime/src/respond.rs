@@ -64,7 +64,7 @@ impl<'a> Representation<'a> {
     /// The stored variant of an embedded asset, its header values built from the
     /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
     /// requests clone the result.
-    pub(crate) fn embedded(asset: &'a Asset, variant: &'a Variant) -> Self {
+    pub(crate) fn embedded(asset: &'a Asset, variant: &'static Variant) -> Self {
         Self::with_values(
             asset,
             variant,
@@ -74,7 +74,7 @@ impl<'a> Representation<'a> {
                 etag: HeaderValue::from_static(variant.etag()),
                 last_modified: HeaderValue::from_static(asset.last_modified()),
                 content_type: HeaderValue::from_static(asset.content_type()),
-                content_length: HeaderValue::from(variant.len()),
+                content_length: variant.content_length(),
             },
         )
     }

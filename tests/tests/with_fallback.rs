@@ -18,9 +18,9 @@ use http::header::{CONTENT_TYPE, ETAG, LOCATION};
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
 use integration_tests::{fixture, get as fetch, header, raw_request, send, SITE};
 use tokio::net::TcpListener;
-use tower_service::Service as _;
 
 /// The field the application's middleware adds to every response it sees.
 static X_APP: HeaderName = HeaderName::from_static("x-app");
@@ -92,29 +92,43 @@ async fn spawn_axum(state: AppState) -> SocketAddr {
     addr
 }
 
-/// Under hyper-util's server: HTTP/1.1 and HTTP/2 on one port, the service called as
-/// hyper-util's `TowerToHyperService` calls it.
-async fn spawn_hyper_util(state: AppState) -> SocketAddr {
+/// Under hyper-util's server: HTTP/1.1 and HTTP/2 on one port, the service wrapped in
+/// hyper-util's `TowerToHyperService`; `unboxed` serves [`WithFallback::unboxed`],
+/// whose hits keep the assets' body.
+async fn spawn_hyper_util(state: AppState, unboxed: bool) -> SocketAddr {
     let (listener, addr) = listener().await;
-    let service = front(state);
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let service = service.clone();
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |request| {
-                    let mut service = service.clone();
-                    service.call(request)
-                });
-                let _ = auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), handler)
-                    .await;
-            });
-        }
-    });
+    if unboxed {
+        tokio::spawn(serve_hyper_util(listener, front(state).unboxed()));
+    } else {
+        tokio::spawn(serve_hyper_util(listener, front(state)));
+    }
     addr
+}
+
+async fn serve_hyper_util<S, RB>(listener: TcpListener, service: S)
+where
+    S: tower_service::Service<
+            http::Request<hyper::body::Incoming>,
+            Response = http::Response<RB>,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+    RB: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+    RB::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let service = TowerToHyperService::new(service.clone());
+        tokio::spawn(async move {
+            let _ = auto::Builder::new(TokioExecutor::new())
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }
 
 async fn hits_never_reach_the_application(addr: SocketAddr, state: &AppState) {
@@ -221,14 +235,28 @@ async fn under_axum_serve_misses_reach_the_application() {
 #[tokio::test]
 async fn under_hyper_util_hits_skip_the_application() {
     let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone()).await;
+    let addr = spawn_hyper_util(state.clone(), false).await;
     hits_never_reach_the_application(addr, &state).await;
 }
 
 #[tokio::test]
 async fn under_hyper_util_misses_reach_the_application() {
     let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone()).await;
+    let addr = spawn_hyper_util(state.clone(), false).await;
+    misses_reach_the_application_unchanged(addr, &state).await;
+}
+
+#[tokio::test]
+async fn under_hyper_util_unboxed_hits_skip_the_application() {
+    let state = state("hyper-util");
+    let addr = spawn_hyper_util(state.clone(), true).await;
+    hits_never_reach_the_application(addr, &state).await;
+}
+
+#[tokio::test]
+async fn under_hyper_util_unboxed_misses_reach_the_application() {
+    let state = state("hyper-util");
+    let addr = spawn_hyper_util(state.clone(), true).await;
     misses_reach_the_application_unchanged(addr, &state).await;
 }
 
@@ -271,4 +299,37 @@ async fn the_assets_can_also_be_the_applications_fallback() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(header(&headers, X_APP.clone()), None);
     assert_eq!(state.seen.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn unboxed_hits_keep_the_assets_body_and_misses_the_applications() {
+    use hyper::body::Body as _;
+    use tower_service::Service as _;
+
+    let state = state("unboxed");
+    let mut service = front(state.clone()).unboxed();
+    let request = |path: &str| {
+        http::Request::get(path)
+            .header(http::header::HOST, "127.0.0.1")
+            .body(axum::body::Body::empty())
+            .expect("request")
+    };
+    std::future::poll_fn(|cx| {
+        tower_service::Service::<http::Request<axum::body::Body>>::poll_ready(&mut service, cx)
+    })
+    .await
+    .expect("ready");
+    let hit = service.call(request("/tiny.txt")).await.expect("hit");
+    assert_eq!(hit.status(), StatusCode::OK);
+    assert!(hit.body().is_assets(), "a hit is the assets' own body");
+    let length = fixture("/tiny.txt").len() as u64;
+    assert_eq!(hit.body().size_hint().exact(), Some(length));
+    let miss = service.call(request("/api/users/7")).await.expect("miss");
+    assert!(!miss.body().is_assets(), "a miss is the application's body");
+    let body = http_body_util::BodyExt::collect(miss.into_body())
+        .await
+        .expect("the application's body")
+        .to_bytes();
+    assert_eq!(&body[..], b"unboxed user 7");
+    assert_eq!(state.seen.load(Ordering::SeqCst), 1);
 }

@@ -38,7 +38,10 @@ use crate::error::{DiskProblem, Error};
 use crate::respond::{self, Representation};
 
 #[cfg(feature = "tower")]
-pub use self::fallback::{FallbackFuture, MakeWithFallback, WithFallback};
+pub use self::fallback::{
+    BoxError, FallbackBody, FallbackFuture, MakeWithFallback, UnboxedFallback, UnboxedFuture,
+    WithFallback,
+};
 pub use self::future::ResponseFuture;
 pub use self::head::RequestHead;
 #[cfg(feature = "tower")]

@@ -8,7 +8,8 @@
 //!   stdin closes, so it never outlives the test that started it.
 //! - `fixture-server alloc-probe <n>`: answers the requests of [`probe_cases`] `n` times
 //!   each, single-threaded and without a network, once with [`SITE`]'s service and once
-//!   with [`Ceiling`], a hand-written handler. Each run of `n` lies between two
+//!   with [`Ceiling`], a hand-written handler, and the embedded ones also through the
+//!   service in front of an application (`with_fallback(..).unboxed()`). Each run of `n` lies between two
 //!   [marker](Marker) `statx` calls on paths under [`MARKER_DIR`], so a tracer that sees
 //!   every allocation as a syscall can count the allocations of each run.
 
@@ -25,6 +26,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Status
 use http_body_util::Full;
 use hyper::body::Body;
 use integration_tests::SITE;
+use tower_service::Service as _;
 
 /// The fixture site with a 1 MiB limit: `big.bin` (3 MiB) is listed, not embedded,
 /// and read from disk on every request.
@@ -371,6 +373,23 @@ fn alloc_probe(n: usize) {
         });
 
         if case.with_ceiling {
+            // The same service in front of an application, as `with_fallback(app)
+            // .unboxed()` serves it: every probed request is a hit, answered before the
+            // application. The requests are built before the run (the service takes
+            // them by value); dropping one frees and allocates nothing.
+            let mut front = service.clone().with_fallback(Unreachable).unboxed();
+            let mut requests: Vec<_> = (0..n).map(|_| copy(&case.request)).collect();
+            let answer = ready(front.call(copy(&case.request))).expect("infallible");
+            assert!(answer.body().is_assets(), "{}: a hit", case.name);
+            assert_eq!(sorted(answer.headers()), sorted(head.headers()));
+            Marker::new(&format!("front/{}", case.name)).around(|| {
+                for request in requests.drain(..) {
+                    let response = ready(front.call(request)).expect("infallible");
+                    let len = drain(response.into_body());
+                    debug_assert_eq!(len, expected_len);
+                }
+            });
+
             let response = head.map(|()| embed_runtime::Body::empty());
             let ceiling = Ceiling::answering(case.request.uri().path(), &response, &body);
             let answer = ceiling.respond(&case.request);
@@ -390,6 +409,34 @@ fn alloc_probe(n: usize) {
                 }
             });
         }
+    }
+}
+
+/// A copy of a probe request.
+fn copy(request: &Request<()>) -> Request<()> {
+    let mut copy = Request::new(());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.headers_mut() = request.headers().clone();
+    copy
+}
+
+/// The application behind the assets in the `front/` runs. Every probed request is a
+/// hit, so it is never called.
+#[derive(Debug, Clone, Copy)]
+struct Unreachable;
+
+impl<B> tower_service::Service<Request<B>> for Unreachable {
+    type Response = Response<Full<Bytes>>;
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        panic!("{} reached the application: not a hit", request.uri())
     }
 }
 
