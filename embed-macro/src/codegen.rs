@@ -84,7 +84,12 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         etag,
         body,
         fingerprinted,
+        integrity,
     } = asset;
+    let integrity = match integrity {
+        Some(value) => quote!(__embed::Some(#value)),
+        None => quote!(__embed::None),
+    };
     let fingerprinted = match fingerprinted {
         Some(url) => quote!(__embed::Some(#url)),
         None => quote!(__embed::None),
@@ -128,6 +133,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             modified: #modified,
             len: #len,
             fingerprinted: #fingerprinted,
+            integrity: #integrity,
             source: #source,
         })
     }
@@ -339,6 +345,7 @@ mod tests {
             etag: "\"00\"".into(),
             body,
             fingerprinted: None,
+            integrity: None,
         }
     }
 

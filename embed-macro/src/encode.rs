@@ -51,6 +51,9 @@ pub(crate) struct EncodedAsset {
     pub(crate) body: Body,
     /// The content-hashed URL it is also served at (`fingerprint.rs`).
     pub(crate) fingerprinted: Option<String>,
+    /// The Subresource Integrity value of the identity bytes (`sha384-…`); `None` on
+    /// disk.
+    pub(crate) integrity: Option<String>,
 }
 
 /// Where the bytes are.
@@ -328,6 +331,7 @@ impl<'a> Encoder<'a> {
                 zstd,
             },
             fingerprinted: None,
+            integrity: Some(integrity(&bytes)),
         })
     }
 }
@@ -348,7 +352,19 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
             relative: file.relative.clone(),
         },
         fingerprinted: None,
+        integrity: None,
     }
+}
+
+/// The Subresource Integrity metadata of `bytes` (W3C SRI §3.1): `sha384-` and the
+/// standard base64 (with padding) of their SHA-384 digest.
+pub(crate) fn integrity(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    let digest = sha2::Sha384::digest(bytes);
+    format!(
+        "sha384-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
 }
 
 /// IMF-fixdate of `secs` since the epoch (clamped in `scan.rs` to what it can state).

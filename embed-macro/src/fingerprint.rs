@@ -138,6 +138,7 @@ mod tests {
                 zstd: None,
             },
             fingerprinted: None,
+            integrity: None,
         }
     }
 

@@ -142,6 +142,7 @@ pub struct Asset {
     zstd: Option<Variant>,
     disk_path: Option<&'static str>,
     fingerprinted: Option<&'static str>,
+    integrity: Option<&'static str>,
 }
 
 impl Asset {
@@ -179,6 +180,25 @@ impl Asset {
     /// Whether the file is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The Subresource Integrity value of this asset, `sha384-` and the base64 of
+    /// the SHA-384 digest of its identity bytes as served (after `rewrite_references`),
+    /// for an `integrity` attribute or a policy of your own. A browser checks
+    /// integrity after content decoding, so one value covers every encoding.
+    ///
+    /// Computed at compile time; `None` for a file over `max_embed_size`, whose bytes
+    /// are read at run time.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let css = ASSETS.get("/css/app.css").unwrap();
+    /// let value = css.integrity().unwrap();
+    /// assert!(value.starts_with("sha384-") && value.len() == 7 + 64);
+    /// ```
+    pub fn integrity(&self) -> Option<&'static str> {
+        self.integrity
     }
 
     /// The content-hashed URL this asset is also served at (`/js/app.3f2a1b9c.js`),
@@ -292,6 +312,7 @@ impl Asset {
             zstd: encoded(Encoding::Zstd, zstd),
             disk_path,
             fingerprinted: init.fingerprinted,
+            integrity: init.integrity,
         }
     }
 }
@@ -322,6 +343,7 @@ pub struct AssetInit {
     pub modified: u64,
     pub len: u64,
     pub fingerprinted: Option<&'static str>,
+    pub integrity: Option<&'static str>,
     pub source: Source,
 }
 

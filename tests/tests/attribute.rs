@@ -37,6 +37,7 @@ fn the_attribute_builds_the_table_the_function_form_builds() {
         assert_eq!(a.etag(), b.etag(), "{}", a.path());
         assert_eq!(a.content_type(), b.content_type(), "{}", a.path());
         assert_eq!(a.len(), b.len(), "{}", a.path());
+        assert_eq!(a.integrity(), b.integrity(), "{}", a.path());
     }
     assert_eq!(frontend::index().path(), "/index.html");
 }
