@@ -223,7 +223,8 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
 
 /// `pub mod paths { pub const JS_APP_JS: &str = "/js/app.3f2a1b9c.js"; … }`: the URL
 /// each file is best requested at (its fingerprinted one when it has one), as a
-/// constant, so a mistyped asset name fails the build.
+/// constant, so a mistyped asset name fails the build. Each is a valid URL path,
+/// percent-encoded where the file's name needs it.
 pub(crate) fn paths_module(
     assets: &[EncodedAsset],
     entries: &[Entry],
@@ -247,7 +248,11 @@ pub(crate) fn paths_module(
             continue;
         }
         let ident = syn::Ident::new(&name, Span::call_site());
-        let url = asset.fingerprinted.as_deref().unwrap_or(&asset.url_path);
+        // A valid URL path: escaped where the file's name needs it (`/caf%C3%A9.txt`);
+        // the decoded path is in the doc comment and is `Asset::path`.
+        let url = crate::rewrite::encode_url_path(
+            asset.fingerprinted.as_deref().unwrap_or(&asset.url_path),
+        );
         let doc = format!("`{}`", asset.url_path);
         consts.push(quote! {
             #[doc = #doc]

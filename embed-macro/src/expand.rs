@@ -123,7 +123,13 @@ fn run_phases(
     let entries = bundler::apply(&mut assets, &options)?;
     fingerprint::assign(&mut assets, &options)?;
     if options.rewrite_references.value {
-        rewrite::apply(&mut assets, &files, &encoder, options.root_span)?;
+        rewrite::apply(
+            &mut assets,
+            &files,
+            &encoder,
+            options.base.value.as_deref(),
+            options.root_span,
+        )?;
     }
     fingerprint::check_collisions(&assets, options.root_span)?;
     Ok((options, assets, entries))

@@ -117,6 +117,9 @@ option_table! {
     "hashed" => hashed: Option<Globs> = None, parse_optional_globs;
     /// Point links in HTML and CSS at fingerprinted URLs.
     "rewrite_references" => rewrite_references: bool = false, parse_bool;
+    /// The URL path the site is served under (`/static`): rewritten absolute links
+    /// carry it.
+    "base" => base: Option<String> = None, parse_base;
     "include" => include: Option<Globs> = None, parse_optional_globs;
     "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
     "dotfiles" => dotfiles: bool = false, parse_bool;
@@ -213,6 +216,12 @@ pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result
         errors.at_span(
             options.rewrite_references.value_span_or(options.root_span),
             "`rewrite_references = true` points links at fingerprinted URLs: it needs `fingerprint`",
+        );
+    }
+    if options.base.value.is_some() && !options.rewrite_references.value {
+        errors.at_span(
+            options.base.value_span_or(options.root_span),
+            "`base` is the prefix of the absolute links `rewrite_references` writes: it needs `rewrite_references = true`",
         );
     }
     if options.compressed_only.value && !options.gzip.value {
@@ -336,6 +345,50 @@ fn parse_fingerprint(value: &Expr, errors: &mut Errors) -> Option<Option<Fingerp
             );
             None
         }
+    }
+}
+
+/// `base = "/static"`: an absolute URL path of ASCII characters a path may hold as they
+/// are (escapes included), without a query, a fragment or a trailing slash. `"/"` is
+/// no prefix at all.
+fn parse_base(value: &Expr, errors: &mut Errors) -> Option<Option<String>> {
+    const EXPECTED: &str = "expected the URL path the site is mounted at, like `\"/static\"`";
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(lit), ..
+    }) = value
+    else {
+        errors.at(value, EXPECTED);
+        return None;
+    };
+    let base = lit.value();
+    let problem = if !base.starts_with('/') {
+        Some("it must start with `/`".to_owned())
+    } else if base.starts_with("//") {
+        Some("`//` would start a host name".to_owned())
+    } else if let Some(c) = base.chars().find(|&c| {
+        !c.is_ascii_graphic() || matches!(c, '"' | '<' | '>' | '`' | '{' | '}' | '\\' | '^' | '|')
+    }) {
+        Some(format!(
+            "{c:?} is not written as it is in a URL path; percent-encode it"
+        ))
+    } else if base.contains(['?', '#']) {
+        Some("a query or fragment is no path prefix".to_owned())
+    } else if base.split('/').any(|segment| matches!(segment, "." | "..")) {
+        Some("`.` and `..` segments are resolved by the browser, not kept".to_owned())
+    } else if base.len() > 1 && base.ends_with('/') {
+        Some(format!(
+            "drop the trailing slash: `{}`",
+            base.trim_end_matches('/')
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => {
+            errors.at(value, format!("{EXPECTED}: {problem}"));
+            None
+        }
+        None => Some((base != "/").then_some(base)),
     }
 }
 
@@ -601,12 +654,51 @@ mod tests {
     }
 
     #[test]
-    fn the_table_lists_fifteen_keys_once_each() {
-        assert_eq!(KEYS.len(), 15);
+    fn the_table_lists_sixteen_keys_once_each() {
+        assert_eq!(KEYS.len(), 16);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), KEYS.len());
+    }
+
+    #[test]
+    fn base_is_a_clean_absolute_path_and_needs_rewriting() {
+        let with = |base: &str| {
+            let base = syn::LitStr::new(base, proc_macro2::Span::call_site());
+            messages(quote!("src", fingerprint = true, rewrite_references = true, base = #base))
+        };
+        for fine in ["/static", "/a/b-c_d.e~f", "/caf%C3%A9", "/"] {
+            assert!(with(fine).is_empty(), "{fine}: {:?}", with(fine));
+        }
+        for (bad, says) in [
+            ("static", "start with `/`"),
+            ("//cdn", "host name"),
+            ("/st atic", "percent-encode"),
+            ("/café", "percent-encode"),
+            ("/a?b", "query"),
+            ("/a/../b", "`..`"),
+            ("/static/", "drop the trailing slash: `/static`"),
+        ] {
+            let found = with(bad);
+            assert!(
+                found.len() == 1 && found[0].contains(says),
+                "{bad}: {found:?}"
+            );
+        }
+        let found = messages(quote!("src", fingerprint = true, base = "/static"));
+        assert!(
+            found[0].contains("needs `rewrite_references = true`"),
+            "{found:?}"
+        );
+        let options = parse(quote!(
+            "src",
+            fingerprint = true,
+            rewrite_references = true,
+            base = "/"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(options.base.value, None, "`/` is no prefix");
     }
 
     #[test]

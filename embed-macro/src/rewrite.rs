@@ -5,8 +5,16 @@
 //! `style` attributes and `<style>` blocks) or a CSS `@import "..."`. Only references
 //! that resolve to a file of the folder change, and only in their last path segment
 //! (`../img/logo.png?v=2` → `../img/logo.3f2a1b9c.png?v=2`), so relative links stay
-//! relative. URLs with a scheme (`https:`, `data:`), protocol-relative ones (`//cdn`),
-//! fragments alone and percent-escaped ones are left as written.
+//! relative. URLs with a scheme (`https:`, `data:`), protocol-relative ones (`//cdn`)
+//! and fragments alone are left as written.
+//!
+//! A reference is percent-decoded before it is matched (`my%20file.txt` names
+//! `/my file.txt`), as the browser's request will be, and what is written is a valid
+//! URL: the hashed name percent-encoded (`caf%C3%A9%20menu.4da7f91f.txt`), and any
+//! character of the kept part that a URL cannot hold as it is (a raw space, `é`)
+//! encoded too. With `base = "/static"`, a rewritten absolute link gets that prefix
+//! (`/css/app.css` → `/static/css/app.3f2a1b9c.css`), for a site mounted below the
+//! root; relative links need none.
 //!
 //! NOTE: a scanner, not a parser: it looks for the attribute names and `url(` where
 //! they appear, so a `src="..."` inside a `<script>` string is treated as a reference
@@ -16,6 +24,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
 use proc_macro2::Span;
 
 use crate::encode::{EncodedAsset, Encoder};
@@ -39,6 +48,7 @@ pub(crate) fn apply(
     assets: &mut [EncodedAsset],
     files: &[FileEntry],
     encoder: &Encoder<'_>,
+    base: Option<&str>,
     root_span: Span,
 ) -> syn::Result<()> {
     let documents: Vec<bool> = files.iter().map(is_rewritten).collect();
@@ -82,7 +92,7 @@ pub(crate) fn apply(
                         later.push(i);
                         continue;
                     }
-                    match rewrite(kind, &text, url, |target| hashed.get(target).cloned()) {
+                    match rewrite(kind, &text, url, base, |target| hashed.get(target).cloned()) {
                         Some(new) => (new.into_bytes(), true),
                         None => (text.into_bytes(), false),
                     }
@@ -144,14 +154,14 @@ pub(crate) fn references(kind: Document, text: &str) -> Vec<Range<usize>> {
     found
 }
 
-/// The file a reference names, as a URL path of the folder (`/img/logo.png`), with
-/// `.` and `..` resolved against `base` (the document's URL path); `None` for
-/// references that are not to a file of this site.
-pub(crate) fn resolve(reference: &str, base: &str) -> Option<String> {
+/// The file a reference names, as a decoded URL path of the folder (`/img/logo.png`),
+/// its escapes decoded and `.` and `..` resolved against `document` (the document's
+/// URL path); `None` for references that are not to a file of this site, or whose
+/// escapes are not UTF-8 or hide a `/`.
+pub(crate) fn resolve(reference: &str, document: &str) -> Option<String> {
     let path = path_part(reference);
     if path.is_empty()
         || path.starts_with("//")
-        || path.contains('%')
         || path.contains('\\')
         || path
             .split('/')
@@ -160,30 +170,63 @@ pub(crate) fn resolve(reference: &str, base: &str) -> Option<String> {
     {
         return None;
     }
-    let mut segments: Vec<&str> = if path.starts_with('/') {
+    let mut segments: Vec<String> = if path.starts_with('/') {
         Vec::new()
     } else {
-        let dir = base.rsplit_once('/').map_or("", |(dir, _)| dir);
-        dir.split('/').filter(|s| !s.is_empty()).collect()
+        let dir = document.rsplit_once('/').map_or("", |(dir, _)| dir);
+        dir.split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect()
     };
     for segment in path.split('/') {
-        match segment {
+        let segment = percent_decode_str(segment).decode_utf8().ok()?;
+        match &*segment {
             "" | "." => {}
             ".." => {
                 segments.pop()?;
             }
-            other => segments.push(other),
+            // `%2F` is no separator: no file of a folder has a `/` in its name.
+            named if named.contains('/') => return None,
+            named => segments.push(named.to_owned()),
         }
     }
     (!path.ends_with('/')).then(|| format!("/{}", segments.join("/")))
 }
 
+/// What a URL path cannot hold as it is (the WHATWG URL standard's path
+/// percent-encode set): it is escaped in what the rewrite writes.
+const PATH: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
+
+/// A file name made a path segment: [`PATH`], and `%` and `/`, which would otherwise be
+/// read as an escape or a separator.
+const SEGMENT: &AsciiSet = &PATH.add(b'%').add(b'/');
+
+/// A URL path of the folder (decoded, `/café menu.txt`) as a valid URL path
+/// (`/caf%C3%A9%20menu.txt`).
+pub(crate) fn encode_url_path(path: &str) -> String {
+    path.split('/')
+        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// `text` with every reference whose file `hashed` knows pointed at that file's
-/// hashed URL; `None` when nothing changes.
+/// hashed URL, `base` before the absolute ones; `None` when nothing changes.
 pub(crate) fn rewrite(
     kind: Document,
     text: &str,
-    base: &str,
+    document: &str,
+    base: Option<&str>,
     hashed: impl Fn(&str) -> Option<String>,
 ) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 64);
@@ -191,15 +234,19 @@ pub(crate) fn rewrite(
     let mut changed = false;
     for range in references(kind, text) {
         let reference = &text[range.clone()];
-        let Some(url) = resolve(reference, base).and_then(|file| hashed(&file)) else {
+        let Some(url) = resolve(reference, document).and_then(|file| hashed(&file)) else {
             continue;
         };
         let path = path_part(reference);
         let new_name = url.rsplit('/').next().unwrap_or(&url);
         let keep = path.rfind('/').map_or(0, |slash| slash + 1);
         out.push_str(&text[copied..range.start]);
-        out.push_str(&path[..keep]);
-        out.push_str(new_name);
+        if path.starts_with('/') {
+            out.push_str(base.unwrap_or(""));
+        }
+        // The kept part as written, its escapes kept (`%` is not in `PATH`).
+        out.extend(utf8_percent_encode(&path[..keep], PATH));
+        out.extend(utf8_percent_encode(new_name, SEGMENT));
         out.push_str(&reference[path.len()..]);
         copied = range.end;
         changed = true;
@@ -324,7 +371,7 @@ mod tests {
 <a href="https://example.com/js/app.js">x</a> <a href="#top">top</a>
 <div style="background: url( '/img/logo.png' )"></div>
 <a href="/docs/">docs</a> <a href="/missing.css">gone</a>"##;
-        let out = rewrite(Document::Html, html, "/sub/index.html", hashed);
+        let out = rewrite(Document::Html, html, "/sub/index.html", None, hashed);
         let expected = r##"<link rel="stylesheet" href="css/app.css">
 <script src='/js/app.abcd1234.js?v=2' defer></script>
 <img src=../img/logo.abcd1234.png alt="logo" data-src="img/logo.png">
@@ -337,6 +384,7 @@ mod tests {
             Document::Html,
             r#"<link href="css/app.css">"#,
             "/index.html",
+            None,
             hashed,
         );
         assert_eq!(
@@ -351,7 +399,7 @@ mod tests {
 @import url(../css/app.css);
 .a { background: url(../img/logo.png) no-repeat; }
 @font-face { src: url("../fonts/a.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##;
-        let out = rewrite(Document::Css, css, "/css/theme.css", hashed).unwrap();
+        let out = rewrite(Document::Css, css, "/css/theme.css", None, hashed).unwrap();
         assert_eq!(
             out,
             r##"@import "app.abcd1234.css";
@@ -360,7 +408,7 @@ mod tests {
 @font-face { src: url("../fonts/a.abcd1234.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##
         );
         assert_eq!(
-            rewrite(Document::Css, "a { color: red }", "/x.css", hashed),
+            rewrite(Document::Css, "a { color: red }", "/x.css", None, hashed),
             None
         );
     }
@@ -386,11 +434,71 @@ mod tests {
             "data:x",
             "mailto:a@b",
             "#f",
-            "a%20b.js",
+            "a%FFb.js",
+            "a%2Fb.js",
             "dir/",
         ] {
             assert_eq!(resolve(foreign, "/index.html"), None, "{foreign}");
         }
+    }
+
+    #[test]
+    fn references_are_decoded_before_they_are_matched() {
+        assert_eq!(
+            resolve("my%20file.txt", "/index.html").as_deref(),
+            Some("/my file.txt")
+        );
+        assert_eq!(
+            resolve("/caf%c3%a9%20menu.txt", "/docs/a.html").as_deref(),
+            Some("/café menu.txt")
+        );
+        assert_eq!(
+            resolve("/café menu.txt", "/index.html").as_deref(),
+            Some("/café menu.txt")
+        );
+        assert_eq!(
+            resolve("a/%2e%2e/b.js", "/index.html").as_deref(),
+            Some("/b.js"),
+            "an escaped dot segment is a dot segment, as browsers read it"
+        );
+    }
+
+    #[test]
+    fn written_urls_are_escaped_and_absolute_ones_carry_the_base() {
+        let hashed =
+            |file: &str| (file == "/café menu.txt").then(|| "/café menu.4da7f91f.txt".to_owned());
+        let html = r#"<a href="/caf%C3%A9%20menu.txt">1</a> <a href='/café menu.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.txt>3</a>"#;
+        assert_eq!(
+            rewrite(Document::Html, html, "/index.html", None, hashed).as_deref(),
+            Some(
+                r#"<a href="/caf%C3%A9%20menu.4da7f91f.txt">1</a> <a href='/caf%C3%A9%20menu.4da7f91f.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.4da7f91f.txt>3</a>"#
+            )
+        );
+        assert_eq!(
+            rewrite(Document::Html, html, "/index.html", Some("/static"), hashed).as_deref(),
+            Some(
+                r#"<a href="/static/caf%C3%A9%20menu.4da7f91f.txt">1</a> <a href='/static/caf%C3%A9%20menu.4da7f91f.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.4da7f91f.txt>3</a>"#
+            )
+        );
+        // The kept folder part: its escapes stay, its raw characters are escaped.
+        let nested =
+            |file: &str| (file == "/my dir/a.css").then(|| "/my dir/a.1234abcd.css".to_owned());
+        assert_eq!(
+            rewrite(
+                Document::Css,
+                "@import 'my dir/a.css'; @import 'my%20dir/a.css';",
+                "/x.css",
+                None,
+                nested
+            )
+            .as_deref(),
+            Some("@import 'my%20dir/a.1234abcd.css'; @import 'my%20dir/a.1234abcd.css';")
+        );
+        assert_eq!(encode_url_path("/100%/a b?.txt"), "/100%25/a%20b%3F.txt");
+        assert_eq!(
+            encode_url_path("/js/app.3f2a1b9c.js"),
+            "/js/app.3f2a1b9c.js"
+        );
     }
 
     #[test]

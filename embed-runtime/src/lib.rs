@@ -147,7 +147,8 @@ pub use service::{
 /// | `compressed_only` | `true`/`false` | `false` | leave out the own bytes of files that have a gzip body: smaller binaries; they are decoded from gzip, once, on the first request that needs them |
 /// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below; a pattern that selects no embedded file is an error |
 /// | `hashed` | glob(s) | none | files a bundler already content-hashed: the immutable policy at their own URL, no second hash (a Vite `.vite/manifest.json` in the folder does this on its own) |
-/// | `rewrite_references` | `true`/`false` | `false` | with `fingerprint`: point `href`/`src`, CSS `url()` and `@import` links in embedded HTML and CSS at the hashed URLs (ETags and hashes are of the rewritten bytes) |
+/// | `rewrite_references` | `true`/`false` | `false` | with `fingerprint`: point `href`/`src`, CSS `url()` and `@import` links in embedded HTML and CSS at the hashed URLs (ETags and hashes are of the rewritten bytes); links are decoded before they are matched and written percent-encoded |
+/// | `base` | `"/static"` | none | with `rewrite_references`: the URL path the site is served under; rewritten absolute links get it in front |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one; a pattern that matches no file is an error |
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one; a pattern may match nothing (a frontend build may or may not write source maps) |
 /// | `dotfiles` | `true`/`false` | `false` | embed files and folders whose name starts with `.` |

@@ -10,6 +10,7 @@
     compressed_only = false,
     fingerprint = ["css/*.css"],
     rewrite_references = true,
+    base = "/static",
     include = ["*.css", "*.html", "*.txt"],
     exclude = "docs/**",
     dotfiles = false,
