@@ -127,7 +127,10 @@ fn run_phases(
             &mut assets,
             &files,
             &encoder,
-            options.base.value.as_deref(),
+            rewrite::Rules {
+                base: options.base.value.as_deref(),
+                integrity: options.integrity.value,
+            },
             options.root_span,
         )?;
     }

@@ -17,6 +17,7 @@ mod expand;
 mod fingerprint;
 mod folder;
 mod interpolate;
+mod markup;
 mod opt_level;
 mod options;
 mod rewrite;

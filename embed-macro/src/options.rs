@@ -120,6 +120,8 @@ option_table! {
     /// The URL path the site is served under (`/static`): rewritten absolute links
     /// carry it.
     "base" => base: Option<String> = None, parse_base;
+    /// Write `integrity` on the scripts, stylesheets and module preloads of HTML pages.
+    "integrity" => integrity: bool = false, parse_bool;
     "include" => include: Option<Globs> = None, parse_optional_globs;
     "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
     "dotfiles" => dotfiles: bool = false, parse_bool;
@@ -222,6 +224,12 @@ pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result
         errors.at_span(
             options.base.value_span_or(options.root_span),
             "`base` is the prefix of the absolute links `rewrite_references` writes: it needs `rewrite_references = true`",
+        );
+    }
+    if options.integrity.value && !options.rewrite_references.value {
+        errors.at_span(
+            options.integrity.value_span_or(options.root_span),
+            "`integrity = true` is written by the HTML rewrite of `rewrite_references`: it needs `rewrite_references = true`",
         );
     }
     if options.compressed_only.value && !options.gzip.value {
@@ -655,7 +663,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_sixteen_keys_once_each() {
-        assert_eq!(KEYS.len(), 16);
+        assert_eq!(KEYS.len(), 17);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

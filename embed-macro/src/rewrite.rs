@@ -1,8 +1,10 @@
 //! `rewrite_references = true`: links inside embedded HTML and CSS are pointed at the
 //! fingerprinted URLs of the files they name, at compile time.
 //!
-//! A reference is an HTML `href`/`src` attribute value, a CSS `url(...)` (also in HTML
-//! `style` attributes and `<style>` blocks) or a CSS `@import "..."`. Only references
+//! A reference is an HTML `href`/`src`/`poster` attribute value, a `srcset` candidate,
+//! a CSS `url(...)` (also in HTML `style` attributes and `<style>` elements), a CSS
+//! `@import "..."` or an `image-set()` string, found by parsing (`markup.rs`). Only
+//! references
 //! that resolve to a file of the folder change, and only in their last path segment
 //! (`../img/logo.png?v=2` → `../img/logo.3f2a1b9c.png?v=2`), so relative links stay
 //! relative. URLs with a scheme (`https:`, `data:`), protocol-relative ones (`//cdn`)
@@ -14,12 +16,9 @@
 //! character of the kept part that a URL cannot hold as it is (a raw space, `é`)
 //! encoded too. With `base = "/static"`, a rewritten absolute link gets that prefix
 //! (`/css/app.css` → `/static/css/app.3f2a1b9c.css`), for a site mounted below the
-//! root; relative links need none.
-//!
-//! NOTE: a scanner, not a parser: it looks for the attribute names and `url(` where
-//! they appear, so a `src="..."` inside a `<script>` string is treated as a reference
-//! too. It can only ever rename a file of the folder to its hashed name, which still
-//! serves the same bytes.
+//! root; relative links need none. With `integrity = true`, `<script src>`,
+//! `<link rel=stylesheet>` and `<link rel=modulepreload>` that load an embedded file
+//! get its Subresource Integrity value.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
@@ -30,6 +29,7 @@ use proc_macro2::Span;
 use crate::encode::{EncodedAsset, Encoder};
 use crate::errors::Errors;
 use crate::fingerprint::hashed_url;
+use crate::markup::{self, Quote, SiteKind};
 use crate::scan::FileEntry;
 
 /// Whether `file` is a document whose references `rewrite_references` rewrites: an
@@ -48,24 +48,25 @@ pub(crate) fn apply(
     assets: &mut [EncodedAsset],
     files: &[FileEntry],
     encoder: &Encoder<'_>,
-    base: Option<&str>,
+    rules: Rules<'_>,
     root_span: Span,
 ) -> syn::Result<()> {
     let documents: Vec<bool> = files.iter().map(is_rewritten).collect();
     let mut pending: Vec<usize> = (0..files.len()).filter(|&i| documents[i]).collect();
-    let mut hashed: HashMap<String, String> = assets
+    let mut targets: HashMap<String, Target> = assets
         .iter()
         .zip(&documents)
         .filter(|(_, &document)| !document)
-        .filter_map(|(asset, _)| Some((asset.url_path.clone(), asset.fingerprinted.clone()?)))
+        .map(|(asset, _)| (asset.url_path.clone(), target_of(asset)))
         .collect();
     let mut errors = Errors::default();
     let mut stuck = false;
     while !pending.is_empty() {
-        // Only a fingerprinted document has a hash worth waiting for.
+        // A document whose links change with its bytes is worth waiting for: a
+        // fingerprinted one (its hashed URL), any one when `integrity` is written.
         let waiting: HashSet<&str> = pending
             .iter()
-            .filter(|&&i| assets[i].fingerprinted.is_some())
+            .filter(|&&i| rules.integrity || assets[i].fingerprinted.is_some())
             .map(|&i| files[i].url_path.as_str())
             .collect();
         let mut later = Vec::new();
@@ -86,13 +87,13 @@ pub(crate) fn apply(
                     let url = file.url_path.as_str();
                     let waits = references(kind, &text)
                         .into_iter()
-                        .filter_map(|range| resolve(&text[range], url))
+                        .filter_map(|reference| resolve(&reference, url))
                         .any(|target| target != url && waiting.contains(target.as_str()));
                     if waits && !stuck {
                         later.push(i);
                         continue;
                     }
-                    match rewrite(kind, &text, url, base, |target| hashed.get(target).cloned()) {
+                    match rewrite(kind, &text, url, rules, |file| targets.get(file).cloned()) {
                         Some(new) => (new.into_bytes(), true),
                         None => (text.into_bytes(), false),
                     }
@@ -107,11 +108,11 @@ pub(crate) fn apply(
                         }
                         Some(_) => {
                             let url = hashed_url(&asset.url_path, &asset.etag);
-                            hashed.insert(asset.url_path.clone(), url.clone());
                             asset.fingerprinted = Some(url);
                         }
                         None => {}
                     }
+                    targets.insert(asset.url_path.clone(), target_of(&asset));
                     assets[i] = asset;
                 }
                 Err(msg) => errors.at_span(root_span, msg),
@@ -121,6 +122,14 @@ pub(crate) fn apply(
         pending = later;
     }
     errors.finish()
+}
+
+/// What a link to `asset` is rewritten with.
+fn target_of(asset: &EncodedAsset) -> Target {
+    Target {
+        hashed: asset.fingerprinted.clone(),
+        integrity: asset.integrity.clone(),
+    }
 }
 
 /// The kinds of file whose references are rewritten.
@@ -143,14 +152,14 @@ impl Document {
     }
 }
 
-/// Where the references of `text` are: byte ranges of the URLs, in order.
-pub(crate) fn references(kind: Document, text: &str) -> Vec<Range<usize>> {
-    let mut found = css_references(text);
-    if kind == Document::Html {
-        found.extend(attribute_references(text));
-        found.sort_by_key(|range| range.start);
-        found.dedup_by(|b, a| b.start < a.end);
-    }
+/// The references of `text`, as the browser reads them (entities and CSS escapes
+/// decoded, percent escapes kept), in document order.
+pub(crate) fn references(kind: Document, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    edit(kind, text, &mut |reference, _| {
+        found.push(reference.to_owned());
+        Change::default()
+    });
     found
 }
 
@@ -220,39 +229,168 @@ pub(crate) fn encode_url_path(path: &str) -> String {
         .join("/")
 }
 
-/// `text` with every reference whose file `hashed` knows pointed at that file's
-/// hashed URL, `base` before the absolute ones; `None` when nothing changes.
+/// What the rewrite knows of the file a reference names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// Its fingerprinted URL path (decoded), if it has one.
+    pub(crate) hashed: Option<String>,
+    /// Its Subresource Integrity value, if it is embedded.
+    pub(crate) integrity: Option<String>,
+}
+
+/// How references are rewritten.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Rules<'a> {
+    /// Put in front of rewritten absolute links (`base = "/static"`).
+    pub(crate) base: Option<&'a str>,
+    /// Add `integrity` to the subresources that take it (`integrity = true`).
+    pub(crate) integrity: bool,
+}
+
+/// `text` with every reference whose file `lookup` knows a hashed URL of pointed at
+/// it, `base` before the absolute ones, and with `integrity` the subresource elements
+/// given the value of the file they load; `None` when nothing changes.
 pub(crate) fn rewrite(
     kind: Document,
     text: &str,
     document: &str,
-    base: Option<&str>,
-    hashed: impl Fn(&str) -> Option<String>,
+    rules: Rules<'_>,
+    lookup: impl Fn(&str) -> Option<Target>,
 ) -> Option<String> {
-    let mut out = String::with_capacity(text.len() + 64);
-    let mut copied = 0;
-    let mut changed = false;
-    for range in references(kind, text) {
-        let reference = &text[range.clone()];
-        let Some(url) = resolve(reference, document).and_then(|file| hashed(&file)) else {
-            continue;
+    edit(kind, text, &mut |reference, subresource| {
+        let Some(file) = resolve(reference, document) else {
+            return Change::default();
         };
-        let path = path_part(reference);
-        let new_name = url.rsplit('/').next().unwrap_or(&url);
-        let keep = path.rfind('/').map_or(0, |slash| slash + 1);
-        out.push_str(&text[copied..range.start]);
-        if path.starts_with('/') {
-            out.push_str(base.unwrap_or(""));
+        let Some(target) = lookup(&file) else {
+            return Change::default();
+        };
+        Change {
+            reference: target
+                .hashed
+                .map(|url| hashed_reference(reference, &url, rules.base)),
+            integrity: target.integrity.filter(|_| subresource && rules.integrity),
         }
-        // The kept part as written, its escapes kept (`%` is not in `PATH`).
-        out.extend(utf8_percent_encode(&path[..keep], PATH));
-        out.extend(utf8_percent_encode(new_name, SEGMENT));
-        out.push_str(&reference[path.len()..]);
+    })
+}
+
+/// `reference` (to a file of the folder) pointed at `url`, the file's hashed URL path:
+/// only its last segment changes, and `base` comes before an absolute one.
+fn hashed_reference(reference: &str, url: &str, base: Option<&str>) -> String {
+    let path = path_part(reference);
+    let new_name = url.rsplit('/').next().unwrap_or(url);
+    let keep = path.rfind('/').map_or(0, |slash| slash + 1);
+    let mut out = String::with_capacity(reference.len() + 16);
+    if path.starts_with('/') {
+        out.push_str(base.unwrap_or(""));
+    }
+    // The kept part as written, its escapes kept (`%` is not in `PATH`).
+    out.extend(utf8_percent_encode(&path[..keep], PATH));
+    out.extend(utf8_percent_encode(new_name, SEGMENT));
+    out.push_str(&reference[path.len()..]);
+    out
+}
+
+/// What to do at one reference.
+#[derive(Debug, Default)]
+struct Change {
+    /// The reference to write instead.
+    reference: Option<String>,
+    /// An `integrity` value to add to its element.
+    integrity: Option<String>,
+}
+
+/// `text` with the changes `change` asks for at each reference (given as the browser
+/// reads it, and whether its element takes `integrity`), every other byte as written;
+/// `None` when nothing changes. An HTML document the tokenizer gives up on is left
+/// alone.
+fn edit(
+    kind: Document,
+    text: &str,
+    change: &mut dyn FnMut(&str, bool) -> Change,
+) -> Option<String> {
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    match kind {
+        Document::Css => edits.extend(edit_css(text, 0, change)),
+        Document::Html => {
+            for site in markup::html_sites(text)? {
+                let raw = &text[site.range.clone()];
+                match site.kind {
+                    SiteKind::StyleText => edits.extend(edit_css(raw, site.range.start, change)),
+                    SiteKind::Url { quote, subresource } => {
+                        let Some(value) = markup::decode_attribute(raw) else {
+                            continue;
+                        };
+                        let found = change(value.trim(), subresource);
+                        if let Some(new) = found.reference {
+                            edits.push((site.range.clone(), markup::encode_attribute(&new, quote)));
+                        }
+                        if let Some(integrity) = found.integrity {
+                            let after = site.range.end + usize::from(quote != Quote::None);
+                            edits.push((after..after, format!(" integrity=\"{integrity}\"")));
+                        }
+                    }
+                    SiteKind::Srcset { quote } => {
+                        let Some(value) = markup::decode_attribute(raw) else {
+                            continue;
+                        };
+                        let mut inner = Vec::new();
+                        for url in markup::srcset_urls(&value) {
+                            if let Some(new) = change(&value[url.clone()], false).reference {
+                                inner.push((url, new));
+                            }
+                        }
+                        if let Some(new) = splice(&value, inner) {
+                            edits.push((site.range, markup::encode_attribute(&new, quote)));
+                        }
+                    }
+                    SiteKind::StyleAttribute { quote } => {
+                        let Some(value) = markup::decode_attribute(raw) else {
+                            continue;
+                        };
+                        if let Some(new) = splice(&value, edit_css(&value, 0, change)) {
+                            edits.push((site.range, markup::encode_attribute(&new, quote)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    edits.sort_by_key(|(range, _)| range.start);
+    splice(text, edits)
+}
+
+/// The edits of the links of the CSS `css`, which starts at byte `offset` of the
+/// document.
+fn edit_css(
+    css: &str,
+    offset: usize,
+    change: &mut dyn FnMut(&str, bool) -> Change,
+) -> Vec<(Range<usize>, String)> {
+    markup::css_urls(css)
+        .into_iter()
+        .filter_map(|found| {
+            let new = change(found.url.trim(), false).reference?;
+            let range = found.range.start + offset..found.range.end + offset;
+            Some((range, markup::css_token(&new, found.quote)))
+        })
+        .collect()
+}
+
+/// `text` with each range of `edits` (in order, not overlapping) replaced; `None`
+/// when there are none.
+fn splice(text: &str, edits: Vec<(Range<usize>, String)>) -> Option<String> {
+    if edits.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 64 * edits.len());
+    let mut copied = 0;
+    for (range, new) in edits {
+        out.push_str(&text[copied..range.start]);
+        out.push_str(&new);
         copied = range.end;
-        changed = true;
     }
     out.push_str(&text[copied..]);
-    changed.then_some(out)
+    Some(out)
 }
 
 /// The reference without its `?query` or `#fragment`.
@@ -261,94 +399,29 @@ fn path_part(reference: &str) -> &str {
     &reference[..end]
 }
 
-/// `url(x)`, `url("x")`, `url('x')` and `@import "x"` / `@import 'x'`.
-fn css_references(text: &str) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let lower = text.to_ascii_lowercase();
-    for (at, _) in lower.match_indices("url(") {
-        let mut start = at + 4;
-        while bytes.get(start).is_some_and(u8::is_ascii_whitespace) {
-            start += 1;
-        }
-        let range = match bytes.get(start) {
-            Some(&quote @ (b'"' | b'\'')) => quoted(bytes, start, quote),
-            Some(_) => {
-                let end = bytes[start..]
-                    .iter()
-                    .position(|&b| b == b')' || b.is_ascii_whitespace())
-                    .map(|n| start + n);
-                end.map(|end| start..end)
-            }
-            None => None,
-        };
-        found.extend(range.filter(|r| !r.is_empty()));
-    }
-    for (at, _) in lower.match_indices("@import") {
-        let mut start = at + 7;
-        while bytes.get(start).is_some_and(u8::is_ascii_whitespace) {
-            start += 1;
-        }
-        if let Some(&quote @ (b'"' | b'\'')) = bytes.get(start) {
-            found.extend(quoted(bytes, start, quote).filter(|r| !r.is_empty()));
-        }
-    }
-    found.sort_by_key(|range| range.start);
-    found
-}
-
-/// `href=` and `src=` attribute values, quoted or not, names case-insensitive.
-fn attribute_references(text: &str) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let lower = text.to_ascii_lowercase();
-    let mut found = Vec::new();
-    for name in ["href", "src"] {
-        for (at, _) in lower.match_indices(name) {
-            // A whole attribute name: after whitespace, not `data-src` or `xhref`.
-            if !at
-                .checked_sub(1)
-                .is_some_and(|before| bytes[before].is_ascii_whitespace())
-            {
-                continue;
-            }
-            let mut i = at + name.len();
-            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
-            if bytes.get(i) != Some(&b'=') {
-                continue;
-            }
-            i += 1;
-            while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
-            let range = match bytes.get(i) {
-                Some(&quote @ (b'"' | b'\'')) => quoted(bytes, i, quote),
-                Some(_) => {
-                    let end = bytes[i..]
-                        .iter()
-                        .position(|&b| b.is_ascii_whitespace() || b == b'>')
-                        .map_or(bytes.len(), |n| i + n);
-                    Some(i..end)
-                }
-                None => None,
-            };
-            found.extend(range.filter(|r| !r.is_empty()));
-        }
-    }
-    found
-}
-
-/// The inside of a string opened by `quote` at `open`.
-fn quoted(bytes: &[u8], open: usize, quote: u8) -> Option<Range<usize>> {
-    let start = open + 1;
-    let len = bytes.get(start..)?.iter().position(|&b| b == quote)?;
-    Some(start..start + len)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `rewrite` with `hashed` giving the hashed URLs, no integrity.
+    fn rw(
+        kind: Document,
+        text: &str,
+        document: &str,
+        base: Option<&str>,
+        hashed: impl Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let rules = Rules {
+            base,
+            integrity: false,
+        };
+        rewrite(kind, text, document, rules, |file| {
+            Some(Target {
+                hashed: Some(hashed(file)?),
+                integrity: None,
+            })
+        })
+    }
 
     fn hashed(file: &str) -> Option<String> {
         let known = [
@@ -371,7 +444,7 @@ mod tests {
 <a href="https://example.com/js/app.js">x</a> <a href="#top">top</a>
 <div style="background: url( '/img/logo.png' )"></div>
 <a href="/docs/">docs</a> <a href="/missing.css">gone</a>"##;
-        let out = rewrite(Document::Html, html, "/sub/index.html", None, hashed);
+        let out = rw(Document::Html, html, "/sub/index.html", None, hashed);
         let expected = r##"<link rel="stylesheet" href="css/app.css">
 <script src='/js/app.abcd1234.js?v=2' defer></script>
 <img src=../img/logo.abcd1234.png alt="logo" data-src="img/logo.png">
@@ -380,7 +453,7 @@ mod tests {
 <a href="/docs/">docs</a> <a href="/missing.css">gone</a>"##;
         // `css/app.css` from /sub/ is /sub/css/app.css: not a file, left alone.
         assert_eq!(out.as_deref(), Some(expected));
-        let root = rewrite(
+        let root = rw(
             Document::Html,
             r#"<link href="css/app.css">"#,
             "/index.html",
@@ -399,7 +472,7 @@ mod tests {
 @import url(../css/app.css);
 .a { background: url(../img/logo.png) no-repeat; }
 @font-face { src: url("../fonts/a.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##;
-        let out = rewrite(Document::Css, css, "/css/theme.css", None, hashed).unwrap();
+        let out = rw(Document::Css, css, "/css/theme.css", None, hashed).unwrap();
         assert_eq!(
             out,
             r##"@import "app.abcd1234.css";
@@ -408,7 +481,7 @@ mod tests {
 @font-face { src: url("../fonts/a.abcd1234.woff2#iefix") format("woff2"), url(data:font/woff2;base64,AAAA); }"##
         );
         assert_eq!(
-            rewrite(Document::Css, "a { color: red }", "/x.css", None, hashed),
+            rw(Document::Css, "a { color: red }", "/x.css", None, hashed),
             None
         );
     }
@@ -469,13 +542,13 @@ mod tests {
             |file: &str| (file == "/café menu.txt").then(|| "/café menu.4da7f91f.txt".to_owned());
         let html = r#"<a href="/caf%C3%A9%20menu.txt">1</a> <a href='/café menu.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.txt>3</a>"#;
         assert_eq!(
-            rewrite(Document::Html, html, "/index.html", None, hashed).as_deref(),
+            rw(Document::Html, html, "/index.html", None, hashed).as_deref(),
             Some(
                 r#"<a href="/caf%C3%A9%20menu.4da7f91f.txt">1</a> <a href='/caf%C3%A9%20menu.4da7f91f.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.4da7f91f.txt>3</a>"#
             )
         );
         assert_eq!(
-            rewrite(Document::Html, html, "/index.html", Some("/static"), hashed).as_deref(),
+            rw(Document::Html, html, "/index.html", Some("/static"), hashed).as_deref(),
             Some(
                 r#"<a href="/static/caf%C3%A9%20menu.4da7f91f.txt">1</a> <a href='/static/caf%C3%A9%20menu.4da7f91f.txt?x#y'>2</a> <a href=caf%C3%A9%20menu.4da7f91f.txt>3</a>"#
             )
@@ -484,7 +557,7 @@ mod tests {
         let nested =
             |file: &str| (file == "/my dir/a.css").then(|| "/my dir/a.1234abcd.css".to_owned());
         assert_eq!(
-            rewrite(
+            rw(
                 Document::Css,
                 "@import 'my dir/a.css'; @import 'my%20dir/a.css';",
                 "/x.css",
@@ -499,6 +572,95 @@ mod tests {
             encode_url_path("/js/app.3f2a1b9c.js"),
             "/js/app.3f2a1b9c.js"
         );
+    }
+
+    #[test]
+    fn only_real_links_change_text_and_comments_stay_as_written() {
+        let html = r#"<script>var s = '<img src="/img/logo.png">'; // src="/js/app.js"
+</script><!-- <img src="/img/logo.png"> --><p>src="/img/logo.png"</p>
+<textarea><img src="/img/logo.png"></textarea><img src="/img/logo.png">"#;
+        let out = rw(Document::Html, html, "/index.html", None, hashed).unwrap();
+        assert_eq!(
+            out,
+            html.replace(
+                r#"</textarea><img src="/img/logo.png">"#,
+                r#"</textarea><img src="/img/logo.abcd1234.png">"#
+            ),
+            "only the one <img> element is a link"
+        );
+        let css = r#"/* url(/img/logo.png) */ .a::before { content: "url(/img/logo.png)" }
+.b { background: URL(/img/logo.png) }"#;
+        let out = rw(Document::Css, css, "/x.css", None, hashed).unwrap();
+        assert_eq!(
+            out,
+            css.replace("URL(/img/logo.png)", "url(/img/logo.abcd1234.png)"),
+            "a comment and a string are not links; url() is case-insensitive"
+        );
+    }
+
+    #[test]
+    fn srcset_style_poster_svg_and_image_set_are_links() {
+        let html = r#"<img srcset="/img/logo.png 1x, img/logo.png 2x,/img/logo.png 3x, img/logo.png, img/logo.png,img/logo.png" src="/img/logo.png">
+<source srcset='/img/logo.png (min-width: 5px, x) 300w'>
+<video poster=/img/logo.png></video><svg><image xlink:href="/img/logo.png"/></svg>
+<style>.a { background-image: image-set("/img/logo.png" 1x, url(/img/logo.png) 2x) }</style>
+<p style="background:url(&quot;/img/logo.png&quot;)">"#;
+        let out = rw(Document::Html, html, "/index.html", None, hashed).unwrap();
+        // `a.png,b.png` is one URL, as the HTML standard's srcset parser reads it.
+        let expected = r#"<img srcset="/img/logo.abcd1234.png 1x, img/logo.abcd1234.png 2x,/img/logo.abcd1234.png 3x, img/logo.abcd1234.png, img/logo.png,img/logo.png" src="/img/logo.abcd1234.png">
+<source srcset='/img/logo.abcd1234.png (min-width: 5px, x) 300w'>
+<video poster=/img/logo.abcd1234.png></video><svg><image xlink:href="/img/logo.abcd1234.png"/></svg>
+<style>.a { background-image: image-set("/img/logo.abcd1234.png" 1x, url(/img/logo.abcd1234.png) 2x) }</style>
+<p style="background:url(&quot;/img/logo.abcd1234.png&quot;)">"#;
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn entities_are_read_as_the_browser_reads_them() {
+        let html = r#"<a href="/js/app.js?a=1&amp;b=2">a</a> <a href="/js/app&#46;js">b</a> <a href="/js/app.js?&eacute;">c</a>"#;
+        assert_eq!(
+            rw(Document::Html, html, "/index.html", None, hashed).as_deref(),
+            Some(
+                r#"<a href="/js/app.abcd1234.js?a=1&amp;b=2">a</a> <a href="/js/app.abcd1234.js">b</a> <a href="/js/app.js?&eacute;">c</a>"#
+            ),
+            "an unknown named reference leaves its attribute as written"
+        );
+        assert_eq!(
+            markup::encode_attribute("a'b\"c&d e", Quote::None),
+            "a&#39;b&quot;c&amp;d&#32;e"
+        );
+        assert_eq!(markup::encode_attribute("a'b", Quote::Double), "a'b");
+        assert_eq!(markup::css_token("a'b", Some('\'')), "'a\\'b'");
+    }
+
+    #[test]
+    fn integrity_goes_on_scripts_stylesheets_and_module_preloads() {
+        let html = r#"<script src="/js/app.js"></script><link rel="stylesheet" href=css/app.css>
+<link rel="modulepreload" href='/js/app.js'><img src="/img/logo.png">
+<link rel="icon" href="/img/logo.png"><script src="/js/app.js" integrity="sha384-mine"></script>
+<link rel="preload" as="style" href="/css/app.css">"#;
+        let lookup = |file: &str| {
+            hashed(file).map(|url| Target {
+                hashed: (file != "/css/app.css").then_some(url),
+                integrity: Some(format!("sha384-{}", file.len())),
+            })
+        };
+        let rules = Rules {
+            base: None,
+            integrity: true,
+        };
+        let out = rewrite(Document::Html, html, "/index.html", rules, lookup).unwrap();
+        let expected = r#"<script src="/js/app.abcd1234.js" integrity="sha384-10"></script><link rel="stylesheet" href=css/app.css integrity="sha384-12">
+<link rel="modulepreload" href='/js/app.abcd1234.js' integrity="sha384-10"><img src="/img/logo.abcd1234.png">
+<link rel="icon" href="/img/logo.abcd1234.png"><script src="/js/app.abcd1234.js" integrity="sha384-mine"></script>
+<link rel="preload" as="style" href="/css/app.css">"#;
+        assert_eq!(out, expected);
+        let off = Rules {
+            base: None,
+            integrity: false,
+        };
+        let out = rewrite(Document::Html, html, "/index.html", off, lookup).unwrap();
+        assert!(!out.contains("sha384-1"), "{out}");
     }
 
     #[test]

@@ -18,6 +18,14 @@ static LINKED: Assets = embed_assets!(
     rewrite_references = true
 );
 
+/// The same, with `integrity` written on scripts and stylesheets.
+static WRITTEN: Assets = embed_assets!(
+    "fixtures/linked",
+    fingerprint = true,
+    rewrite_references = true,
+    integrity = true
+);
+
 /// Stored compressed only: the identity bytes are decoded from gzip at run time.
 static COMPRESSED_ONLY: Assets = embed_assets!("fixtures/site", compressed_only = true);
 
@@ -93,4 +101,88 @@ async fn a_rewritten_page_has_the_value_of_the_bytes_served() {
         }
     }
     assert!(rewritten > 0, "no page of fixtures/linked was rewritten");
+}
+
+/// One element of a served page that loads a file: its tag, `rel`, URL and
+/// `integrity`.
+#[derive(Debug)]
+struct Loads {
+    tag: String,
+    rel: String,
+    url: String,
+    integrity: Option<String>,
+}
+
+fn loads(page: &[u8]) -> Vec<Loads> {
+    let found = std::cell::RefCell::new(Vec::new());
+    let settings = lol_html::RewriteStrSettings {
+        element_content_handlers: vec![lol_html::element!("script[src], link[href]", |el| {
+            let url = el.get_attribute("src").or(el.get_attribute("href"));
+            found.borrow_mut().push(Loads {
+                tag: el.tag_name(),
+                rel: el.get_attribute("rel").unwrap_or_default(),
+                url: url.unwrap_or_default(),
+                integrity: el.get_attribute("integrity"),
+            });
+            Ok(())
+        })],
+        ..lol_html::RewriteStrSettings::new()
+    };
+    lol_html::rewrite_str(std::str::from_utf8(page).expect("UTF-8"), settings).expect("HTML");
+    found.into_inner()
+}
+
+/// `reference` (relative, or absolute with no scheme) resolved against `page`.
+fn resolve(page: &str, reference: &str) -> String {
+    let reference = reference.split(['?', '#']).next().unwrap_or_default();
+    if reference.starts_with('/') {
+        return reference.to_owned();
+    }
+    let mut segments: Vec<&str> = page.split('/').collect();
+    segments.pop();
+    for segment in reference.split('/') {
+        match segment {
+            ".." => {
+                segments.pop();
+            }
+            "." => {}
+            named => segments.push(named),
+        }
+    }
+    segments.join("/")
+}
+
+/// W3C Subresource Integrity §3.3: `integrity` on `<script src>` and
+/// `<link rel=stylesheet>`: each page served names the value of the bytes its link
+/// gets, and links a browser does not check (an icon) get none.
+#[tokio::test]
+async fn integrity_written_into_pages_is_that_of_the_bytes_served() {
+    let addr = spawn_service(WRITTEN.service()).await;
+    let mut checked = 0;
+    for page in ["/index.html", "/docs/page.html"] {
+        let (status, _, body) = get(addr, page, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        for element in loads(&body) {
+            let checks = element.tag == "script" || element.rel == "stylesheet";
+            let url = resolve(page, &element.url);
+            if !checks {
+                assert_eq!(element.integrity, None, "{page}: {element:?}");
+                continue;
+            }
+            let (status, _, served) = get(addr, &url, &[]).await;
+            assert_eq!(status, StatusCode::OK, "{page}: {element:?} at {url}");
+            assert_eq!(
+                element.integrity.as_deref(),
+                Some(&*sri(&served)),
+                "{page}: {element:?}"
+            );
+            checked += 1;
+        }
+    }
+    // index.html: a stylesheet and a script; page.html: the stylesheet.
+    assert_eq!(checked, 3);
+    // Without the option the same pages name no value.
+    let plain = spawn_service(LINKED.service()).await;
+    let (_, _, body) = get(plain, "/index.html", &[]).await;
+    assert!(loads(&body).iter().all(|e| e.integrity.is_none()));
 }

@@ -1,0 +1,363 @@
+//! Where the links of an HTML or CSS document are, found by parsing it: HTML with
+//! `lol_html`'s tokenizer (the browser's tokenization rules, so a `src="…"` inside a
+//! script string is text, not an attribute), CSS with `cssparser`'s (so a `url(` inside
+//! a comment or a string is not a link).
+//!
+//! Nothing here changes a document: it reports byte ranges of the source, and the
+//! rewrite (`rewrite.rs`) replaces only the bytes of the links it changes, so the rest
+//! of a page (quoting, spacing, entities) comes out exactly as written.
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use cssparser::{Parser, ParserInput, ToCss, Token};
+use lol_html::html_content::Element;
+use lol_html::{element, text, RewriteStrSettings};
+
+/// A place in an HTML document that holds links.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    /// The bytes of the source it covers: an attribute's value without its quotes, or
+    /// a `<style>` element's text.
+    pub(crate) range: Range<usize>,
+    pub(crate) kind: SiteKind,
+}
+
+/// What a [`Site`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SiteKind {
+    /// An attribute whose value is one URL (`href`, `src`, `poster`, …), entities
+    /// and all. `subresource` is set for the elements that take an `integrity`
+    /// attribute (`<script src>`, `<link rel=stylesheet|modulepreload>`) and have none.
+    Url { quote: Quote, subresource: bool },
+    /// A `srcset` / `imagesrcset` attribute: URLs with descriptors, comma separated.
+    Srcset { quote: Quote },
+    /// A `style` attribute: CSS declarations.
+    StyleAttribute { quote: Quote },
+    /// The text of a `<style>` element: CSS, no entities.
+    StyleText,
+}
+
+/// How an attribute value was written: it decides what a new value must escape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Quote {
+    Double,
+    Single,
+    None,
+}
+
+/// The link-holding places of `html`, in document order. `None` when the tokenizer
+/// gives up on the document (it is then served as written).
+pub(crate) fn html_sites(html: &str) -> Option<Vec<Site>> {
+    let sites = RefCell::new(Vec::new());
+    let style_text: RefCell<Option<Range<usize>>> = RefCell::new(None);
+    let settings = RewriteStrSettings {
+        element_content_handlers: vec![
+            element!("*", |el| {
+                sites.borrow_mut().extend(element_sites(el, html));
+                Ok(())
+            }),
+            text!("style", |chunk| {
+                // A text node can come in several chunks: one site for all of them.
+                let at = chunk.source_location().bytes();
+                let mut open = style_text.borrow_mut();
+                let range = match open.take() {
+                    Some(range) => range.start..at.end,
+                    None => at,
+                };
+                if chunk.last_in_text_node() {
+                    if !range.is_empty() {
+                        sites.borrow_mut().push(Site {
+                            range,
+                            kind: SiteKind::StyleText,
+                        });
+                    }
+                } else {
+                    *open = Some(range);
+                }
+                Ok(())
+            }),
+        ],
+        ..RewriteStrSettings::new()
+    };
+    lol_html::rewrite_str(html, settings).ok()?;
+    let mut sites = sites.into_inner();
+    sites.sort_by_key(|site| site.range.start);
+    Some(sites)
+}
+
+/// The sites among `el`'s attributes.
+fn element_sites(el: &Element<'_, '_>, html: &str) -> Vec<Site> {
+    let tag = el.tag_name();
+    let rel = el
+        .get_attribute("rel")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let takes_integrity = !el.has_attribute("integrity")
+        && match tag.as_str() {
+            "script" => true,
+            "link" => rel
+                .split_ascii_whitespace()
+                .any(|word| word == "stylesheet" || word == "modulepreload"),
+            _ => false,
+        };
+    let mut found = Vec::new();
+    for attribute in el.attributes() {
+        let Some(at) = attribute.value_source_location() else {
+            continue;
+        };
+        let range = at.bytes();
+        let quote = match range.start.checked_sub(1).map(|i| html.as_bytes()[i]) {
+            Some(b'"') => Quote::Double,
+            Some(b'\'') => Quote::Single,
+            _ => Quote::None,
+        };
+        let name = attribute.name();
+        let kind = match name.as_str() {
+            "src" => SiteKind::Url {
+                quote,
+                subresource: takes_integrity && tag == "script",
+            },
+            "href" | "xlink:href" => SiteKind::Url {
+                quote,
+                subresource: takes_integrity && tag == "link",
+            },
+            "poster" => SiteKind::Url {
+                quote,
+                subresource: false,
+            },
+            "data" if tag == "object" => SiteKind::Url {
+                quote,
+                subresource: false,
+            },
+            "srcset" | "imagesrcset" => SiteKind::Srcset { quote },
+            "style" => SiteKind::StyleAttribute { quote },
+            _ => continue,
+        };
+        if !range.is_empty() {
+            found.push(Site { range, kind });
+        }
+    }
+    found
+}
+
+/// A link in CSS: the byte range of its token and the URL it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CssUrl {
+    /// The whole token: `url(x)` for an unquoted URL, `"x"` (quotes included) for a
+    /// string.
+    pub(crate) range: Range<usize>,
+    /// The URL, CSS escapes decoded.
+    pub(crate) url: String,
+    /// The quote of a string token; `None` for `url(x)`.
+    pub(crate) quote: Option<char>,
+}
+
+/// The links of a style sheet or declaration list: `url(x)`, `url("x")`,
+/// `@import "x"`, and the strings of `image-set()`, at any depth.
+pub(crate) fn css_urls(css: &str) -> Vec<CssUrl> {
+    let mut input = ParserInput::new(css);
+    let mut parser = Parser::new(&mut input);
+    let mut found = Vec::new();
+    walk_css(&mut parser, Context::Plain, &mut found);
+    found
+}
+
+/// Which strings of a block are URLs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Plain,
+    /// Inside `url(` … `)`: its first string.
+    Url,
+    /// Inside `image-set(` … `)`: every string.
+    ImageSet,
+}
+
+fn walk_css(parser: &mut Parser<'_, '_>, context: Context, found: &mut Vec<CssUrl>) {
+    let mut after_import = false;
+    let mut strings_seen = 0;
+    loop {
+        let from = parser.position();
+        let Ok(token) = parser.next_including_whitespace_and_comments() else {
+            return;
+        };
+        let token = token.clone();
+        let (start, end) = (from.byte_index(), parser.position().byte_index());
+        let mut was_import = false;
+        match &token {
+            Token::WhiteSpace(_) | Token::Comment(_) => {
+                was_import = after_import;
+            }
+            Token::UnquotedUrl(url) => found.push(CssUrl {
+                range: start..end,
+                url: url.to_string(),
+                quote: None,
+            }),
+            Token::QuotedString(value) => {
+                let is_url = after_import
+                    || context == Context::ImageSet
+                    || (context == Context::Url && strings_seen == 0);
+                strings_seen += 1;
+                if is_url {
+                    let quote = parser.slice_from(from).chars().next().unwrap_or('"');
+                    found.push(CssUrl {
+                        range: start..end,
+                        url: value.to_string(),
+                        quote: Some(quote),
+                    });
+                }
+            }
+            Token::AtKeyword(name) => was_import = name.eq_ignore_ascii_case("import"),
+            Token::Function(name) => {
+                let inner = if name.eq_ignore_ascii_case("url") {
+                    Context::Url
+                } else if name.eq_ignore_ascii_case("image-set")
+                    || name.eq_ignore_ascii_case("-webkit-image-set")
+                {
+                    Context::ImageSet
+                } else {
+                    Context::Plain
+                };
+                nested(parser, inner, found);
+            }
+            Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
+                nested(parser, Context::Plain, found);
+            }
+            _ => {}
+        }
+        after_import = was_import;
+    }
+}
+
+fn nested(parser: &mut Parser<'_, '_>, context: Context, found: &mut Vec<CssUrl>) {
+    let _ = parser.parse_nested_block(|inner| -> Result<(), cssparser::ParseError<'_, ()>> {
+        walk_css(inner, context, found);
+        Ok(())
+    });
+}
+
+/// A URL written as a CSS token of the form `like` was: a string with the same quote,
+/// or `url(…)`.
+pub(crate) fn css_token(url: &str, quote: Option<char>) -> String {
+    match quote {
+        None => Token::UnquotedUrl(url.into()).to_css_string(),
+        Some(quote) => {
+            let mut out = String::with_capacity(url.len() + 2);
+            out.push(quote);
+            for c in url.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\a "),
+                    c if c == quote => {
+                        out.push('\\');
+                        out.push(c);
+                    }
+                    c => out.push(c),
+                }
+            }
+            out.push(quote);
+            out
+        }
+    }
+}
+
+/// One image candidate of a `srcset`: where its URL is in the (decoded) value.
+pub(crate) fn srcset_urls(value: &str) -> Vec<Range<usize>> {
+    // The HTML standard's "parse a srcset attribute": split on commas that follow a
+    // URL, skip descriptors (which may hold commas inside parentheses).
+    let bytes = value.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    while i < bytes.len() {
+        while i < bytes.len() && (space(bytes[i]) || bytes[i] == b',') {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !space(bytes[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        let mut url_ended_with_comma = false;
+        while end > start && bytes[end - 1] == b',' {
+            end -= 1;
+            url_ended_with_comma = true;
+        }
+        if end > start {
+            found.push(start..end);
+        }
+        if url_ended_with_comma {
+            continue;
+        }
+        // Descriptors, up to the comma that ends the candidate.
+        let mut depth = 0usize;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    found
+}
+
+/// An attribute value with its character references decoded, or `None` when it holds
+/// one this does not know. Links hold `&amp;` and numeric references at most; the
+/// named ones beyond the five of XML are left alone, and so is their attribute.
+// A hand-written decoder rather than a crate: five names and two numeric forms is
+// all a URL ever carries, and anything else makes the attribute be left as written.
+pub(crate) fn decode_attribute(raw: &str) -> Option<String> {
+    if !raw.contains('&') {
+        return Some(raw.to_owned());
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let end = rest.find(';')?;
+        let name = &rest[1..end];
+        let c = match name {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let number = name.strip_prefix('#')?;
+                let code = match number.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok()?,
+                    None => number.parse().ok()?,
+                };
+                char::from_u32(code).filter(|&c| c != '\0')?
+            }
+        };
+        out.push(c);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// `value` as the bytes of an attribute value written with `quote`.
+pub(crate) fn encode_attribute(value: &str, quote: Quote) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match (c, quote) {
+            ('&', _) => out.push_str("&amp;"),
+            ('"', Quote::Double | Quote::None) => out.push_str("&quot;"),
+            ('\'', Quote::Single | Quote::None) => out.push_str("&#39;"),
+            ('<' | '>' | '=' | '`', Quote::None) => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
+            (c, Quote::None) if c.is_ascii_whitespace() => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
+            (c, _) => out.push(c),
+        }
+    }
+    out
+}

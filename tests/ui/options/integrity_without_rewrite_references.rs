@@ -1,0 +1,5 @@
+use embed_runtime::{embed_assets, Assets};
+
+static A: Assets = embed_assets!("$FIXTURES/linked", fingerprint = true, integrity = true);
+
+fn main() {}
