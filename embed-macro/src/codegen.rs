@@ -85,7 +85,20 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         body,
         fingerprinted,
         integrity,
+        inline,
     } = asset;
+    let (scripts, styles, unhashable) = match inline {
+        Some(inline) => (
+            inline.scripts.as_slice(),
+            inline.styles.as_slice(),
+            inline
+                .unhashable
+                .iter()
+                .map(|found| found.what.as_str())
+                .collect(),
+        ),
+        None => (&[][..], &[][..], Vec::new()),
+    };
     let integrity = match integrity {
         Some(value) => quote!(__embed::Some(#value)),
         None => quote!(__embed::None),
@@ -134,6 +147,9 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             len: #len,
             fingerprinted: #fingerprinted,
             integrity: #integrity,
+            script_hashes: &[#(#scripts),*],
+            style_hashes: &[#(#styles),*],
+            unhashable_inline: &[#(#unhashable),*],
             source: #source,
         })
     }
@@ -351,6 +367,7 @@ mod tests {
             body,
             fingerprinted: None,
             integrity: None,
+            inline: None,
         }
     }
 

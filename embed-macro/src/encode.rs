@@ -54,6 +54,8 @@ pub(crate) struct EncodedAsset {
     /// The Subresource Integrity value of the identity bytes (`sha384-…`); `None` on
     /// disk.
     pub(crate) integrity: Option<String>,
+    /// An embedded HTML page's inline scripts and styles (their CSP hashes).
+    pub(crate) inline: Option<crate::markup::Inline>,
 }
 
 /// Where the bytes are.
@@ -332,6 +334,7 @@ impl<'a> Encoder<'a> {
             },
             fingerprinted: None,
             integrity: Some(integrity(&bytes)),
+            inline: inline_code(file, &bytes),
         })
     }
 }
@@ -353,7 +356,17 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         },
         fingerprinted: None,
         integrity: None,
+        inline: None,
     }
+}
+
+/// The inline code of an HTML page (`None` for other files, or a page that is not
+/// UTF-8).
+fn inline_code(file: &FileEntry, bytes: &[u8]) -> Option<crate::markup::Inline> {
+    if crate::rewrite::Document::of(&file.url_path) != Some(crate::rewrite::Document::Html) {
+        return None;
+    }
+    crate::markup::inline_code(std::str::from_utf8(bytes).ok()?)
 }
 
 /// The Subresource Integrity metadata of `bytes` (W3C SRI §3.1): `sha384-` and the

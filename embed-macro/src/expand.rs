@@ -135,7 +135,38 @@ fn run_phases(
         )?;
     }
     fingerprint::check_collisions(&assets, options.root_span)?;
+    if options.strict_csp.value {
+        check_strict_csp(&assets, options.strict_csp.value_span_or(options.root_span))?;
+    }
     Ok((options, assets, entries))
+}
+
+/// `strict_csp = true`: an error at the option for each page with an event handler
+/// attribute or a `javascript:` URL, which no hash source allows.
+fn check_strict_csp(assets: &[EncodedAsset], span: proc_macro2::Span) -> syn::Result<()> {
+    let mut errors = crate::errors::Errors::default();
+    for asset in assets {
+        let Some(inline) = &asset.inline else {
+            continue;
+        };
+        let found: Vec<&str> = inline
+            .unhashable
+            .iter()
+            .filter(|found| found.script)
+            .map(|found| found.what.as_str())
+            .collect();
+        if !found.is_empty() {
+            errors.at_span(
+                span,
+                format!(
+                    "`strict_csp = true`: `{}` has inline script that a policy of hashes cannot allow ({}); attach handlers from a script (`addEventListener`) instead",
+                    asset.url_path,
+                    found.join("; ")
+                ),
+            );
+        }
+    }
+    errors.finish()
 }
 
 /// `module` with `generated` appended to its items.

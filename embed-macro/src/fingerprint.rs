@@ -139,6 +139,7 @@ mod tests {
             },
             fingerprinted: None,
             integrity: None,
+            inline: None,
         }
     }
 

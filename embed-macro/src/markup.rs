@@ -361,3 +361,144 @@ pub(crate) fn encode_attribute(value: &str, quote: Quote) -> String {
     }
     out
 }
+
+/// The inline code of an HTML page, for its Content-Security-Policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Inline {
+    /// `'sha256-…'` of each inline script's text (CSP Level 3 §8.4), in order, no
+    /// duplicates.
+    pub(crate) scripts: Vec<String>,
+    /// The same for each `<style>` element.
+    pub(crate) styles: Vec<String>,
+    /// What a policy of hashes cannot allow without `'unsafe-hashes'`, each as
+    /// `line N: onclick on <button>`.
+    pub(crate) unhashable: Vec<Unhashable>,
+}
+
+/// Inline code that no hash source allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unhashable {
+    /// Script (an event handler attribute, a `javascript:` URL), or style (a `style`
+    /// attribute).
+    pub(crate) script: bool,
+    /// `line 12: onclick on <button>`.
+    pub(crate) what: String,
+}
+
+/// The inline scripts and styles of `html` and their hash sources. `None` when the
+/// tokenizer gives up on the document.
+pub(crate) fn inline_code(html: &str) -> Option<Inline> {
+    #[derive(Default)]
+    struct State {
+        inline: Inline,
+        /// The text of the `<script>` or `<style>` being read, if it counts.
+        text: Option<String>,
+    }
+    let state = RefCell::new(State::default());
+    let line = |at: usize| {
+        html.as_bytes()[..at]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    };
+    let finish = |chunk: &lol_html::html_content::TextChunk<'_>, styles: bool| {
+        let mut state = state.borrow_mut();
+        if let Some(text) = state.text.as_mut() {
+            text.push_str(chunk.as_str());
+        }
+        if chunk.last_in_text_node() {
+            if let Some(text) = state.text.take().filter(|text| !text.is_empty()) {
+                let hash = csp_hash(&text);
+                let list = match styles {
+                    true => &mut state.inline.styles,
+                    false => &mut state.inline.scripts,
+                };
+                if !list.contains(&hash) {
+                    list.push(hash);
+                }
+            }
+        }
+    };
+    let settings = RewriteStrSettings {
+        element_content_handlers: vec![
+            element!("*", |el| {
+                let tag = el.tag_name();
+                let mut state = state.borrow_mut();
+                match tag.as_str() {
+                    "script" => {
+                        let kind = el.get_attribute("type").unwrap_or_default();
+                        state.text =
+                            (!el.has_attribute("src") && is_script_type(&kind)).then(String::new);
+                    }
+                    "style" => state.text = Some(String::new()),
+                    _ => {}
+                }
+                let at = line(el.source_location().bytes().start);
+                for attribute in el.attributes() {
+                    let name = attribute.name();
+                    let value = attribute.value();
+                    let found = if name.starts_with("on") {
+                        Some((true, format!("line {at}: `{name}` on <{tag}>")))
+                    } else if matches!(
+                        name.as_str(),
+                        "href" | "src" | "action" | "formaction" | "xlink:href"
+                    ) && decode_attribute(&value).is_some_and(|url| {
+                        url.trim_start()
+                            .get(..11)
+                            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("javascript:"))
+                    }) {
+                        Some((
+                            true,
+                            format!("line {at}: a `javascript:` URL in `{name}` of <{tag}>"),
+                        ))
+                    } else if name == "style" {
+                        Some((false, format!("line {at}: a `style` attribute on <{tag}>")))
+                    } else {
+                        None
+                    };
+                    if let Some((script, what)) = found {
+                        state.inline.unhashable.push(Unhashable { script, what });
+                    }
+                }
+                Ok(())
+            }),
+            text!("script", |chunk| {
+                finish(chunk, false);
+                Ok(())
+            }),
+            text!("style", |chunk| {
+                finish(chunk, true);
+                Ok(())
+            }),
+        ],
+        ..RewriteStrSettings::new()
+    };
+    lol_html::rewrite_str(html, settings).ok()?;
+    Some(state.into_inner().inline)
+}
+
+/// Whether a `<script type>` is run as script (HTML §4.12.1: no type, a JavaScript
+/// MIME type, `module`, or one of the other kinds CSP governs), not a data block.
+fn is_script_type(kind: &str) -> bool {
+    let kind = kind.trim().to_ascii_lowercase();
+    let essence = kind.split(';').next().unwrap_or_default().trim();
+    matches!(essence, "" | "module" | "importmap" | "speculationrules")
+        || ["javascript", "ecmascript", "jscript", "livescript"]
+            .iter()
+            .any(|name| essence.ends_with(name) || essence.ends_with(&format!("{name}1.5")))
+}
+
+/// The CSP hash source of an element's text: `'sha256-'`, the base64 of the SHA-256
+/// of its UTF-8 bytes, `'`. The text is the browser's: the HTML parser turns CR LF and
+/// lone CR into LF before anything else.
+pub(crate) fn csp_hash(text: &str) -> String {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+    let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+    let digest = Sha256::digest(normalized.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}

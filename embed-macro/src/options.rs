@@ -122,6 +122,8 @@ option_table! {
     "base" => base: Option<String> = None, parse_base;
     /// Write `integrity` on the scripts, stylesheets and module preloads of HTML pages.
     "integrity" => integrity: bool = false, parse_bool;
+    /// Refuse pages with inline code a policy of hashes cannot allow.
+    "strict_csp" => strict_csp: bool = false, parse_bool;
     "include" => include: Option<Globs> = None, parse_optional_globs;
     "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
     "dotfiles" => dotfiles: bool = false, parse_bool;
@@ -663,7 +665,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_sixteen_keys_once_each() {
-        assert_eq!(KEYS.len(), 17);
+        assert_eq!(KEYS.len(), 18);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

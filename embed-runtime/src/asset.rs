@@ -143,6 +143,9 @@ pub struct Asset {
     disk_path: Option<&'static str>,
     fingerprinted: Option<&'static str>,
     integrity: Option<&'static str>,
+    script_hashes: &'static [&'static str],
+    style_hashes: &'static [&'static str],
+    unhashable_inline: &'static [&'static str],
 }
 
 impl Asset {
@@ -199,6 +202,42 @@ impl Asset {
     /// ```
     pub fn integrity(&self) -> Option<&'static str> {
         self.integrity
+    }
+
+    /// The Content-Security-Policy hash sources (`'sha256-…'`, quotes included) of
+    /// this HTML page's inline scripts: each `<script>` without `src` that runs
+    /// (classic, `module`, `importmap`; not a data block such as
+    /// `application/ld+json`), over its text as the browser reads it (CSP Level 3
+    /// §8.4), in document order without repeats. A policy whose `script-src` lists
+    /// them runs exactly these scripts, with no `'unsafe-inline'` and no nonce; see
+    /// [`ServeAssets::content_security_policy`](crate::ServeAssets::content_security_policy).
+    ///
+    /// Empty for other files, for a page with no inline script, and for a page read
+    /// from disk (over `max_embed_size`), which the macro does not read.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let page = ASSETS.get("/index.html").unwrap();
+    /// let policy = format!("script-src 'self' {}", page.script_hashes().join(" "));
+    /// assert!(policy.contains("'sha256-"));
+    /// ```
+    pub fn script_hashes(&self) -> &'static [&'static str] {
+        self.script_hashes
+    }
+
+    /// The same for this HTML page's `<style>` elements, for `style-src`.
+    pub fn style_hashes(&self) -> &'static [&'static str] {
+        self.style_hashes
+    }
+
+    /// The inline code of this HTML page that no hash source allows, one line each:
+    /// event handler attributes (``line 12: `onclick` on <button>``), `javascript:`
+    /// URLs and `style` attributes. A policy without `'unsafe-inline'` (or
+    /// `'unsafe-hashes'` with their hashes) blocks them; the macro's
+    /// `strict_csp = true` makes the script ones a compile error.
+    pub fn unhashable_inline(&self) -> &'static [&'static str] {
+        self.unhashable_inline
     }
 
     /// The content-hashed URL this asset is also served at (`/js/app.3f2a1b9c.js`),
@@ -313,6 +352,9 @@ impl Asset {
             disk_path,
             fingerprinted: init.fingerprinted,
             integrity: init.integrity,
+            script_hashes: init.script_hashes,
+            style_hashes: init.style_hashes,
+            unhashable_inline: init.unhashable_inline,
         }
     }
 }
@@ -344,6 +386,9 @@ pub struct AssetInit {
     pub len: u64,
     pub fingerprinted: Option<&'static str>,
     pub integrity: Option<&'static str>,
+    pub script_hashes: &'static [&'static str],
+    pub style_hashes: &'static [&'static str],
+    pub unhashable_inline: &'static [&'static str],
     pub source: Source,
 }
 

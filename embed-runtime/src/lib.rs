@@ -149,6 +149,7 @@ pub use service::{
 /// | `hashed` | glob(s) | none | files a bundler already content-hashed: the immutable policy at their own URL, no second hash (a Vite `.vite/manifest.json` in the folder does this on its own) |
 /// | `rewrite_references` | `true`/`false` | `false` | with `fingerprint`: point `href`/`src`/`srcset`, `style`, CSS `url()`, `@import` and `image-set()` links in embedded HTML and CSS (found by an HTML and a CSS tokenizer) at the hashed URLs (ETags and hashes are of the rewritten bytes); links are decoded before they are matched and written percent-encoded |
 /// | `integrity` | `true`/`false` | `false` | with `rewrite_references`: write `integrity="sha384-…"` on `<script src>`, `<link rel="stylesheet">` and `<link rel="modulepreload">` that load an embedded file |
+/// | `strict_csp` | `true`/`false` | `false` | a compile error for each embedded page with an inline event handler or a `javascript:` URL, which no CSP hash can allow (the hashes of inline scripts and styles are computed either way: [`Asset::script_hashes`]) |
 /// | `base` | `"/static"` | none | with `rewrite_references`: the URL path the site is served under; rewritten absolute links get it in front |
 /// | `include` | glob or list of globs | everything | only embed files whose path below the folder matches one; a pattern that matches no file is an error |
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one; a pattern may match nothing (a frontend build may or may not write source maps) |

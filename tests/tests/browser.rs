@@ -30,6 +30,9 @@ use serde_json::json;
 /// The example site, embedded the way `examples/src/main.rs` embeds it.
 static EXAMPLE: Assets = embed_assets!("../examples/public");
 
+/// The example server's policy (`examples/src/main.rs`).
+const POLICY: &str = "default-src 'self'; script-src 'self' {scripts}; style-src 'self' {styles}; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
 /// The whole test, browser start to screenshot, must finish within this.
 const TEST_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -144,6 +147,7 @@ async fn drive(session: &Session, addr: SocketAddr, log: &ServerLog) {
     // First visit, with the fresh profile's empty cache.
     session.navigate(&url).await;
     assert_page_works(session, "first load").await;
+    assert_policy_holds(session).await;
     let favicon = wait_for_request(log, "/favicon.ico").await;
     assert_eq!(favicon.status, StatusCode::OK, "favicon: {favicon:?}");
     let first_load = log.snapshot();
@@ -157,6 +161,54 @@ async fn drive(session: &Session, addr: SocketAddr, log: &ServerLog) {
     assert_reload_revalidates(session, (&first_load, &first_timings), &reload).await;
 
     save_screenshot(session).await;
+}
+
+/// Under the strict policy (Content Security Policy Level 3: hash sources, no
+/// `'unsafe-inline'`), the page's own inline script and style, allowed by the hashes
+/// the macro computed, ran and applied with no violation in the console; a script
+/// injected into the DOM at run time is refused, with a `securitypolicyviolation`.
+async fn assert_policy_holds(session: &Session) {
+    let page = session
+        .execute(
+            "return {
+               inline: document.documentElement.dataset.inlineScript || null,
+               border: getComputedStyle(document.querySelector('.inline-note')).borderLeftColor,
+             };",
+        )
+        .await;
+    assert_eq!(page["inline"], "ran", "the inline script ran: {page}");
+    assert_eq!(
+        page["border"], "rgb(51, 102, 204)",
+        "the inline style applied: {page}"
+    );
+    let log = session.browser_log().await;
+    let violations: Vec<_> = log
+        .iter()
+        .filter(|entry| entry.message.contains("Content Security Policy"))
+        .collect();
+    assert!(
+        violations.is_empty(),
+        "the page's own code broke its policy: {violations:?}"
+    );
+    let injected = session
+        .execute(
+            "window.__violations = [];
+             document.addEventListener('securitypolicyviolation', (event) =>
+               window.__violations.push({ directive: event.effectiveDirective, blocked: event.blockedURI }));
+             const script = document.createElement('script');
+             script.textContent = 'window.__injected = true;';
+             document.head.appendChild(script);
+             return window.__injected === true;",
+        )
+        .await;
+    assert_eq!(injected, false, "an injected inline script ran");
+    assert!(
+        session.wait_until("window.__violations.length > 0").await,
+        "no securitypolicyviolation for the injected script"
+    );
+    let seen = session.execute("return window.__violations").await;
+    assert_eq!(seen[0]["directive"], "script-src-elem", "{seen}");
+    assert_eq!(seen[0]["blocked"], "inline", "{seen}");
 }
 
 /// Computed style proves the stylesheet applied, `#status` proves the script ran, the
@@ -377,7 +429,7 @@ async fn spawn_example(log: ServerLog) -> SocketAddr {
             "/api/health",
             get(|| async { Json(json!({ "status": "ok", "assets": EXAMPLE.len() })) }),
         )
-        .fallback_service(EXAMPLE.service())
+        .fallback_service(EXAMPLE.service().content_security_policy(POLICY))
         .layer(middleware::from_fn_with_state(log, record));
     spawn_router(router).await
 }

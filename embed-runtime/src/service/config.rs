@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
-use http::header::X_CONTENT_TYPE_OPTIONS;
+use http::header::{CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Assets, Selection};
@@ -63,6 +63,9 @@ pub(super) struct Options {
     pub(super) header_rules: Vec<HeaderRule>,
     /// `X-Content-Type-Options: nosniff` on every asset response.
     pub(super) nosniff: bool,
+    /// The `content_security_policy` template: `{scripts}` and `{styles}` stand for a
+    /// page's hash sources.
+    pub(super) csp: Option<String>,
 }
 
 /// The options and, once the first request needs them, the tables derived from them.
@@ -192,6 +195,41 @@ impl Options {
         fields.into()
     }
 
+    /// The fields of `asset`: those of its path, and on an HTML page the policy of the
+    /// `content_security_policy` template with the page's hashes, after (so in place
+    /// of) a rule's.
+    pub(super) fn fields_of(&self, asset: &Asset) -> Fields {
+        let policy = self
+            .csp
+            .as_deref()
+            .filter(|_| is_page(asset))
+            .map(|template| {
+                let filled = template
+                    .replace("{scripts}", &asset.script_hashes().join(" "))
+                    .replace("{styles}", &asset.style_hashes().join(" "));
+                // A placeholder with no hashes leaves a space before `;` or at the end.
+                let policy = filled
+                    .split(';')
+                    .map(str::trim_end)
+                    .collect::<Vec<_>>()
+                    .join(";");
+                // Hash sources are base64 in quotes and the template was checked when set.
+                HeaderValue::try_from(policy)
+                    .unwrap_or(HeaderValue::from_static("default-src 'none'"))
+            });
+        let Some(policy) = policy else {
+            return self.fields_for(asset.path());
+        };
+        let mut fields: Vec<_> = self
+            .fields_for(asset.path())
+            .iter()
+            .filter(|(name, _)| *name != CONTENT_SECURITY_POLICY)
+            .cloned()
+            .collect();
+        fields.push((CONTENT_SECURITY_POLICY, policy));
+        fields.into()
+    }
+
     /// The fields of a file no rule matches.
     fn unmatched_fields(&self) -> Fields {
         if self.nosniff {
@@ -200,6 +238,15 @@ impl Options {
             Arc::new([])
         }
     }
+}
+
+/// Whether `asset` is an HTML page (its policy is the one of a document).
+fn is_page(asset: &Asset) -> bool {
+    asset
+        .content_type()
+        .split(';')
+        .next()
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("text/html"))
 }
 
 impl Tables {
@@ -217,8 +264,9 @@ impl Tables {
                     .header_rules
                     .iter()
                     .any(|rule| rule.matches(asset.path()))
+                    || (options.csp.is_some() && is_page(asset))
                 {
-                    options.fields_for(asset.path())
+                    options.fields_of(asset)
                 } else {
                     Arc::clone(&unmatched)
                 }
@@ -261,10 +309,9 @@ impl Tables {
                 None => Vec::new(),
             })
             .collect();
-        let not_found_fields = options.not_found_page.map_or_else(
-            || Arc::clone(&unmatched),
-            |page| options.fields_for(page.path()),
-        );
+        let not_found_fields = options
+            .not_found_page
+            .map_or_else(|| Arc::clone(&unmatched), |page| options.fields_of(page));
         let mut tables = Tables {
             cache_control,
             fields,

@@ -117,6 +117,7 @@ impl Assets {
             chunk_size: DEFAULT_CHUNK_SIZE,
             header_rules: Vec::new(),
             nosniff: true,
+            csp: None,
         };
         ServeAssets {
             assets: self,
@@ -238,6 +239,57 @@ impl ServeAssets {
                 .retain(|r| !(r.pattern == rule.pattern && r.name == rule.name));
             options.header_rules.push(rule);
         })
+    }
+
+    /// Sends a `Content-Security-Policy` on every HTML page, built from `template` with
+    /// that page's own hash sources: `{scripts}` stands for
+    /// [`Asset::script_hashes`](crate::Asset::script_hashes) (`'sha256-…'` of each
+    /// inline script, computed by the macro) and `{styles}` for
+    /// [`Asset::style_hashes`](crate::Asset::style_hashes), joined by spaces. So a
+    /// strict policy, with no `'unsafe-inline'` and no nonce, runs exactly the page's
+    /// own inline code, and an injected script is refused.
+    ///
+    /// Each page's policy is built once, into its prebuilt header maps (free per
+    /// request), and comes on every response about the page: its own URL, as the
+    /// single-page app's page and as the 404 page (each with its own hashes), 200, 206
+    /// and 304. It replaces a `Content-Security-Policy` of a
+    /// [`header`](Self::header) rule on pages; other files get none. A page with no
+    /// inline script gets an empty `{scripts}`, which allows none. A page read from
+    /// disk (over `max_embed_size`) has no hashes, and in dev mode the hashes are
+    /// those of the build: an edited inline script needs a rebuild.
+    ///
+    /// Event handler attributes (`onclick=`) and `javascript:` URLs cannot be allowed
+    /// by hashes: [`Asset::unhashable_inline`](crate::Asset::unhashable_inline) lists
+    /// them, and the macro's `strict_csp = true` refuses them at compile time.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().content_security_policy(
+    ///     "default-src 'self'; script-src 'self' {scripts}; style-src 'self' {styles}; object-src 'none'; base-uri 'none'",
+    /// );
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `template` holds another `{…}` placeholder, or a character a field value
+    /// cannot hold: a typo should fail at start-up, not send a policy that blocks the
+    /// site.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn content_security_policy(self, template: &str) -> Self {
+        let bare = template.replace("{scripts}", "").replace("{styles}", "");
+        if let Some(at) = bare.find(['{', '}']) {
+            let rest = &bare[at..];
+            let shown = rest.split_inclusive('}').next().unwrap_or(rest);
+            panic!(
+                "content_security_policy({template:?}): unknown placeholder `{shown}`; the template knows {{scripts}} and {{styles}}"
+            );
+        }
+        if let Err(err) = HeaderValue::from_str(&bare) {
+            panic!("content_security_policy({template:?}): not a field value: {err}");
+        }
+        let template = template.to_owned();
+        self.configure(|options| options.csp = Some(template))
     }
 
     /// Sends no `X-Content-Type-Options: nosniff`. It is on by default on every asset
@@ -693,6 +745,7 @@ impl fmt::Debug for ServeAssets {
                     .collect::<Vec<_>>(),
             )
             .field("nosniff", &config.nosniff)
+            .field("content_security_policy", &config.csp)
             .finish()
     }
 }

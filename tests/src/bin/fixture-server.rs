@@ -312,7 +312,8 @@ fn collect(response: Response<embed_runtime::Body>) -> (Response<()>, Vec<u8>) {
 
 fn alloc_probe(n: usize) {
     // With `header` rules that match the probed stylesheet (two fields beside the
-    // default nosniff): they are folded into the prebuilt maps, so they cost nothing.
+    // default nosniff) and a Content-Security-Policy on the pages: they are folded
+    // into the prebuilt maps, so they cost nothing.
     let service: ServeAssets = SITE
         .service()
         .header(
@@ -324,7 +325,8 @@ fn alloc_probe(n: usize) {
             "*.css",
             http::header::HeaderName::from_static("x-probe-rule"),
             HeaderValue::from_static("css"),
-        );
+        )
+        .content_security_policy("script-src 'self' {scripts}; style-src 'self' {styles}");
 
     // Controls for the tracer: a run that allocates nothing and one that allocates
     // exactly `n` times.
@@ -351,6 +353,15 @@ fn alloc_probe(n: usize) {
                 rule.map(HeaderValue::as_bytes),
                 Some(&b"css"[..]),
                 "{}",
+                case.name
+            );
+        }
+        if case.request.uri().path() == "/docs/" {
+            // A page: its policy is really there.
+            let policy = head.headers().get(http::header::CONTENT_SECURITY_POLICY);
+            assert!(
+                policy.is_some_and(|p| p.as_bytes().starts_with(b"script-src 'self'")),
+                "{}: {policy:?}",
                 case.name
             );
         }

@@ -1,0 +1,5 @@
+use embed_runtime::{embed_assets, Assets};
+
+static A: Assets = embed_assets!("$FIXTURES/csp", strict_csp = true);
+
+fn main() {}
