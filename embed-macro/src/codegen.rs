@@ -86,6 +86,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         fingerprinted,
         integrity,
         inline,
+        preload,
     } = asset;
     let (scripts, styles, unhashable) = match inline {
         Some(inline) => (
@@ -150,6 +151,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             script_hashes: &[#(#scripts),*],
             style_hashes: &[#(#styles),*],
             unhashable_inline: &[#(#unhashable),*],
+            preload_links: &[#(#preload),*],
             source: #source,
         })
     }
@@ -368,6 +370,7 @@ mod tests {
             fingerprinted: None,
             integrity: None,
             inline: None,
+            preload: Vec::new(),
         }
     }
 

@@ -56,6 +56,8 @@ pub(crate) struct EncodedAsset {
     pub(crate) integrity: Option<String>,
     /// An embedded HTML page's inline scripts and styles (their CSP hashes).
     pub(crate) inline: Option<crate::markup::Inline>,
+    /// An embedded HTML page's `Link` preload values (`preload.rs`).
+    pub(crate) preload: Vec<String>,
 }
 
 /// Where the bytes are.
@@ -335,6 +337,7 @@ impl<'a> Encoder<'a> {
             fingerprinted: None,
             integrity: Some(integrity(&bytes)),
             inline: inline_code(file, &bytes),
+            preload: Vec::new(),
         })
     }
 }
@@ -357,6 +360,7 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         fingerprinted: None,
         integrity: None,
         inline: None,
+        preload: Vec::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::bundler::{self, Entry};
 use crate::encode::{EncodedAsset, Encoder};
 use crate::errors::Errors;
 use crate::options::{self, Options};
-use crate::{codegen, fingerprint, rewrite, scan};
+use crate::{codegen, fingerprint, preload, rewrite, scan};
 
 /// The names the attribute form defines in the module.
 const ASSETS: &str = "ASSETS";
@@ -135,6 +135,7 @@ fn run_phases(
         )?;
     }
     fingerprint::check_collisions(&assets, options.root_span)?;
+    preload::apply(&mut assets, options.base.value.as_deref());
     if options.strict_csp.value {
         check_strict_csp(&assets, options.strict_csp.value_span_or(options.root_span))?;
     }

@@ -140,6 +140,7 @@ mod tests {
             fingerprinted: None,
             integrity: None,
             inline: None,
+            preload: Vec::new(),
         }
     }
 

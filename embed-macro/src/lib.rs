@@ -20,6 +20,7 @@ mod interpolate;
 mod markup;
 mod opt_level;
 mod options;
+mod preload;
 mod rewrite;
 mod scan;
 

@@ -146,6 +146,7 @@ pub struct Asset {
     script_hashes: &'static [&'static str],
     style_hashes: &'static [&'static str],
     unhashable_inline: &'static [&'static str],
+    preload_links: &'static [&'static str],
 }
 
 impl Asset {
@@ -238,6 +239,32 @@ impl Asset {
     /// `strict_csp = true` makes the script ones a compile error.
     pub fn unhashable_inline(&self) -> &'static [&'static str] {
         self.unhashable_inline
+    }
+
+    /// The `Link` field values (RFC 8288) that announce what this HTML page's `<head>`
+    /// loads before it can render, computed at compile time, in document order:
+    /// `<url>; rel=preload; as=style` for a style sheet, `rel=modulepreload` for a
+    /// module script or module preload, `rel=preload; as=script` for a classic
+    /// script, then `rel=preload; as=font; crossorigin` for the fonts those style
+    /// sheets load. Only files of the table; each URL as the page names it (so the
+    /// hashed one after `rewrite_references`), a font's as an absolute path with the
+    /// macro's `base`. A `crossorigin` attribute is repeated, so the preload matches.
+    ///
+    /// [`ServeAssets::preload_links`](crate::ServeAssets::preload_links) sends them;
+    /// CDNs turn such a header into 103 Early Hints. Empty for other files and pages
+    /// read from disk.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let page = ASSETS.get("/index.html").unwrap();
+    /// assert_eq!(
+    ///     page.preload_links(),
+    ///     ["</css/app.css>; rel=preload; as=style", "</js/app.js>; rel=preload; as=script"]
+    /// );
+    /// ```
+    pub fn preload_links(&self) -> &'static [&'static str] {
+        self.preload_links
     }
 
     /// The content-hashed URL this asset is also served at (`/js/app.3f2a1b9c.js`),
@@ -355,6 +382,7 @@ impl Asset {
             script_hashes: init.script_hashes,
             style_hashes: init.style_hashes,
             unhashable_inline: init.unhashable_inline,
+            preload_links: init.preload_links,
         }
     }
 }
@@ -389,6 +417,7 @@ pub struct AssetInit {
     pub script_hashes: &'static [&'static str],
     pub style_hashes: &'static [&'static str],
     pub unhashable_inline: &'static [&'static str],
+    pub preload_links: &'static [&'static str],
     pub source: Source,
 }
 

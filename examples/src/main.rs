@@ -22,7 +22,12 @@ async fn health() -> Json<Value> {
 async fn main() -> std::io::Result<()> {
     let app = Router::new()
         .route("/api/health", get(health))
-        .fallback_service(ASSETS.service().content_security_policy(POLICY));
+        .fallback_service(
+            ASSETS
+                .service()
+                .content_security_policy(POLICY)
+                .preload_links(),
+        );
     let port = std::env::var("PORT").unwrap_or_else(|_| "3000".to_owned());
     let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{port}")).await?;
     println!(

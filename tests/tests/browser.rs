@@ -148,6 +148,7 @@ async fn drive(session: &Session, addr: SocketAddr, log: &ServerLog) {
     session.navigate(&url).await;
     assert_page_works(session, "first load").await;
     assert_policy_holds(session).await;
+    assert_preloads_are_used(session, log).await;
     let favicon = wait_for_request(log, "/favicon.ico").await;
     assert_eq!(favicon.status, StatusCode::OK, "favicon: {favicon:?}");
     let first_load = log.snapshot();
@@ -209,6 +210,40 @@ async fn assert_policy_holds(session: &Session) {
     let seen = session.execute("return window.__violations").await;
     assert_eq!(seen[0]["directive"], "script-src-elem", "{seen}");
     assert_eq!(seen[0]["blocked"], "inline", "{seen}");
+}
+
+/// The page's `Link` preloads (`preload_links()`) are the requests its elements use:
+/// each file is fetched once, by the preload (Resource Timing gives the script the
+/// initiator `link`, where its element alone gives `script`), and a few seconds after the load event Chromium has not warned that a
+/// preload went unused (it does when the URL, `as` or CORS mode does not match).
+async fn assert_preloads_are_used(session: &Session, log: &ServerLog) {
+    let links = EXAMPLE
+        .get("/index.html")
+        .expect("embedded")
+        .preload_links();
+    assert_eq!(links.len(), 2, "{links:?}");
+    for path in ["/css/app.css", "/js/app.js"] {
+        let seen = log.snapshot();
+        only_request(&seen, path);
+    }
+    let timings = resource_timings(session).await;
+    let script = timings.get("/js/app.js");
+    assert_eq!(
+        script["initiatorType"], "link",
+        "the script came from the Link preload, not from its element: {script}"
+    );
+    // Chromium warns 3 s after the load event.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = session.browser_log().await;
+    let unused: Vec<_> = log
+        .iter()
+        .filter(|entry| {
+            entry
+                .message
+                .contains("preloaded using link preload but not used")
+        })
+        .collect();
+    assert!(unused.is_empty(), "unused preloads: {unused:?}");
 }
 
 /// Computed style proves the stylesheet applied, `#status` proves the script ran, the
@@ -429,7 +464,12 @@ async fn spawn_example(log: ServerLog) -> SocketAddr {
             "/api/health",
             get(|| async { Json(json!({ "status": "ok", "assets": EXAMPLE.len() })) }),
         )
-        .fallback_service(EXAMPLE.service().content_security_policy(POLICY))
+        .fallback_service(
+            EXAMPLE
+                .service()
+                .content_security_policy(POLICY)
+                .preload_links(),
+        )
         .layer(middleware::from_fn_with_state(log, record));
     spawn_router(router).await
 }

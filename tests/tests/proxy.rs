@@ -21,7 +21,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use http::header::{
     ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE,
-    ETAG, IF_NONE_MATCH, RANGE, VARY,
+    ETAG, IF_NONE_MATCH, LINK, RANGE, VARY,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use integration_tests::{
@@ -355,6 +355,44 @@ async fn with_s_maxage_nginx_caches_and_answers_browser_revalidations_with_304()
         1,
         "only the first request reached the server: {seen:#?}"
     );
+}
+
+/// The preload `Link` field of a page (RFC 8288) is stored with the page and sent on
+/// every HIT, the 304 nginx answers itself included, so a CDN in front can turn it
+/// into 103 Early Hints for every visitor.
+#[tokio::test]
+async fn a_page_s_preload_links_are_cached_with_it_and_sent_on_every_hit() {
+    static PRELOAD: embed_runtime::Assets = embed_runtime::embed_assets!(
+        "fixtures/preload",
+        fingerprint = true,
+        rewrite_references = true
+    );
+    let service = PRELOAD
+        .service()
+        .cache_control(HeaderValue::from_static(LONG))
+        .preload_links();
+    let Some(proxy) = Proxy::start_with(service).await else {
+        return;
+    };
+    let expected = PRELOAD
+        .get("/index.html")
+        .expect("embedded")
+        .preload_links()
+        .join(", ");
+    assert!(expected.contains("rel=modulepreload"), "{expected}");
+    let first = get(proxy.addr(), "/index.html", &[]).await;
+    assert_eq!(cache_status(&first), "MISS");
+    assert_eq!(header(&first.1, LINK), Some(expected.as_str()));
+    let etag = header(&first.1, ETAG).expect("ETag").to_owned();
+    let second = get(proxy.addr(), "/index.html", &[]).await;
+    assert_eq!(cache_status(&second), "HIT");
+    assert_eq!(header(&second.1, LINK), Some(expected.as_str()));
+    let revalidation = get(proxy.addr(), "/index.html", &[("if-none-match", &etag)]).await;
+    assert_eq!(revalidation.0, StatusCode::NOT_MODIFIED);
+    assert_eq!(cache_status(&revalidation), "HIT");
+    assert_eq!(header(&revalidation.1, LINK), Some(expected.as_str()));
+    let seen = proxy.log.requests_for("/index.html");
+    assert_eq!(seen.len(), 1, "only the MISS reached the server: {seen:#?}");
 }
 
 /// The reply's `X-Cache-Status`.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
-use http::header::{CONTENT_SECURITY_POLICY, X_CONTENT_TYPE_OPTIONS};
+use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Assets, Selection};
@@ -66,6 +66,8 @@ pub(super) struct Options {
     /// The `content_security_policy` template: `{scripts}` and `{styles}` stand for a
     /// page's hash sources.
     pub(super) csp: Option<String>,
+    /// `preload_links`: each page's `Link` preload values.
+    pub(super) preload: bool,
 }
 
 /// The options and, once the first request needs them, the tables derived from them.
@@ -199,6 +201,22 @@ impl Options {
     /// `content_security_policy` template with the page's hashes, after (so in place
     /// of) a rule's.
     pub(super) fn fields_of(&self, asset: &Asset) -> Fields {
+        let fields = self.policy_fields(asset);
+        let links = asset.preload_links();
+        if !self.preload || links.is_empty() || !is_page(asset) {
+            return fields;
+        }
+        // One field, the values comma-separated (RFC 8288 §3), after a rule's own.
+        let Ok(link) = HeaderValue::try_from(links.join(", ")) else {
+            return fields;
+        };
+        let mut fields = fields.to_vec();
+        fields.push((LINK, link));
+        fields.into()
+    }
+
+    /// [`fields_of`](Self::fields_of) before the preload links.
+    fn policy_fields(&self, asset: &Asset) -> Fields {
         let policy = self
             .csp
             .as_deref()
@@ -264,7 +282,7 @@ impl Tables {
                     .header_rules
                     .iter()
                     .any(|rule| rule.matches(asset.path()))
-                    || (options.csp.is_some() && is_page(asset))
+                    || ((options.csp.is_some() || options.preload) && is_page(asset))
                 {
                     options.fields_of(asset)
                 } else {

@@ -118,6 +118,7 @@ impl Assets {
             header_rules: Vec::new(),
             nosniff: true,
             csp: None,
+            preload: false,
         };
         ServeAssets {
             assets: self,
@@ -290,6 +291,28 @@ impl ServeAssets {
         }
         let template = template.to_owned();
         self.configure(|options| options.csp = Some(template))
+    }
+
+    /// Sends, on every HTML page, a `Link` field that announces the style sheets,
+    /// scripts and fonts its `<head>` needs before it can render
+    /// ([`Asset::preload_links`](crate::Asset::preload_links), computed by the macro,
+    /// with the fingerprinted URLs the page links to): a browser starts fetching them
+    /// while it still parses the page, and a CDN turns the field into 103 Early Hints,
+    /// sent before the page itself.
+    ///
+    /// Prebuilt into each page's header maps like the other fields (free per request),
+    /// on 200, 206 and 304 (a cache updates its stored fields from a 304), also as the
+    /// single-page app's and the 404 page. A `Link` of a [`header`](Self::header) rule
+    /// is sent as well.
+    ///
+    /// ```
+    /// # use embed_runtime::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().preload_links();
+    /// # let _ = service;
+    /// ```
+    pub fn preload_links(self) -> Self {
+        self.configure(|options| options.preload = true)
     }
 
     /// Sends no `X-Content-Type-Options: nosniff`. It is on by default on every asset
@@ -746,6 +769,7 @@ impl fmt::Debug for ServeAssets {
             )
             .field("nosniff", &config.nosniff)
             .field("content_security_policy", &config.csp)
+            .field("preload_links", &config.preload)
             .finish()
     }
 }
