@@ -395,13 +395,9 @@ pub(crate) fn inline_code(html: &str) -> Option<Inline> {
         text: Option<String>,
     }
     let state = RefCell::new(State::default());
-    let line = |at: usize| {
-        html.as_bytes()[..at]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            + 1
-    };
+    // Where lines end, found once, and only if something is reported.
+    let newlines = std::cell::LazyCell::new(|| newline_offsets(html));
+    let line = |at: usize| newlines.partition_point(|&newline| newline < at) + 1;
     let finish = |chunk: &lol_html::html_content::TextChunk<'_>, styles: bool| {
         let mut state = state.borrow_mut();
         if let Some(text) = state.text.as_mut() {
@@ -434,12 +430,14 @@ pub(crate) fn inline_code(html: &str) -> Option<Inline> {
                     "style" => state.text = Some(String::new()),
                     _ => {}
                 }
-                let at = line(el.source_location().bytes().start);
+                // Counted only for what is reported: a page has few, if any.
+                let start = el.source_location().bytes().start;
+                let at = std::cell::LazyCell::new(|| line(start));
                 for attribute in el.attributes() {
                     let name = attribute.name();
                     let value = attribute.value();
                     let found = if name.starts_with("on") {
-                        Some((true, format!("line {at}: `{name}` on <{tag}>")))
+                        Some((true, format!("line {}: `{name}` on <{tag}>", *at)))
                     } else if matches!(
                         name.as_str(),
                         "href" | "src" | "action" | "formaction" | "xlink:href"
@@ -450,10 +448,13 @@ pub(crate) fn inline_code(html: &str) -> Option<Inline> {
                     }) {
                         Some((
                             true,
-                            format!("line {at}: a `javascript:` URL in `{name}` of <{tag}>"),
+                            format!("line {}: a `javascript:` URL in `{name}` of <{tag}>", *at),
                         ))
                     } else if name == "style" {
-                        Some((false, format!("line {at}: a `style` attribute on <{tag}>")))
+                        Some((
+                            false,
+                            format!("line {}: a `style` attribute on <{tag}>", *at),
+                        ))
                     } else {
                         None
                     };
@@ -476,6 +477,15 @@ pub(crate) fn inline_code(html: &str) -> Option<Inline> {
     };
     lol_html::rewrite_str(html, settings).ok()?;
     Some(state.into_inner().inline)
+}
+
+/// The byte offsets of the `\n`s of `text`.
+fn newline_offsets(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Whether a `<script type>` is run as script (HTML §4.12.1: no type, a JavaScript
