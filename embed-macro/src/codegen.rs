@@ -88,17 +88,19 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         inline,
         preload,
     } = asset;
-    let (scripts, styles, unhashable) = match inline {
-        Some(inline) => (
-            inline.scripts.as_slice(),
-            inline.styles.as_slice(),
-            inline
-                .unhashable
-                .iter()
-                .map(|found| found.what.as_str())
-                .collect(),
-        ),
-        None => (&[][..], &[][..], Vec::new()),
+    let page = match inline {
+        Some(inline) => {
+            let scripts = &inline.scripts;
+            let styles = &inline.styles;
+            let unhashable = inline.unhashable.iter().map(|found| found.what.as_str());
+            quote!(__embed::Some(&__embed::PageInit {
+                script_hashes: &[#(#scripts),*],
+                style_hashes: &[#(#styles),*],
+                unhashable_inline: &[#(#unhashable),*],
+                preload_links: &[#(#preload),*],
+            }))
+        }
+        None => quote!(__embed::None),
     };
     let integrity = match integrity {
         Some(value) => quote!(__embed::Some(#value)),
@@ -148,10 +150,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             len: #len,
             fingerprinted: #fingerprinted,
             integrity: #integrity,
-            script_hashes: &[#(#scripts),*],
-            style_hashes: &[#(#styles),*],
-            unhashable_inline: &[#(#unhashable),*],
-            preload_links: &[#(#preload),*],
+            page: #page,
             source: #source,
         })
     }

@@ -143,10 +143,7 @@ pub struct Asset {
     disk_path: Option<&'static str>,
     fingerprinted: Option<&'static str>,
     integrity: Option<&'static str>,
-    script_hashes: &'static [&'static str],
-    style_hashes: &'static [&'static str],
-    unhashable_inline: &'static [&'static str],
-    preload_links: &'static [&'static str],
+    page: Option<&'static PageInit>,
 }
 
 impl Asset {
@@ -224,12 +221,12 @@ impl Asset {
     /// assert!(policy.contains("'sha256-"));
     /// ```
     pub fn script_hashes(&self) -> &'static [&'static str] {
-        self.script_hashes
+        self.page.map_or(&[], |page| page.script_hashes)
     }
 
     /// The same for this HTML page's `<style>` elements, for `style-src`.
     pub fn style_hashes(&self) -> &'static [&'static str] {
-        self.style_hashes
+        self.page.map_or(&[], |page| page.style_hashes)
     }
 
     /// The inline code of this HTML page that no hash source allows, one line each:
@@ -238,7 +235,7 @@ impl Asset {
     /// `'unsafe-hashes'` with their hashes) blocks them; the macro's
     /// `strict_csp = true` makes the script ones a compile error.
     pub fn unhashable_inline(&self) -> &'static [&'static str] {
-        self.unhashable_inline
+        self.page.map_or(&[], |page| page.unhashable_inline)
     }
 
     /// The `Link` field values (RFC 8288) that announce what this HTML page's `<head>`
@@ -264,7 +261,7 @@ impl Asset {
     /// );
     /// ```
     pub fn preload_links(&self) -> &'static [&'static str] {
-        self.preload_links
+        self.page.map_or(&[], |page| page.preload_links)
     }
 
     /// The content-hashed URL this asset is also served at (`/js/app.3f2a1b9c.js`),
@@ -379,10 +376,7 @@ impl Asset {
             disk_path,
             fingerprinted: init.fingerprinted,
             integrity: init.integrity,
-            script_hashes: init.script_hashes,
-            style_hashes: init.style_hashes,
-            unhashable_inline: init.unhashable_inline,
-            preload_links: init.preload_links,
+            page: init.page,
         }
     }
 }
@@ -414,11 +408,20 @@ pub struct AssetInit {
     pub len: u64,
     pub fingerprinted: Option<&'static str>,
     pub integrity: Option<&'static str>,
+    /// What the macro found in an HTML page; `None` for other files, so that a table
+    /// of many files has one field to type-check for each, not four.
+    pub page: Option<&'static PageInit>,
+    pub source: Source,
+}
+
+/// What the macro writes for one HTML page. Not a stable API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct PageInit {
     pub script_hashes: &'static [&'static str],
     pub style_hashes: &'static [&'static str],
     pub unhashable_inline: &'static [&'static str],
     pub preload_links: &'static [&'static str],
-    pub source: Source,
 }
 
 /// Where an asset's bytes come from. Not a stable API.

@@ -246,7 +246,7 @@ pub use embed_macro::embed;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::asset::{
-        Asset, AssetInit, Assets, EncodedInit, Selection, Source, FINGERPRINTED,
+        Asset, AssetInit, Assets, EncodedInit, PageInit, Selection, Source, FINGERPRINTED,
     };
     pub use ::core::option::Option::{None, Some};
     pub use embed_macro::embed_assets;
