@@ -312,7 +312,8 @@ fn collect(response: Response<embed_runtime::Body>) -> (Response<()>, Vec<u8>) {
 
 fn alloc_probe(n: usize) {
     // With `header` rules that match the probed stylesheet (two fields beside the
-    // default nosniff) and a Content-Security-Policy on the pages: they are folded
+    // default nosniff), a Content-Security-Policy and preload links on the pages
+    // (`/docs/index.html` has a style sheet): they are folded
     // into the prebuilt maps, so they cost nothing.
     let service: ServeAssets = SITE
         .service()
@@ -326,7 +327,8 @@ fn alloc_probe(n: usize) {
             http::header::HeaderName::from_static("x-probe-rule"),
             HeaderValue::from_static("css"),
         )
-        .content_security_policy("script-src 'self' {scripts}; style-src 'self' {styles}");
+        .content_security_policy("script-src 'self' {scripts}; style-src 'self' {styles}")
+        .preload_links();
 
     // Controls for the tracer: a run that allocates nothing and one that allocates
     // exactly `n` times.
@@ -357,11 +359,17 @@ fn alloc_probe(n: usize) {
             );
         }
         if case.request.uri().path() == "/docs/" {
-            // A page: its policy is really there.
+            // A page: its policy and preload links are really there.
             let policy = head.headers().get(http::header::CONTENT_SECURITY_POLICY);
             assert!(
                 policy.is_some_and(|p| p.as_bytes().starts_with(b"script-src 'self'")),
                 "{}: {policy:?}",
+                case.name
+            );
+            let link = head.headers().get(http::header::LINK);
+            assert!(
+                link.is_some_and(|l| l.as_bytes().starts_with(b"</css/app.css>; rel=preload")),
+                "{}: {link:?}",
                 case.name
             );
         }
