@@ -78,12 +78,22 @@ pub(crate) fn html_sites(html: &str) -> Option<Vec<Site>> {
                 Ok(())
             }),
         ],
-        ..RewriteStrSettings::new()
+        ..relaxed()
     };
     lol_html::rewrite_str(html, settings).ok()?;
     let mut sites = sites.into_inner();
     sites.sort_by_key(|site| site.range.start);
     Some(sites)
+}
+
+/// `lol_html`'s settings with its strict mode off: a document whose parsing context
+/// it cannot tell for sure (`<select><xmp>`) is read by its best guess, not given up
+/// on, so one odd construct does not leave a whole page unrewritten.
+fn relaxed<'h, 's>() -> RewriteStrSettings<'h, 's> {
+    RewriteStrSettings {
+        strict: false,
+        ..RewriteStrSettings::new()
+    }
 }
 
 /// The sites among `el`'s attributes.
@@ -473,7 +483,7 @@ pub(crate) fn inline_code(html: &str) -> Option<Inline> {
                 Ok(())
             }),
         ],
-        ..RewriteStrSettings::new()
+        ..relaxed()
     };
     lol_html::rewrite_str(html, settings).ok()?;
     Some(state.into_inner().inline)
@@ -567,7 +577,7 @@ pub(crate) fn head_loads(html: &str) -> Option<Vec<HeadLoad>> {
                 Ok(())
             }),
         ],
-        ..RewriteStrSettings::new()
+        ..relaxed()
     };
     lol_html::rewrite_str(html, settings).ok()?;
     Some(found.into_inner())

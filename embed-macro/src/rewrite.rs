@@ -599,6 +599,17 @@ mod tests {
     }
 
     #[test]
+    fn a_page_the_tokenizer_cannot_be_sure_of_is_still_rewritten() {
+        let html = r#"<select><xmp><script>x</script></xmp></select><img src="/img/logo.png">"#;
+        assert_eq!(
+            rw(Document::Html, html, "/index.html", None, hashed).as_deref(),
+            Some(
+                r#"<select><xmp><script>x</script></xmp></select><img src="/img/logo.abcd1234.png">"#
+            )
+        );
+    }
+
+    #[test]
     fn srcset_style_poster_svg_and_image_set_are_links() {
         let html = r#"<img srcset="/img/logo.png 1x, img/logo.png 2x,/img/logo.png 3x, img/logo.png, img/logo.png,img/logo.png" src="/img/logo.png">
 <source srcset='/img/logo.png (min-width: 5px, x) 300w'>
