@@ -48,10 +48,12 @@ status=0
 # Runs one cargo command, keeping its output for the closing count.
 run() {
   echo "== $*"
+  local began=$SECONDS
   set +e
   "$@" 2>&1 | tee -a "$log"
   local code=${PIPESTATUS[0]}
   set -e
+  echo "== $((SECONDS - began)) s: $*"
   [ "$code" = 0 ] || status=$code
 }
 
@@ -85,14 +87,14 @@ run cargo build -p bench --all-targets
 # The library as published (without the fuzz entry the repository's config turns on):
 # no features, each feature on its own, the defaults and all together (unit tests and
 # doctests; .ci/run lints the same combinations).
-export EMBED_RUNTIME_UNSTABLE_FUZZ=0
-run cargo test -p embed-runtime --no-default-features
-for feature in tower axum actix-web rocket poem salvo warp zstd build; do
-  run cargo test -p embed-runtime --no-default-features --features "$feature"
+export EMBED_ASSETS_UNSTABLE_FUZZ=0
+run cargo test -p embed-assets --no-default-features
+for feature in tower axum actix-web rocket poem salvo warp zstd; do
+  run cargo test -p embed-assets --no-default-features --features "$feature"
 done
-run cargo test -p embed-runtime
-run cargo test -p embed-runtime --all-features
-unset EMBED_RUNTIME_UNSTABLE_FUZZ
+run cargo test -p embed-assets
+run cargo test -p embed-assets --all-features
+unset EMBED_ASSETS_UNSTABLE_FUZZ
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,
 # which may count zero.

@@ -9,7 +9,7 @@
 #
 # Environment: RUNS (3), FILES (1000), SIZE_MB (20), SEED (1), BUILD_TIMEOUT (900 s per
 # cargo command), BENCH_DIR (target/bench-compile), LIVE_SOURCE=1 (depend on the
-# working tree's embed-runtime instead of a snapshot of it), NO_OVERRIDE_PROBE=1 (also
+# working tree's embed-assets instead of a snapshot of it), NO_OVERRIDE_PROBE=1 (also
 # time one cold build of ours without `build-override opt-level = 3`).
 set -euo pipefail
 
@@ -74,7 +74,7 @@ reset_site() {
 }
 
 # --- our crates: a snapshot, so concurrent edits in the working tree do not rebuild
-# embed-macro in the middle of a measurement ------------------------------------------
+# embed-assets-macros in the middle of a measurement ------------------------------------------
 if [[ $LIVE_SOURCE == 1 ]]; then
     RUNTIME=$REPO/embed-runtime
 else
@@ -82,13 +82,13 @@ else
     stage=$WORK/src-stage
     rm -rf "$stage"
     mkdir -p "$stage"
-    cp -a "$REPO/embed-macro" "$REPO/embed-runtime" "$stage/"
+    cp -a "$REPO/embed-macro" "$REPO/embed-runtime" "$REPO/embed-shared" "$stage/"
     # The workspace root (package fields, lints, dependency versions are inherited),
-    # with only these two members.
+    # with only these three members.
     python3 - "$REPO/Cargo.toml" "$stage/Cargo.toml" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-text = re.sub(r'(?m)^members\s*=.*$', 'members = ["embed-macro", "embed-runtime"]', text)
+text = re.sub(r'(?m)^members\s*=.*$', 'members = ["embed-macro", "embed-runtime", "embed-shared"]', text)
 text = re.sub(r'(?m)^default-members\s*=.*\n', '', text)
 open(sys.argv[2], "w").write(text)
 PY
@@ -101,7 +101,7 @@ PY
     fi
     RUNTIME=$snap/embed-runtime
 fi
-meta source "$RUNTIME ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet -- embed-macro embed-runtime 2>/dev/null || echo ' + uncommitted changes'))"
+meta source "$RUNTIME ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$REPO" diff --quiet -- embed-macro embed-runtime embed-shared 2>/dev/null || echo ' + uncommitted changes'))"
 
 # --- the leaf crates ------------------------------------------------------------------
 # Writes stdin to $1 only when it differs, so an unchanged crate stays fresh.
@@ -150,7 +150,7 @@ publish = false
 [workspace]
 
 [dependencies]
-embed-runtime = { path = "$RUNTIME", default-features = false }
+embed-assets = { path = "$RUNTIME", default-features = false }
 $PROFILES
 EOF
     write_file "$d/build.rs" <<'EOF'
@@ -159,7 +159,7 @@ fn main() {
 }
 EOF
     write_file "$d/src/main.rs" <<EOF
-use embed_runtime::{embed_assets, Assets, Encoding};
+use embed_assets::{embed_assets, Assets, Encoding};
 
 static SITE: Assets = embed_assets!("site");
 $FNV

@@ -48,7 +48,7 @@ publish = false
 [workspace]
 
 [dependencies]
-embed-runtime = { path = "$REPO/embed-runtime", default-features = false$feature_list }
+embed-assets = { path = "$REPO/embed-runtime", default-features = false$feature_list }
 
 [profile.release]
 strip = true
@@ -58,7 +58,7 @@ TOML
     local comma=""
     [[ -n $options ]] && comma=", "
     cat >"$dir/src/main.rs" <<RS
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 static ASSETS: Assets = embed_assets!("$folder", max_embed_size = "64 MiB", max_total_size = "1 GiB"$comma$options);
 fn main() {
     // Every body reachable, as a server's responses make them (else the linker may

@@ -1,7 +1,7 @@
-//! Benchmarks of `embed-runtime` against nginx and the crates users pick, on
+//! Benchmarks of `embed-assets` against nginx and the crates users pick, on
 //! 127.0.0.1 (see the crate's README.md):
 //!
-//! - `bench-disk`: large-file downloads from disk, `embed-runtime`'s streaming handler
+//! - `bench-disk`: large-file downloads from disk, `embed-assets`'s streaming handler
 //!   against nginx (`sendfile on`) and tower-http's `ServeDir`, on the same file;
 //! - `bench-static`: requests per second for a small embedded site against a
 //!   hand-written ceiling, memory-serve, static-serve, rust-embed, `ServeDir` and nginx
@@ -20,7 +20,7 @@
 //! folder with `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`]
 //! is the HTTP server under test; the `bench-disk` binary drives the whole comparison.
 
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 pub mod cases;
 pub mod child;

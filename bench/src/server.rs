@@ -1,4 +1,4 @@
-//! The server under test: `embed-runtime`'s [`ServeAssets`](embed_runtime::ServeAssets)
+//! The server under test: `embed-assets`'s [`ServeAssets`](embed_assets::ServeAssets)
 //! or tower-http's `ServeDir` on [`MEDIA_DIR`], as axum's fallback
 //! service, on 127.0.0.1.
 

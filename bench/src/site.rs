@@ -1,5 +1,5 @@
 //! `bench-static`'s servers: the same small site (see [`SITE_DIR`]) served from memory
-//! by `embed-runtime` and by the crates users pick today, next to a hand-written
+//! by `embed-assets` and by the crates users pick today, next to a hand-written
 //! ceiling and tower-http's `ServeDir`; each as the whole axum app on 127.0.0.1, and
 //! ours and the ceiling also without a router in front: under `axum::serve` with no
 //! `Router`, and under hyper-util's server.
@@ -22,7 +22,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::serve::ListenerExt;
 use axum::Router;
-use embed_runtime::{embed_assets, Assets, Encoding, WithFallback};
+use embed_assets::{embed_assets, Assets, Encoding, WithFallback};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use tower_http::services::ServeDir;
@@ -70,8 +70,8 @@ pub enum Mode {
     /// The ceiling's lookup as a tower service of its own under `axum::serve`, no
     /// `Router`: the most `axum::serve` allows.
     CeilingServe,
-    /// [`Mode::OursFront`]'s service, [`unboxed`](WithFallback::unboxed), under
-    /// hyper-util's server (`auto::Builder`, HTTP/1.1 and HTTP/2 on one port), no axum
+    /// [`Mode::OursFront`]'s service ([`WithFallback`]) under hyper-util's server
+    /// (`auto::Builder`, HTTP/1.1 and HTTP/2 on one port), no axum
     /// server: a hit's body is ours, not boxed into axum's.
     OursHyper,
     /// The ceiling's lookup under hyper-util's server, with an unboxed body: the most
@@ -165,7 +165,7 @@ pub fn front() -> WithFallback<Router> {
 pub struct CeilingService;
 
 impl<B> tower_service::Service<Request<B>> for CeilingService {
-    type Response = axum::http::Response<embed_runtime::Body>;
+    type Response = axum::http::Response<embed_assets::Body>;
     type Error = Infallible;
     type Future = Ready<Result<Self::Response, Infallible>>;
 
@@ -176,7 +176,7 @@ impl<B> tower_service::Service<Request<B>> for CeilingService {
     fn call(&mut self, request: Request<B>) -> Self::Future {
         std::future::ready(Ok(ceiling_response(
             &request,
-            embed_runtime::Body::from_static,
+            embed_assets::Body::from_static,
         )))
     }
 }
@@ -395,7 +395,7 @@ pub fn run(options: &Options) -> io::Result<()> {
         out.flush()?;
         drop(out);
         match mode {
-            Mode::OursHyper => return serve_hyper(listener, front().unboxed()).await,
+            Mode::OursHyper => return serve_hyper(listener, front()).await,
             Mode::CeilingHyper => return serve_hyper(listener, CeilingService).await,
             _ => {}
         }
@@ -467,13 +467,9 @@ mod tests {
         }
         let request = request.body(Body::empty()).unwrap();
         match mode {
-            Mode::OursFront => front().call(request).await.unwrap(),
-            Mode::OursHyper => front()
-                .unboxed()
-                .call(request)
-                .await
-                .unwrap()
-                .map(Body::new),
+            Mode::OursFront | Mode::OursHyper => {
+                front().call(request).await.unwrap().map(Body::new)
+            }
             Mode::CeilingServe | Mode::CeilingHyper => {
                 CeilingService.call(request).await.unwrap().map(Body::new)
             }

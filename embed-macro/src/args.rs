@@ -26,7 +26,7 @@ impl Form {
     fn example(self) -> &'static str {
         match self {
             Form::Call => "`embed_assets!(\"public\")`",
-            Form::Attribute => "`#[embed_runtime::embed(\"public\")]`",
+            Form::Attribute => "`#[embed_assets::embed(\"public\")]`",
         }
     }
 }
@@ -42,7 +42,7 @@ pub(crate) struct Args {
 /// The function-like macro's input: the hidden runtime prefix, the item header, then
 /// the arguments.
 pub(crate) struct CallInput {
-    /// The runtime's path as passed by the `embed_runtime::embed_assets!` wrapper
+    /// The runtime's path as passed by the `embed_assets::embed_assets!` wrapper
     /// (`$crate`), absent when the proc macro is called directly.
     pub(crate) runtime_path: Option<TokenStream>,
     /// `pub static NAME =`: the item form, which also defines a `paths` module.
@@ -209,7 +209,7 @@ mod tests {
         assert_eq!(args.path.value(), "public");
         assert_eq!(args.options.len(), 1);
         let err = Args::parse_attribute(quote!()).err().unwrap();
-        assert!(err.to_string().contains("#[embed_runtime::embed"), "{err}");
+        assert!(err.to_string().contains("#[embed_assets::embed"), "{err}");
         assert!(Args::parse_attribute(quote!([::rt] "public")).is_err());
         assert!(Args::parse_attribute(quote!(pub static A = "public")).is_err());
     }

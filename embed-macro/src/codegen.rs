@@ -43,7 +43,7 @@ pub(crate) fn assets_expr(
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::Assets::__new(&MAP, &FILES, #root, #selection)
+        __embed::assets(&MAP, &FILES, #root, #selection)
     }}
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> Token
     quote! {{
         #errors
         #import
-        __embed::Assets::EMPTY
+        __embed::EMPTY
     }}
 }
 
@@ -105,6 +105,15 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     let integrity = match integrity {
         Some(value) => quote!(__embed::Some(#value)),
         None => quote!(__embed::None),
+    };
+    // The URL to link to, percent-encoded as the `paths` constants are; written only
+    // where encoding changes it (a space, `?`, `#`, non-ASCII), so most files add `None`.
+    let link = fingerprinted.as_deref().unwrap_or(url_path);
+    let encoded = crate::rewrite::encode_url_path(link);
+    let url = if encoded == link {
+        quote!(__embed::None)
+    } else {
+        quote!(__embed::Some(#encoded))
     };
     let fingerprinted = match fingerprinted {
         Some(url) => quote!(__embed::Some(#url)),
@@ -141,7 +150,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         Body::OnDisk { relative } => quote!(__embed::Source::OnDisk { relative_path: #relative }),
     };
     quote! {
-        __embed::Asset::__new(__embed::AssetInit {
+        __embed::asset(__embed::AssetInit {
             path: #url_path,
             content_type: #content_type,
             etag: #etag,
@@ -149,6 +158,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             modified: #modified,
             len: #len,
             fingerprinted: #fingerprinted,
+            url: #url,
             integrity: #integrity,
             page: #page,
             source: #source,
@@ -321,7 +331,7 @@ fn entries_module(
         consts.push(quote! {
             #[doc = #doc]
             pub const #ident: #runtime::Entry =
-                #runtime::Entry::__new(#file, &[#(#css),*], &[#(#imports),*]);
+                #runtime::__private::entry(#file, &[#(#css),*], &[#(#imports),*]);
         });
     }
     quote! {
@@ -404,7 +414,7 @@ mod tests {
             &assets,
             Path::new("/abs/public"),
             &quote!(__embed::Selection::DEFAULT),
-            &quote!(::embed_runtime),
+            &quote!(::embed_assets),
         );
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
         assert!(matches!(expr, syn::Expr::Block(_)));
@@ -446,7 +456,7 @@ mod tests {
             asset("/a.css", embedded(None)),
             asset("/b.css", embedded(None)),
         ];
-        let runtime = quote!(::embed_runtime);
+        let runtime = quote!(::embed_assets);
         let root = Path::new("/abs/public");
         let once = assets_expr(
             &assets,
@@ -477,7 +487,7 @@ mod tests {
         let tokens = empty_assets_with(err, &quote!(::rt));
         let text = tokens.to_string();
         assert!(text.contains("compile_error"), "{text}");
-        assert!(text.contains("Assets :: EMPTY"), "{text}");
+        assert!(text.contains("__embed :: EMPTY"), "{text}");
         syn::parse2::<syn::Expr>(tokens).unwrap();
     }
 
@@ -503,7 +513,7 @@ mod tests {
             &[],
             &vis,
             Span::call_site(),
-            &quote!(::embed_runtime),
+            &quote!(::embed_assets),
         )
         .unwrap_err();
         assert!(

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use embed_shared::{content_type, is_precompressed};
+use embed_assets_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
 use crate::errors::Errors;
@@ -353,7 +353,7 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         len: file.len,
         // The runtime's `FileIdentity::etag` computes it from the file it opens, so a
         // file changed after the build gets a new tag.
-        etag: embed_shared::etag::on_disk(file.mtime_nanos, file.len),
+        etag: embed_assets_shared::etag::on_disk(file.mtime_nanos, file.len),
         body: Body::OnDisk {
             relative: file.relative.clone(),
         },
@@ -396,10 +396,10 @@ pub(crate) fn pays(original: usize, encoded: usize) -> bool {
     encoded.saturating_add((original / 10).max(128)) <= original
 }
 
-/// A quoted strong ETag of a sha256 digest (`embed_shared::etag::content`, which the
+/// A quoted strong ETag of a sha256 digest (`embed_assets_shared::etag::content`, which the
 /// runtime's dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
-    embed_shared::etag::content(digest)
+    embed_assets_shared::etag::content(digest)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -558,7 +558,7 @@ mod tests {
 
     #[test]
     fn cache_blobs_are_written_once_with_an_old_mtime() {
-        let dir = std::env::temp_dir().join(format!("embed-macro-cache-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("embed-assets-cache-{}", std::process::id()));
         let path = dir.join("blob.gz9");
         let _ = fs::remove_file(&path);
         assert_eq!(cached(&path, || b"made".to_vec()).unwrap(), b"made");

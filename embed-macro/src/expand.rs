@@ -74,7 +74,16 @@ pub(crate) fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
                 "`#[embed]` fills the module with `ASSETS` and `paths`, so it needs an inline module: write `mod {name} {{}}` here, not `mod {name};`"
             ),
         );
-        return with_errors(item, err);
+        // Given back inline and empty: `mod name;` would make rustc look for
+        // `name.rs` and report that first; this way our error is the one to read.
+        let mut inline = module.clone();
+        inline.content = Some((syn::token::Brace::default(), Vec::new()));
+        inline.semi = None;
+        let runtime = Args::parse_attribute(attr)
+            .ok()
+            .and_then(|args| declared_runtime(&args))
+            .unwrap_or_else(|| quote!(::embed_assets));
+        return fill_module(inline, empty_static(err, &runtime));
     };
     if let Err(err) = check_names_are_free(items) {
         return with_errors(item, err);
@@ -82,14 +91,14 @@ pub(crate) fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match Args::parse_attribute(attr) {
         Ok(args) => args,
         Err(err) => {
-            let runtime = quote!(::embed_runtime);
+            let runtime = quote!(::embed_assets);
             return fill_module(module, empty_static(err, &runtime));
         }
     };
     match try_embed(&args) {
         Ok(generated) => fill_module(module, generated),
         Err(err) => {
-            let runtime = declared_runtime(&args).unwrap_or_else(|| quote!(::embed_runtime));
+            let runtime = declared_runtime(&args).unwrap_or_else(|| quote!(::embed_assets));
             fill_module(module, empty_static(err, &runtime))
         }
     }
@@ -208,7 +217,7 @@ fn not_a_module(item: &syn::Item) -> syn::Error {
     syn::Error::new_spanned(
         culprit,
         format!(
-            "`#[embed]` goes on an inline module, not {what}: `#[embed_runtime::embed(\"public\")] mod frontend {{}}`"
+            "`#[embed]` goes on an inline module, not {what}: `#[embed_assets::embed(\"public\")] mod frontend {{}}`"
         ),
     )
 }
@@ -279,12 +288,12 @@ fn declared_runtime(args: &Args) -> Option<TokenStream> {
     })
 }
 
-/// The `[$crate]` prefix the `embed_runtime::embed_assets!` wrapper adds, found even
+/// The `[$crate]` prefix the `embed_assets::embed_assets!` wrapper adds, found even
 /// when the rest does not parse, so the error output still names the runtime.
 fn runtime_path(input: &TokenStream) -> TokenStream {
     match input.clone().into_iter().next() {
         Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Bracket => group.stream(),
-        _ => quote!(::embed_runtime),
+        _ => quote!(::embed_assets),
     }
 }
 

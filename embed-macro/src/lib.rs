@@ -1,7 +1,7 @@
-//! The procedural macros behind `embed_runtime::embed_assets!` and
-//! `#[embed_runtime::embed]`.
+//! The procedural macros behind `embed_assets::embed_assets!` and
+//! `#[embed_assets::embed]`.
 //!
-//! Use it through `embed-runtime`, which re-exports it with the path plumbing the
+//! Use it through `embed-assets`, which re-exports it with the path plumbing the
 //! generated code needs; this crate on its own only provides the expansion.
 #![cfg_attr(
     not(test),
@@ -26,13 +26,13 @@ mod scan;
 
 use proc_macro::TokenStream;
 
-/// Embeds a folder; see `embed_runtime::embed_assets!` for the arguments and the output.
+/// Embeds a folder; see `embed_assets::embed_assets!` for the arguments and the output.
 #[proc_macro]
 pub fn embed_assets(input: TokenStream) -> TokenStream {
     expand::embed_assets(input.into()).into()
 }
 
-/// Embeds a folder into the inline module it annotates; see `embed_runtime::embed` for
+/// Embeds a folder into the inline module it annotates; see `embed_assets::embed` for
 /// the arguments and the output.
 #[proc_macro_attribute]
 pub fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {

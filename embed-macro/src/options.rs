@@ -128,8 +128,10 @@ option_table! {
     "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
     "dotfiles" => dotfiles: bool = false, parse_bool;
     "follow_symlinks" => follow_symlinks: bool = false, parse_bool;
+    /// Build an empty table when the folder has nothing to embed (an error otherwise).
+    "allow_empty" => allow_empty: bool = false, parse_bool;
     /// Path of the runtime crate in the generated code.
-    "crate" => runtime_path: TokenStream = quote!(::embed_runtime), parse_crate_path;
+    "crate" => runtime_path: TokenStream = quote!(::embed_assets), parse_crate_path;
 }
 
 /// Which embedded files are also served at a content-hashed URL.
@@ -312,7 +314,7 @@ fn parse_zstd(value: &Expr, errors: &mut Errors) -> Option<bool> {
     if on && !cfg!(feature = "zstd") {
         errors.at(
             value,
-            "zstd bodies need the `zstd` feature: `embed-runtime = { version = \"..\", features = [\"zstd\"] }`",
+            "zstd bodies need the `zstd` feature: `embed-assets = { version = \"..\", features = [\"zstd\"] }`",
         );
         return None;
     }
@@ -408,7 +410,7 @@ fn parse_crate_path(value: &Expr, errors: &mut Errors) -> Option<TokenStream> {
         other => {
             errors.at(
                 other,
-                "expected a path to the runtime crate, like `::embed_runtime`",
+                "expected a path to the runtime crate, like `::embed_assets`",
             );
             None
         }
@@ -660,12 +662,15 @@ mod tests {
             found[0].starts_with("unknown option `max_embed_sise`; did you mean `max_embed_size`?"),
             "{found:?}"
         );
-        assert!(found[0].contains("`follow_symlinks`, `crate`"), "{found:?}");
+        assert!(
+            found[0].contains("`follow_symlinks`, `allow_empty`, `crate`"),
+            "{found:?}"
+        );
     }
 
     #[test]
-    fn the_table_lists_sixteen_keys_once_each() {
-        assert_eq!(KEYS.len(), 18);
+    fn the_table_lists_every_key_once() {
+        assert_eq!(KEYS.len(), 19);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

@@ -139,9 +139,32 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         report_unmatched(include, &include_hits, options, &mut errors);
     }
     errors.finish()?;
+    if files.is_empty() && !options.allow_empty.value {
+        return Err(empty_folder(options));
+    }
     files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
     check_budget(&files, options)?;
     Ok(files)
+}
+
+/// A folder with nothing to embed is most often a frontend build that did not run (a
+/// wiped `dist/`): a binary that serves 404 for every page should not build quietly.
+fn empty_folder(options: &Options) -> syn::Error {
+    let filtered = options.include.value.is_some() || options.exclude.value.is_some();
+    let why = if filtered {
+        "its files are all left out by `include`/`exclude`"
+    } else if options.dotfiles.value {
+        "it has no file"
+    } else {
+        "it has no file (names starting with `.` are skipped unless `dotfiles = true`)"
+    };
+    syn::Error::new(
+        options.root_span,
+        format!(
+            "`{}` has nothing to embed: {why}; if a build writes it (a frontend's `dist/`), run that build first, or write `allow_empty = true` if it is empty on purpose",
+            options.root_display
+        ),
+    )
 }
 
 /// An `include` pattern that matches no file of the folder is a typo (`*.csss`), so an
@@ -341,7 +364,7 @@ mod tests {
     impl TempTree {
         fn new(name: &str, files: &[(&str, &[u8])]) -> Self {
             let root = std::env::temp_dir()
-                .join(format!("embed-macro-scan-{}-{name}", std::process::id()));
+                .join(format!("embed-assets-scan-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&root);
             for (path, bytes) in files {
                 let path = root.join(path);
@@ -377,6 +400,31 @@ mod tests {
         ("css/.hidden.css", b"x"),
         ("media/clip.mp4", &[0u8; 2048]),
     ];
+
+    #[test]
+    fn a_folder_with_nothing_to_embed_is_an_error_unless_allowed() {
+        let empty = TempTree::new("empty", &[]);
+        std::fs::create_dir_all(&empty.0).unwrap();
+        let err = scan(&empty, quote::quote!()).unwrap_err().to_string();
+        assert!(
+            err.contains("has nothing to embed: it has no file"),
+            "{err}"
+        );
+        assert!(err.contains("allow_empty = true"), "{err}");
+        assert!(scan(&empty, quote::quote!(allow_empty = true))
+            .unwrap()
+            .is_empty());
+
+        let dotfiles = TempTree::new("only-dotfiles", &[(".env", b"x")]);
+        let err = scan(&dotfiles, quote::quote!()).unwrap_err().to_string();
+        assert!(err.contains("names starting with `.` are skipped"), "{err}");
+
+        let filtered = TempTree::new("all-excluded", &[("app.js.map", b"{}")]);
+        let err = scan(&filtered, quote::quote!(exclude = "*.map"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("left out by `include`/`exclude`"), "{err}");
+    }
 
     #[test]
     fn files_are_sorted_by_url_and_dotfiles_skipped_by_default() {
@@ -482,13 +530,6 @@ mod tests {
         assert_eq!(human(1536), "1.5 KiB");
         assert_eq!(human(5 << 20), "5.0 MiB");
         assert_eq!(human(3 << 30), "3.0 GiB");
-    }
-
-    #[test]
-    fn an_empty_folder_gives_no_files() {
-        let tree = TempTree::new("empty", &[]);
-        std::fs::create_dir_all(&tree.0).unwrap();
-        assert!(scan(&tree, quote::quote!()).unwrap().is_empty());
     }
 
     #[cfg(unix)]

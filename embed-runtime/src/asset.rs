@@ -1,8 +1,10 @@
-//! The embedded table: [`Assets`], [`Asset`], [`Variant`], [`Encoding`].
+//! One file of the table: [`Asset`], its stored representations ([`Variant`]) and their
+//! content codings ([`Encoding`]).
 //!
-//! Everything here is plain data the macro generates: strings, numbers and
-//! `&'static [u8]` bodies, which rustc stores without evaluating anything. The service
-//! turns the strings into header values once, when it is built (`service.rs`).
+//! Everything here is plain data the macro generates (through `__private`, see
+//! `abi.rs`): strings, numbers and `&'static [u8]` bodies, which rustc stores without
+//! evaluating anything. The service turns the strings into header values once, when it
+//! is built.
 
 use std::fmt;
 use std::io::Read;
@@ -15,6 +17,19 @@ use http::HeaderValue;
 ///
 /// The declaration order is the server's preference among codings a client accepts
 /// with equal q-values: brotli first, then zstd, then gzip, then identity.
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets, Encoding};
+/// static ASSETS: Assets = embed_assets!("../examples/public");
+///
+/// let js = ASSETS.get("/js/app.js").unwrap();
+/// let stored: Vec<&str> = Encoding::ALL
+///     .into_iter()
+///     .filter(|&encoding| js.body(encoding).is_some())
+///     .map(Encoding::as_str)
+///     .collect();
+/// assert!(stored.contains(&"br") && stored.contains(&"identity"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Encoding {
@@ -59,20 +74,32 @@ impl fmt::Display for Encoding {
 ///
 /// Each variant has its own strong ETag (RFC 9110 §8.8.3: representations with different
 /// content codings must not share a strong validator).
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets, Encoding};
+/// static ASSETS: Assets = embed_assets!("../examples/public");
+///
+/// let js = ASSETS.get("/js/app.js").unwrap();
+/// for variant in js.variants() {
+///     println!("{}: {} bytes, ETag {}", variant.encoding(), variant.len(), variant.etag());
+/// }
+/// let br = js.variant(Encoding::Brotli).unwrap();
+/// assert!(br.len() < js.len() && br.etag() != js.etag());
+/// ```
 #[derive(Debug)]
 pub struct Variant {
-    encoding: Encoding,
-    etag: &'static str,
-    len: u64,
-    body: &'static [u8],
+    pub(crate) encoding: Encoding,
+    pub(crate) etag: &'static str,
+    pub(crate) len: u64,
+    pub(crate) body: &'static [u8],
     /// With `compressed_only`, for the identity variant: the gzip body the bytes are
     /// decoded from on first use, into `decoded`, once.
-    gzip_source: Option<&'static [u8]>,
-    decoded: OnceLock<&'static [u8]>,
+    pub(crate) gzip_source: Option<&'static [u8]>,
+    pub(crate) decoded: OnceLock<&'static [u8]>,
     /// `len` in decimal, written on first use: a `Content-Length` value in static
     /// memory, so the clones the service makes of it per response copy a pointer
     /// instead of counting references.
-    len_text: OnceLock<String>,
+    pub(crate) len_text: OnceLock<String>,
 }
 
 impl Variant {
@@ -129,21 +156,34 @@ fn gunzip(gzip: &[u8]) -> &'static [u8] {
 }
 
 /// One file of the embedded folder, with everything a response needs precomputed.
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets, Encoding};
+/// static ASSETS: Assets = embed_assets!("../examples/public");
+///
+/// let css = ASSETS.get("/css/app.css").unwrap();
+/// assert_eq!(css.content_type(), "text/css; charset=utf-8");
+/// assert!(css.etag().starts_with('"') && css.is_embedded());
+/// let bytes = css.body(Encoding::Identity).unwrap();
+/// assert_eq!(bytes.len() as u64, css.len());
+/// ```
 #[derive(Debug)]
 pub struct Asset {
-    path: &'static str,
-    content_type: &'static str,
-    last_modified: &'static str,
-    modified: u64,
-    len: u64,
-    identity: Variant,
-    gzip: Option<Variant>,
-    br: Option<Variant>,
-    zstd: Option<Variant>,
-    disk_path: Option<&'static str>,
-    fingerprinted: Option<&'static str>,
-    integrity: Option<&'static str>,
-    page: Option<&'static PageInit>,
+    pub(crate) path: &'static str,
+    pub(crate) content_type: &'static str,
+    pub(crate) last_modified: &'static str,
+    pub(crate) modified: u64,
+    pub(crate) len: u64,
+    pub(crate) identity: Variant,
+    pub(crate) gzip: Option<Variant>,
+    pub(crate) br: Option<Variant>,
+    pub(crate) zstd: Option<Variant>,
+    pub(crate) disk_path: Option<&'static str>,
+    pub(crate) fingerprinted: Option<&'static str>,
+    /// [`url`](Asset::url) where percent-encoding changes it.
+    pub(crate) url: Option<&'static str>,
+    pub(crate) integrity: Option<&'static str>,
+    pub(crate) page: Option<&'static PageInit>,
 }
 
 impl Asset {
@@ -192,7 +232,7 @@ impl Asset {
     /// are read at run time.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// static ASSETS: Assets = embed_assets!("../examples/public");
     /// let css = ASSETS.get("/css/app.css").unwrap();
     /// let value = css.integrity().unwrap();
@@ -214,7 +254,7 @@ impl Asset {
     /// from disk (over `max_embed_size`), which the macro does not read.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// static ASSETS: Assets = embed_assets!("../examples/public");
     /// let page = ASSETS.get("/index.html").unwrap();
     /// let policy = format!("script-src 'self' {}", page.script_hashes().join(" "));
@@ -252,7 +292,7 @@ impl Asset {
     /// read from disk.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// static ASSETS: Assets = embed_assets!("../examples/public");
     /// let page = ASSETS.get("/index.html").unwrap();
     /// assert_eq!(
@@ -272,9 +312,25 @@ impl Asset {
     }
 
     /// The URL to link to: the fingerprinted one when there is one, else
-    /// [`path`](Self::path).
+    /// [`path`](Self::path), percent-encoded as a URL path (RFC 3986), exactly as the
+    /// `paths` constants are: `/a b?.txt` is linked as `/a%20b%3F.txt` (fingerprinted:
+    /// `/a%20b%3F.3f2a1b9c.txt`), so a `?` or `#` in a name never starts a query or a
+    /// fragment. [`path`](Self::path) and
+    /// [`fingerprinted_path`](Self::fingerprinted_path) are the decoded forms, as a
+    /// request's path is looked up.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// static ASSETS: Assets = embed_assets!("../examples/public", fingerprint = true);
+    /// let css = ASSETS.get("/css/app.css").unwrap();
+    /// assert_eq!(css.url(), css.fingerprinted_path().unwrap());
+    /// assert!(css.url().starts_with("/css/app."));
+    /// ```
     pub fn url(&self) -> &'static str {
-        self.fingerprinted.unwrap_or(self.path)
+        match self.url {
+            Some(encoded) => encoded,
+            None => self.fingerprinted.unwrap_or(self.path),
+        }
     }
 
     /// `true` when the bytes are in the binary; `false` for a file over
@@ -329,455 +385,18 @@ impl Asset {
     pub(crate) fn modified_secs(&self) -> u64 {
         self.modified
     }
-
-    /// Builds an asset from the macro's output. Not a stable API.
-    ///
-    /// Plain moves, so rustc's const evaluation of a large table stays cheap: header
-    /// values are built by the service, not here.
-    #[doc(hidden)]
-    pub const fn __new(init: AssetInit) -> Asset {
-        let (identity, gzip, br, zstd, disk_path) = match init.source {
-            Source::Embedded {
-                identity,
-                gzip,
-                br,
-                zstd,
-            } => (identity, gzip, br, zstd, None),
-            Source::OnDisk { relative_path } => {
-                (Some(&[] as &[u8]), None, None, None, Some(relative_path))
-            }
-        };
-        // No identity bytes: decoded from the gzip body on first use.
-        let gzip_source = match (identity, &gzip) {
-            (None, Some(gzip)) => Some(gzip.body),
-            _ => None,
-        };
-        Asset {
-            path: init.path,
-            content_type: init.content_type,
-            last_modified: init.last_modified,
-            modified: init.modified,
-            len: init.len,
-            identity: Variant {
-                encoding: Encoding::Identity,
-                etag: init.etag,
-                len: init.len,
-                body: match identity {
-                    Some(body) => body,
-                    None => &[],
-                },
-                gzip_source,
-                decoded: OnceLock::new(),
-                len_text: OnceLock::new(),
-            },
-            gzip: encoded(Encoding::Gzip, gzip),
-            br: encoded(Encoding::Brotli, br),
-            zstd: encoded(Encoding::Zstd, zstd),
-            disk_path,
-            fingerprinted: init.fingerprinted,
-            integrity: init.integrity,
-            page: init.page,
-        }
-    }
 }
 
-const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Variant> {
-    match init {
-        Some(EncodedInit { etag, body }) => Some(Variant {
-            encoding,
-            etag,
-            len: body.len() as u64,
-            body,
-            gzip_source: None,
-            decoded: OnceLock::new(),
-            len_text: OnceLock::new(),
-        }),
-        None => None,
-    }
-}
-
-/// What the macro writes for one file. Not a stable API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct AssetInit {
-    pub path: &'static str,
-    pub content_type: &'static str,
-    pub etag: &'static str,
-    pub last_modified: &'static str,
-    pub modified: u64,
-    pub len: u64,
-    pub fingerprinted: Option<&'static str>,
-    pub integrity: Option<&'static str>,
-    /// What the macro found in an HTML page; `None` for other files, so that a table
-    /// of many files has one field to type-check for each, not four.
-    pub page: Option<&'static PageInit>,
-    pub source: Source,
-}
-
-/// What the macro writes for one HTML page. Not a stable API.
-#[doc(hidden)]
+/// What the macro found in one HTML page: its CSP hash sources, the inline code no hash
+/// allows, its preload links. Written by the macro (`__private`), not a stable API.
 #[derive(Debug)]
 pub struct PageInit {
+    /// [`Asset::script_hashes`].
     pub script_hashes: &'static [&'static str],
+    /// [`Asset::style_hashes`].
     pub style_hashes: &'static [&'static str],
+    /// [`Asset::unhashable_inline`].
     pub unhashable_inline: &'static [&'static str],
+    /// [`Asset::preload_links`].
     pub preload_links: &'static [&'static str],
-}
-
-/// Where an asset's bytes come from. Not a stable API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub enum Source {
-    Embedded {
-        /// `None` with `compressed_only`: decoded from `gzip` on first use.
-        identity: Option<&'static [u8]>,
-        gzip: Option<EncodedInit>,
-        br: Option<EncodedInit>,
-        zstd: Option<EncodedInit>,
-    },
-    OnDisk {
-        relative_path: &'static str,
-    },
-}
-
-/// One precompressed body. Not a stable API.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct EncodedInit {
-    pub etag: &'static str,
-    pub body: &'static [u8],
-}
-
-/// Set in a map value when the key is an asset's fingerprinted URL. Not a stable API.
-#[doc(hidden)]
-pub const FINGERPRINTED: u32 = 1 << 31;
-
-/// Every file of one `embed_assets!` folder, looked up by URL path.
-///
-/// Built at compile time: `static ASSETS: Assets = embed_assets!("public");`.
-pub struct Assets {
-    map: &'static phf::Map<&'static str, u32>,
-    files: &'static [Asset],
-    root: Option<&'static str>,
-    selection: Selection,
-}
-
-/// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
-/// `include` and `exclude` options), so dev mode serves files added since the build
-/// by the same rules. Not a stable API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Selection {
-    /// Files and folders whose name starts with `.` are embedded too.
-    pub dotfiles: bool,
-    /// Symbolic links were followed.
-    pub follow_symlinks: bool,
-    /// Only files matching one of these globs were embedded (none: every file).
-    pub include: &'static [&'static str],
-    /// Files matching one of these globs were skipped.
-    pub exclude: &'static [&'static str],
-}
-
-impl Selection {
-    /// The macro's defaults.
-    pub const DEFAULT: Selection = Selection {
-        dotfiles: false,
-        follow_symlinks: false,
-        include: &[],
-        exclude: &[],
-    };
-}
-
-impl Assets {
-    /// Wraps the macro's perfect-hash map and file table. Not a stable API.
-    #[doc(hidden)]
-    pub const fn __new(
-        map: &'static phf::Map<&'static str, u32>,
-        files: &'static [Asset],
-        root: Option<&'static str>,
-        selection: Selection,
-    ) -> Self {
-        Assets {
-            map,
-            files,
-            root,
-            selection,
-        }
-    }
-
-    /// The macro's file selection, for dev mode.
-    pub(crate) fn selection(&self) -> &Selection {
-        &self.selection
-    }
-
-    /// An empty set, which the macro emits next to its compile error.
-    #[doc(hidden)]
-    pub const EMPTY: Assets = Assets {
-        map: &phf::Map {
-            key: 0,
-            disps: &[],
-            entries: &[],
-        },
-        files: &[],
-        root: None,
-        selection: Selection::DEFAULT,
-    };
-
-    /// The asset at a URL path such as `/css/app.css` (already percent-decoded; no
-    /// index-file or trailing-slash handling, which belongs to the service), or at its
-    /// fingerprinted URL.
-    pub fn get(&self, path: &str) -> Option<&'static Asset> {
-        self.index_of(path).map(|index| &self.files[index])
-    }
-
-    /// The URL to link to for the file at `path`: its fingerprinted URL when the
-    /// `fingerprint` option covers it, else `path` itself; `None` if there is no such
-    /// file. For templates: `ASSETS.url("/js/app.js")` → `/js/app.3f2a1b9c.js`.
-    /// (The item form of the macro also defines these as constants in `paths`.)
-    pub fn url(&self, path: &str) -> Option<&'static str> {
-        self.get(path).map(Asset::url)
-    }
-
-    /// Every asset, sorted by path.
-    pub fn iter(&self) -> std::slice::Iter<'static, Asset> {
-        self.files.iter()
-    }
-
-    /// How many assets there are, embedded and on disk.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    /// Whether the folder was empty.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    /// The absolute folder the macro read, where on-disk assets are looked for by
-    /// default; `None` when every file is embedded.
-    pub fn build_root(&self) -> Option<&'static str> {
-        self.root
-    }
-
-    /// What the macro embedded: counts and bytes per stored encoding, and the files
-    /// left on disk. Its `Display` is one line, for a start-up log.
-    pub fn report(&self) -> Report {
-        let mut report = Report::default();
-        for asset in self.files {
-            report.files += 1;
-            if !asset.is_embedded() {
-                report.on_disk += 1;
-                report.on_disk_bytes += asset.len;
-                continue;
-            }
-            report.embedded += 1;
-            report.identity_bytes += asset.len;
-            if !asset.identity.is_stored() {
-                report.decoded_on_demand += 1;
-                report.decoded_on_demand_bytes += asset.len;
-            }
-            if let Some(gzip) = &asset.gzip {
-                report.gzip_files += 1;
-                report.gzip_bytes += gzip.len();
-            }
-            if let Some(br) = &asset.br {
-                report.br_files += 1;
-                report.br_bytes += br.len();
-            }
-            if let Some(zstd) = &asset.zstd {
-                report.zstd_files += 1;
-                report.zstd_bytes += zstd.len();
-            }
-        }
-        report
-    }
-
-    pub(crate) fn index_of(&self, path: &str) -> Option<usize> {
-        self.lookup(path).map(|(index, _)| index)
-    }
-
-    /// The index of the asset at `path`, and whether `path` is its fingerprinted URL.
-    pub(crate) fn lookup(&self, path: &str) -> Option<(usize, bool)> {
-        self.map.get(path).map(|&value| {
-            (
-                (value & !FINGERPRINTED) as usize,
-                value & FINGERPRINTED != 0,
-            )
-        })
-    }
-
-    pub(crate) fn files(&self) -> &'static [Asset] {
-        self.files
-    }
-}
-
-/// Counts and sizes of one embedded folder, from [`Assets::report`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Report {
-    /// Every listed file, embedded or on disk.
-    pub files: usize,
-    /// Files whose bytes are in the binary.
-    pub embedded: usize,
-    /// The embedded files' own (identity) bytes.
-    pub identity_bytes: u64,
-    /// Embedded files that also have a gzip body.
-    pub gzip_files: usize,
-    /// Bytes of all gzip bodies.
-    pub gzip_bytes: u64,
-    /// Embedded files that also have a brotli body.
-    pub br_files: usize,
-    /// Bytes of all brotli bodies.
-    pub br_bytes: u64,
-    /// Embedded files that also have a zstd body.
-    pub zstd_files: usize,
-    /// Bytes of all zstd bodies.
-    pub zstd_bytes: u64,
-    /// Embedded files stored only compressed (`compressed_only`), whose own bytes are
-    /// decoded from gzip when first needed.
-    pub decoded_on_demand: usize,
-    /// Their own bytes, which the binary does not carry.
-    pub decoded_on_demand_bytes: u64,
-    /// Files over `max_embed_size`, served from disk.
-    pub on_disk: usize,
-    /// Their size at build time.
-    pub on_disk_bytes: u64,
-}
-
-impl Report {
-    /// Bytes the binary carries for these assets: the stored identity bodies plus the
-    /// encoded ones.
-    pub fn stored_bytes(&self) -> u64 {
-        self.identity_bytes - self.decoded_on_demand_bytes
-            + self.gzip_bytes
-            + self.br_bytes
-            + self.zstd_bytes
-    }
-}
-
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} files: {} embedded ({}; {} stored with br for {} files ({}), ",
-            self.files,
-            self.embedded,
-            Size(self.identity_bytes),
-            Size(self.stored_bytes()),
-            self.br_files,
-            Size(self.br_bytes),
-        )?;
-        if self.decoded_on_demand > 0 {
-            write!(
-                f,
-                "{} decoded from gzip on demand ({}), ",
-                self.decoded_on_demand,
-                Size(self.decoded_on_demand_bytes)
-            )?;
-        }
-        if self.zstd_files > 0 {
-            write!(
-                f,
-                "zstd for {} ({}), ",
-                self.zstd_files,
-                Size(self.zstd_bytes)
-            )?;
-        }
-        write!(
-            f,
-            "gzip for {} ({})), {} on disk ({})",
-            self.gzip_files,
-            Size(self.gzip_bytes),
-            self.on_disk,
-            Size(self.on_disk_bytes),
-        )
-    }
-}
-
-/// A byte count in binary units, for reports.
-struct Size(u64);
-
-impl fmt::Display for Size {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-        if self.0 < 1024 {
-            return write!(f, "{} B", self.0);
-        }
-        let mut value = self.0 as f64 / 1024.0;
-        let mut unit = 0;
-        while value >= 1024.0 && unit < UNITS.len() - 1 {
-            value /= 1024.0;
-            unit += 1;
-        }
-        write!(f, "{value:.1} {}", UNITS[unit])
-    }
-}
-
-impl fmt::Debug for Assets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.files.iter().map(Asset::path))
-            .finish()
-    }
-}
-
-impl IntoIterator for &Assets {
-    type Item = &'static Asset;
-    type IntoIter = std::slice::Iter<'static, Asset>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-/// An entry point of a Vite build (`index.html`, `src/admin.ts`), from the folder's
-/// `.vite/manifest.json`: the script to load, with the stylesheets and chunks it
-/// needs, as URLs of the embedded table.
-///
-/// The macro's item form defines one constant per entry in `paths::entries`, so
-/// server-rendered HTML can link to the hashed files:
-///
-/// ```ignore
-/// let entry = paths::entries::INDEX_HTML;
-/// let head: String = entry
-///     .css()
-///     .iter()
-///     .map(|href| format!(r#"<link rel="stylesheet" href="{href}">"#))
-///     .chain(std::iter::once(format!(r#"<script type="module" src="{}"></script>"#, entry.file())))
-///     .collect();
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
-    file: &'static str,
-    css: &'static [&'static str],
-    imports: &'static [&'static str],
-}
-
-impl Entry {
-    /// Made by the macro only. Not a stable API.
-    #[doc(hidden)]
-    pub const fn __new(
-        file: &'static str,
-        css: &'static [&'static str],
-        imports: &'static [&'static str],
-    ) -> Entry {
-        Entry { file, css, imports }
-    }
-
-    /// The entry's script (`/assets/index-C0x2Zvij.js`), to load with
-    /// `<script type="module">`.
-    pub const fn file(&self) -> &'static str {
-        self.file
-    }
-
-    /// The stylesheets of the entry and of the chunks it imports, in load order.
-    pub const fn css(&self) -> &'static [&'static str] {
-        self.css
-    }
-
-    /// The JavaScript chunks the entry imports statically, for
-    /// `<link rel="modulepreload">`.
-    pub const fn imports(&self) -> &'static [&'static str] {
-        self.imports
-    }
 }

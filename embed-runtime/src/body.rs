@@ -18,6 +18,22 @@ use crate::error::Error;
 /// chunks on tokio's blocking pool; if the file changes or fails mid-way, the body
 /// ends with an [`Error`], and the server closes the connection rather than let a
 /// client take short bytes for a whole file.
+///
+/// It is an `http_body::Body` whose size is exact, so servers send `Content-Length`:
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// use http_body::Body as _;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let request = http::Request::get("/css/app.css").header("host", "localhost");
+/// let response = ASSETS.service().respond(&request.body(()).unwrap()).await;
+/// let css = ASSETS.get("/css/app.css").unwrap();
+/// assert_eq!(response.body().size_hint().exact(), Some(css.len()));
+/// # }
+/// ```
 #[derive(Debug, Default)]
 pub struct Body {
     inner: Inner,

@@ -24,7 +24,7 @@ use crate::respond::{HeaderValues, Representation, Slices};
 /// Default read size for on-disk assets. Large enough that per-chunk overhead (a
 /// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
 /// that 32 concurrent downloads hold well under 100 MiB. See the README's benchmark.
-pub const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
+pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
 
 /// What a body is made of: literal bytes (multipart headers) and ranges of the file.
 #[derive(Debug)]
@@ -58,13 +58,13 @@ impl FileIdentity {
 
     /// `"<mtime in ns, hex>-<len, hex>"`: strong for our purposes (any write changes
     /// the mtime, at nanosecond resolution where the file system has it).
-    /// The macro computes the same at build time for `Asset::etag` (`embed_shared::etag`).
+    /// The macro computes the same at build time for `Asset::etag` (`embed_assets_shared::etag`).
     pub(crate) fn etag(&self) -> String {
         let nanos = self
             .modified
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        embed_shared::etag::on_disk(nanos, self.len)
+        embed_assets_shared::etag::on_disk(nanos, self.len)
     }
 
     /// Whole seconds since the epoch, as `Last-Modified` states it.
@@ -211,11 +211,11 @@ impl Content {
     }
 }
 
-/// The macro's content ETag (`embed_shared::etag::content`), so an unchanged file keeps its
+/// The macro's content ETag (`embed_assets_shared::etag::content`), so an unchanged file keeps its
 /// build-time ETag.
 fn content_etag(bytes: &[u8]) -> String {
     use sha2::Digest;
-    embed_shared::etag::content(&sha2::Sha256::digest(bytes))
+    embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
 /// Reads a whole file and its identity, on the blocking pool: for the dev folder,
@@ -431,7 +431,7 @@ mod tests {
 
     fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
         let path =
-            std::env::temp_dir().join(format!("embed-runtime-disk-{}-{name}", std::process::id()));
+            std::env::temp_dir().join(format!("embed-assets-disk-{}-{name}", std::process::id()));
         File::create(&path).unwrap().write_all(bytes).unwrap();
         path
     }
@@ -549,7 +549,7 @@ mod tests {
 
     #[tokio::test]
     async fn missing_files_and_folders_are_not_found() {
-        let err = open(std::env::temp_dir().join("embed-runtime-no-such-file"))
+        let err = open(std::env::temp_dir().join("embed-assets-no-such-file"))
             .await
             .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);

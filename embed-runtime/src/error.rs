@@ -8,7 +8,24 @@ use std::path::PathBuf;
 ///
 /// Only bodies read from disk can fail; embedded bodies never do. When a body fails,
 /// the server closes the connection, so a client never takes short bytes for a whole
-/// file.
+/// file. [`ServeAssets::check_disk`](crate::ServeAssets::check_disk) returns
+/// [`Error::Disk`] at start-up:
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets};
+/// static ASSETS: Assets = embed_assets!("../examples/public", max_embed_size = "1 KiB");
+///
+/// let service = ASSETS.service().disk_root("/nonexistent/media");
+/// match service.check_disk() {
+///     Err(embed_assets::Error::Disk(problems)) => {
+///         for problem in &problems {
+///             eprintln!("cannot serve {}: {}", problem.asset, problem.source);
+///         }
+///         assert!(!problems.is_empty());
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -22,7 +39,7 @@ pub enum Error {
 }
 
 /// One on-disk asset that [`ServeAssets::check_disk`](crate::ServeAssets::check_disk)
-/// could not serve.
+/// could not serve; see [`Error`] for an example.
 #[derive(Debug)]
 pub struct DiskProblem {
     /// Where it was looked for.

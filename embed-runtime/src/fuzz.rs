@@ -2,7 +2,7 @@
 //! targets in `fuzz/` and of the property tests, whose invariant checks live in the
 //! unpublished `embed-assets-oracles` crate (`tests/oracles/`).
 //!
-//! Compiled only with `--cfg embed_runtime_unstable_fuzz` (as hyper gates its unstable
+//! Compiled only with `--cfg embed_assets_unstable_fuzz` (as hyper gates its unstable
 //! API), which the repository's `.cargo/config.toml` turns on for its own builds
 //! through `build.rs`: no dependent reaches it through a feature, and it is no API.
 //! Each function converts to and from the crate's internal types and calls the one

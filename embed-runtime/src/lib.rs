@@ -3,16 +3,35 @@
 //! One macro call walks a folder while your crate compiles; the binary then carries
 //! every file with its strong ETag, MIME type, `Last-Modified`, and precompressed gzip
 //! and brotli bodies. Serving is a perfect-hash lookup and a `&'static [u8]` handed to
-//! the socket: no file system, no hashing, no compression at run time.
+//! the socket: no file system, no hashing, no compression at run time. Files over a
+//! size limit stay on disk and are streamed, with Range support.
 //!
 //! # Quick start
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = "0.1"
+//!
+//! [build-dependencies]
+//! embed-assets-build = "0.1"
+//!
+//! # The macro compresses inside rustc: build it optimised.
+//! [profile.dev.build-override]
+//! opt-level = 3
+//! [profile.release.build-override]
+//! opt-level = 3
+//! ```
+//!
+//! `src/main.rs`, with the frontend in `public/` next to `Cargo.toml`:
 //!
 //! ```no_run
 //! use axum::{routing::get, Router};
 //!
 //! // Embeds the folder (relative to the crate root, CARGO_MANIFEST_DIR) into this
 //! // module: it gets `pub static ASSETS` (the table) and `pub mod paths` (the URLs).
-//! #[embed_runtime::embed("../examples/public")]
+//! #[embed_assets::embed("../examples/public")]
 //! mod frontend {
 //!     // Your own items can live here too.
 //! }
@@ -27,20 +46,28 @@
 //! # }
 //! ```
 //!
+//! `build.rs`, so that files *added* to the folder are embedded too (cargo sees edits to
+//! embedded files on its own, not new ones), with
+//! [`embed-assets-build`](https://docs.rs/embed-assets-build):
+//!
+//! ```ignore
+//! fn main() {
+//!     embed_assets_build::track("public");
+//! }
+//! ```
+//!
 //! The same table as an expression, for a `static` of your own ([`embed_assets!`];
 //! both forms take the same options):
 //!
 //! ```
-//! use embed_runtime::{embed_assets, Assets};
-//!
-//! static ASSETS: Assets = embed_assets!("../examples/public");
+//! static ASSETS: embed_assets::Assets = embed_assets::embed_assets!("../examples/public");
 //! # assert!(ASSETS.get("/index.html").is_some());
 //! ```
 //!
 //! Without a web framework, look assets up directly:
 //!
 //! ```
-//! # use embed_runtime::{embed_assets, Assets, Encoding};
+//! # use embed_assets::{embed_assets, Assets, Encoding};
 //! # static ASSETS: Assets = embed_assets!("../examples/public");
 //! let css = ASSETS.get("/css/app.css").expect("embedded");
 //! assert!(css.content_type().starts_with("text/css"));
@@ -55,14 +82,17 @@
 //!
 //! | feature | what it enables | default |
 //! |---|---|---|
-//! | `axum` | `tower`, and the mount point of axum 0.8's `nest_service` (`/static` redirects to `static/`) | yes |
-//! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService` | with `axum` |
+//! | `axum` | `tower`, the mount point of axum 0.8's `nest_service` (`/static` redirects to `static/`), and `WithFallback::into_make_service` for `axum::serve` | yes |
+//! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService`; `WithFallback` | with `axum` |
 //! | `actix-web` | [`ServeAssets`] as actix-web 4's default service, and `adapters::actix_web::Mount` for a prefix (Rust 1.89) | no |
 //! | `rocket` | [`ServeAssets`] mountable in Rocket 0.5, and `adapters::rocket::AssetServer` to set its rank (Rust 1.89) | no |
 //! | `poem` | [`ServeAssets`] as a Poem 3 `Endpoint` | no |
 //! | `salvo` | [`ServeAssets`] as a Salvo 1 `Handler` (Rust 1.95) | no |
 //! | `warp` | `adapters::warp::assets`, a warp 0.4 `Filter` that rejects what it does not serve | no |
 //! | `zstd` | `embed_assets!` also stores a zstd body (RFC 8878) of each compressible file; the macro links libzstd | no |
+//!
+//! A framework's feature enables only that framework's handler traits: its server
+//! features come from your own dependency on it.
 //!
 //! # HTTP behaviour
 //!
@@ -76,42 +106,84 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod abi;
 #[cfg(any(
     feature = "actix-web",
     feature = "poem",
     feature = "rocket",
     feature = "salvo",
     feature = "warp",
-    embed_runtime_unstable_fuzz
+    embed_assets_unstable_fuzz
 ))]
 pub mod adapters;
 mod asset;
 mod body;
-#[cfg(feature = "build")]
-pub mod build;
 mod disk;
+mod entry;
 mod error;
-#[cfg(embed_runtime_unstable_fuzz)]
+#[cfg(embed_assets_unstable_fuzz)]
 mod fuzz;
 mod negotiate;
 mod path;
 mod precondition;
 mod range;
+mod report;
 mod respond;
 mod service;
+mod table;
 
-pub use asset::{Asset, Assets, Encoding, Entry, Report, Variant};
+/// The `http` crate (1.x), whose types the service speaks: [`ServeAssets::header`] and
+/// [`ServeAssets::cache_control`] take its `HeaderName` and `HeaderValue`. Use it from
+/// here, so the version always matches, whatever your framework depends on (actix-web
+/// 4 uses `http` 0.2):
+///
+/// ```
+/// use embed_assets::http::{header, HeaderValue};
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+///
+/// let service = ASSETS
+///     .service()
+///     .cache_control(HeaderValue::from_static("public, max-age=0, s-maxage=300"))
+///     .header("/**", header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+/// ```
+pub use http;
+
+pub use asset::{Asset, Encoding, Variant};
 pub use body::Body;
-pub use disk::DEFAULT_CHUNK_SIZE;
+pub use entry::Entry;
 pub use error::{DiskProblem, Error};
+pub use report::Report;
 #[cfg(feature = "tower")]
-pub use service::{
-    BoxError, FallbackBody, FallbackFuture, MakeWithFallback, ServiceFuture, UnboxedFallback,
-    UnboxedFuture, WithFallback,
-};
-pub use service::{
-    RequestHead, ResponseFuture, ServeAssets, DEFAULT_CACHE_CONTROL, FINGERPRINTED_CACHE_CONTROL,
-};
+pub use service::{FallbackBody, WithFallback};
+pub use service::{RequestHead, ServeAssets};
+pub use table::Assets;
+
+/// The futures of the services' responses. Each is `Send`, and ready at once for an
+/// embedded asset (no allocation); you only name them to store one.
+///
+/// - [`ResponseFuture`](future::ResponseFuture): [`ServeAssets::respond`]'s, which
+///   awaits to the `http::Response`:
+///
+///   ```
+///   # use embed_assets::{embed_assets, Assets};
+///   # static ASSETS: Assets = embed_assets!("../examples/public");
+///   # async fn run() {
+///   let request = http::Request::get("/css/app.css").header("host", "localhost");
+///   let request = request.body(()).unwrap();
+///   let future: embed_assets::future::ResponseFuture = ASSETS.service().respond(&request);
+///   let response = future.await;
+///   assert_eq!(response.status(), 200);
+///   # }
+///   ```
+/// - [`ServiceFuture`](future::ServiceFuture): [`ServeAssets`] as a tower `Service`
+///   (feature `tower`);
+/// - [`FallbackFuture`](future::FallbackFuture): [`WithFallback`]'s (feature `tower`).
+pub mod future {
+    pub use crate::service::ResponseFuture;
+    #[cfg(feature = "tower")]
+    pub use crate::service::{FallbackFuture, ServiceFuture};
+}
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.
 ///
@@ -119,7 +191,7 @@ pub use service::{
 /// its URL constants.
 ///
 /// ```
-/// use embed_runtime::{embed_assets, Assets};
+/// use embed_assets::{embed_assets, Assets};
 ///
 /// static ASSETS: Assets = embed_assets!("../examples/public");
 /// static SMALL: Assets = embed_assets!(
@@ -155,7 +227,8 @@ pub use service::{
 /// | `exclude` | glob or list of globs | nothing | skip files whose path below the folder matches one; a pattern may match nothing (a frontend build may or may not write source maps) |
 /// | `dotfiles` | `true`/`false` | `false` | embed files and folders whose name starts with `.` |
 /// | `follow_symlinks` | `true`/`false` | `false` | follow symbolic links instead of skipping them |
-/// | `crate` | a path | `$crate` (whatever the dependency is called); `::embed_runtime` for [`#[embed]`](macro@embed) | where the generated code finds this crate |
+/// | `allow_empty` | `true`/`false` | `false` | build an empty table when the folder has nothing to embed; otherwise that is a compile error at the folder (a frontend's `dist/` whose build did not run) |
+/// | `crate` | a path | `$crate` (whatever the dependency is called); `::embed_assets` for [`#[embed]`](macro@embed) | where the generated code finds this crate |
 ///
 /// Globs match the `/`-separated path below the folder (`css/app.css`); `*` also
 /// matches across `/`, so `*.map` excludes source maps at any depth.
@@ -169,13 +242,13 @@ pub use service::{
 /// # Fingerprinted URLs and the item form
 ///
 /// With `fingerprint`, `/js/app.js` is also served at `/js/app.3f2a1b9c.js` (the first
-/// 8 hex digits of its content hash) with [`FINGERPRINTED_CACHE_CONTROL`] (a year,
+/// 8 hex digits of its content hash) with [`ServeAssets::FINGERPRINTED_CACHE_CONTROL`] (a year,
 /// `immutable`), while `/js/app.js` keeps its revalidating policy. Link to the hashed
 /// URL with [`Assets::url`], or, in item position, with the constants of a `paths`
 /// module the macro defines next to the static, so a mistyped name fails the build:
 ///
 /// ```
-/// use embed_runtime::embed_assets;
+/// use embed_assets::embed_assets;
 ///
 /// embed_assets!(pub static ASSETS = "../examples/public", fingerprint = true);
 ///
@@ -186,8 +259,9 @@ pub use service::{
 /// ```
 ///
 /// Editing an embedded file rebuilds the crate (the macro uses `include_bytes!`).
-/// Cargo does not notice added or removed files on its own; add a build script with
-/// `println!("cargo:rerun-if-changed=public");` for that.
+/// Cargo does not notice added or removed files on its own; add a build script that
+/// calls `embed_assets_build::track("public")` for that (see the
+/// [quick start](crate#quick-start)).
 #[macro_export]
 macro_rules! embed_assets {
     // The item form: forwarded with braces, which item position requires.
@@ -207,7 +281,7 @@ macro_rules! embed_assets {
 /// items it already has.
 ///
 /// ```
-/// #[embed_runtime::embed("../examples/public", fingerprint = true)]
+/// #[embed_assets::embed("../examples/public", fingerprint = true)]
 /// pub mod frontend {
 ///     // The module's own items stay as they are, and can use what is generated.
 ///     pub fn stylesheet() -> &'static str {
@@ -232,31 +306,31 @@ macro_rules! embed_assets {
 /// # A renamed dependency
 ///
 /// An attribute cannot find out under which name it was imported, so the generated code
-/// names this crate `::embed_runtime`. When `Cargo.toml` renames the dependency (`web =
-/// { package = "embed-runtime", ... }`), say so with the `crate` option:
+/// names this crate `::embed_assets`. When `Cargo.toml` renames the dependency (`web =
+/// { package = "embed-assets", ... }`), say so with the `crate` option:
 ///
 /// ```ignore
 /// #[web::embed("public", crate = ::web)]
 /// mod frontend {}
 /// ```
 #[doc(inline)]
-pub use embed_macro::embed;
+pub use embed_assets_macros::embed;
 
-/// What generated code uses. Not a stable API: it changes with the macro.
+/// What generated code uses. Not a stable API: it changes with the macro, which this
+/// crate requires at its exact version.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::asset::{
-        Asset, AssetInit, Assets, EncodedInit, PageInit, Selection, Source, FINGERPRINTED,
-    };
+    pub use crate::abi::{asset, assets, entry, AssetInit, EncodedInit, Source, EMPTY};
+    pub use crate::asset::{Asset, PageInit};
+    pub use crate::table::{Selection, FINGERPRINTED};
     pub use ::core::option::Option::{None, Some};
-    pub use embed_macro::embed_assets;
+    pub use embed_assets_macros::embed_assets;
     pub use phf;
-}
 
-/// The HTTP decisions one by one, for the fuzz targets in `fuzz/` and the property
-/// tests (`--cfg embed_runtime_unstable_fuzz`, see `build.rs`). Not a stable API.
-#[cfg(embed_runtime_unstable_fuzz)]
-#[doc(hidden)]
-pub mod __fuzz {
-    pub use crate::fuzz::*;
+    /// The HTTP decisions one by one, for the fuzz targets in `fuzz/` and the property
+    /// tests (`--cfg embed_assets_unstable_fuzz`, see `build.rs`).
+    #[cfg(embed_assets_unstable_fuzz)]
+    pub mod fuzz {
+        pub use crate::fuzz::*;
+    }
 }

@@ -5,7 +5,7 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use serde_json::{json, Value};
 
 static ASSETS: Assets = embed_assets!("public");

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::routing;
 use axum::Router;
 use bytes::Bytes;
-use embed_runtime::{embed_assets, Assets, ServeAssets};
+use embed_assets::{embed_assets, Assets, ServeAssets};
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};

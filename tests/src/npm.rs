@@ -1,5 +1,5 @@
 //! Scratch crates whose `build.rs` builds an npm package with
-//! `embed_runtime::build::Npm`, and a record of every npm call they make.
+//! `embed_assets_build::Npm`, and a record of every npm call they make.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,21 +8,21 @@ use std::process::Command;
 use crate::programs;
 use crate::scratch::Crate;
 
-/// A scratch crate with embed-runtime as a dependency and, with its `build` feature,
-/// as a build dependency, and a `build.rs` that builds `frontend/` into
+/// A scratch crate with embed-assets as a dependency and embed-assets-build as a
+/// build dependency, and a `build.rs` that builds `frontend/` into
 /// `frontend/dist`.
 pub fn crate_building_frontend(test: &str) -> Crate {
     let krate = Crate::with_dependencies(
         test,
-        "embed-runtime = { path = {runtime} }\n\n\
+        "embed-assets = { path = {runtime} }\n\n\
          [build-dependencies]\n\
-         embed-runtime = { path = {runtime}, default-features = false, features = [\"build\"] }",
+         embed-assets-build = { path = {build} }",
     );
     fs::create_dir_all(krate.dir().join("frontend")).unwrap();
     fs::write(
         krate.dir().join("build.rs"),
-        "fn main() -> Result<(), embed_runtime::build::Error> {\n    \
-         embed_runtime::build::Npm::new(\"frontend\").run()?;\n    Ok(())\n}\n",
+        "fn main() -> Result<(), embed_assets_build::Error> {\n    \
+         embed_assets_build::Npm::new(\"frontend\").run()?;\n    Ok(())\n}\n",
     )
     .unwrap();
     krate

@@ -1,8 +1,8 @@
-//! Scratch crates: a tiny crate in the temp folder that depends on embed-runtime by
+//! Scratch crates: a tiny crate in the temp folder that depends on embed-assets by
 //! path, built with the real cargo, for what only a real build shows (compile errors
 //! from names git cannot hold, rebuilds after files change).
 //!
-//! The crates share one target folder (`<target>/macro-errors`), so embed-runtime and
+//! The crates share one target folder (`<target>/macro-errors`), so embed-assets and
 //! its dependencies build once; cargo's lock serialises tests that run in parallel.
 
 use std::fs;
@@ -33,21 +33,26 @@ impl Crate {
     }
 
     /// A fresh crate as [`new`](Self::new), with `dependencies` as the lines of its
-    /// `[dependencies]` table; `{runtime}` in them stands for embed-runtime's folder.
-    /// Empty: embed-runtime by path, with its default features.
+    /// `[dependencies]` table; `{runtime}` in them stands for embed-assets's folder,
+    /// `{build}` for embed-assets-build's.
+    /// Empty: embed-assets by path, with its default features.
     pub fn with_dependencies(test: &str, dependencies: &str) -> Crate {
-        let dir =
-            std::env::temp_dir().join(format!("embed-macro-errors-{}-{test}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "embed-assets-scratch-{}-{test}",
+            std::process::id()
+        ));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(dir.join("src")).unwrap();
         fs::create_dir_all(dir.join("site")).unwrap();
-        let runtime = workspace_root().join("embed-runtime");
+        let folder = |name: &str| format!("{:?}", workspace_root().join(name).to_string_lossy());
         let package = format!("macro-errors-{}", test.replace('_', "-"));
-        let runtime = format!("{:?}", runtime.to_string_lossy());
+        let runtime = folder("embed-runtime");
         let dependencies = if dependencies.is_empty() {
-            format!("embed-runtime = {{ path = {runtime} }}")
+            format!("embed-assets = {{ path = {runtime} }}")
         } else {
-            dependencies.replace("{runtime}", &runtime)
+            dependencies
+                .replace("{runtime}", &runtime)
+                .replace("{build}", &folder("embed-build"))
         };
         let manifest = format!(
             "[package]\n\
@@ -86,6 +91,23 @@ impl Crate {
             .unwrap_or_else(|err| panic!("{}: {err}", binary.display()))
     }
 
+    /// Runs the crate's debug binary (built by [`cargo`](Self::cargo)) with `args`;
+    /// its stdout.
+    ///
+    /// # Panics
+    /// If the binary does not start or fails.
+    pub fn run(&self, args: &[&str]) -> String {
+        let binary = shared_target_dir().join("debug").join(&self.package);
+        let output = Command::new(&binary).args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}: {}",
+            binary.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// The folder the macro embeds.
     pub fn site(&self) -> PathBuf {
         self.dir.join("site")
@@ -94,7 +116,7 @@ impl Crate {
     /// Writes `src/main.rs`: `static A: Assets = embed_assets!(<args>);` and `main`.
     pub fn main_rs(&self, args: &str, main_body: &str) {
         let source = format!(
-            "use embed_runtime::{{embed_assets, Assets}};\n\n\
+            "use embed_assets::{{embed_assets, Assets}};\n\n\
              static A: Assets = embed_assets!({args});\n\n\
              fn main() {{\n    let _ = &A;\n    {main_body}\n}}\n"
         );

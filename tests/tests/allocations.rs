@@ -4,7 +4,8 @@
 //! rules matching the stylesheet (and the default `nosniff`): their fields are in the
 //! maps built once, so they cost nothing per request. Both pay for the `HeaderMap`, and
 //! only for it. So does the service in front of an application
-//! (`with_fallback(app).unboxed()`), whose hits never reach the application. Ranges and 404s allocate a small constant per request.
+//! (`with_fallback(app)`), whose hits never reach the application. Ranges and 404s
+//! allocate a small constant per request.
 //!
 //! # How allocations are counted
 //! The workspace forbids `unsafe` (`[workspace.lints]`, as `forbid`, which a file

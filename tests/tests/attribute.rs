@@ -1,4 +1,4 @@
-//! `#[embed_runtime::embed]` on a module: the table it generates is the one
+//! `#[embed_assets::embed]` on a module: the table it generates is the one
 //! `embed_assets!` builds from the same folder and options, served the same way, and
 //! the module's own items live next to it.
 
@@ -7,20 +7,20 @@ use http::StatusCode;
 use integration_tests::{decode_body, fixture, get, spawn_service, SITE};
 
 /// The folder the shared `SITE` table embeds, through the attribute.
-#[embed_runtime::embed("fixtures/site")]
+#[embed_assets::embed("fixtures/site")]
 mod frontend {
     /// A user item: the generated `ASSETS` and `paths` are in scope.
-    pub(crate) fn index() -> &'static embed_runtime::Asset {
+    pub(crate) fn index() -> &'static embed_assets::Asset {
         ASSETS.get(paths::INDEX_HTML).expect("index.html embedded")
     }
 }
 
 /// Fingerprinted, with references rewritten: the URL constants are the hashed ones.
-#[embed_runtime::embed("fixtures/linked", fingerprint = true, rewrite_references = true)]
+#[embed_assets::embed("fixtures/linked", fingerprint = true, rewrite_references = true)]
 mod linked {}
 
 mod linked_by_call {
-    embed_runtime::embed_assets!(
+    embed_assets::embed_assets!(
         pub static SITE = "fixtures/linked",
         fingerprint = true,
         rewrite_references = true,

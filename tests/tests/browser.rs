@@ -18,7 +18,7 @@ use std::time::Duration;
 use axum::middleware;
 use axum::routing::get;
 use axum::{Json, Router};
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use http::StatusCode;
 use integration_tests::browser::{
     artifact_dir, only_request, record, resource_timings, wait_for_request, BrowserPrograms,

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use axum::{middleware, Router};
-use embed_runtime::{embed_assets, Asset, Assets};
+use embed_assets::{embed_assets, Asset, Assets};
 use http::StatusCode;
 use integration_tests::browser::{
     record, resource_timings, BrowserPrograms, Chromedriver, LogEntry, ServerLog, Session,

@@ -2,7 +2,7 @@
 //! binary; the identity representation is decoded from gzip on first use and then
 //! served like any other, with the same ETag, length and ranges.
 
-use embed_runtime::{embed_assets, Assets, Encoding};
+use embed_assets::{embed_assets, Assets, Encoding};
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG};
 use http::StatusCode;
 use integration_tests::{fixture, get, head, header, public_fixture_paths, spawn_service, SITE};

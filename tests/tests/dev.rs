@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use http::header::{
     CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, VARY,
 };

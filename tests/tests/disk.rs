@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use embed_runtime::{embed_assets, Assets, Error};
+use embed_assets::{embed_assets, Assets, Error};
 use http::header::{
     ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
 };
@@ -52,7 +52,7 @@ fn only_small_files_are_embedded() {
     assert!(!big.is_embedded());
     assert_eq!(big.disk_path(), Some("big.bin"));
     assert_eq!(big.len(), 3 << 20);
-    assert!(big.body(embed_runtime::Encoding::Identity).is_none());
+    assert!(big.body(embed_assets::Encoding::Identity).is_none());
     assert!(DISK.get("/css/app.css").expect("listed").is_embedded());
     assert!(DISK
         .build_root()
@@ -329,7 +329,7 @@ fn the_report_counts_embedded_encoded_and_on_disk_files() {
     assert_eq!(report.identity_bytes, identity);
     let br: u64 = DISK
         .iter()
-        .filter_map(|a| a.body(embed_runtime::Encoding::Brotli))
+        .filter_map(|a| a.body(embed_assets::Encoding::Brotli))
         .map(|b| b.len() as u64)
         .sum();
     assert_eq!(report.br_bytes, br);
@@ -340,7 +340,7 @@ fn the_report_counts_embedded_encoded_and_on_disk_files() {
     );
     let zstd: u64 = DISK
         .iter()
-        .filter_map(|a| a.body(embed_runtime::Encoding::Zstd))
+        .filter_map(|a| a.body(embed_assets::Encoding::Zstd))
         .map(|b| b.len() as u64)
         .sum();
     assert_eq!(report.zstd_bytes, zstd);

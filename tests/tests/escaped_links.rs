@@ -4,20 +4,24 @@
 //! with `base` the rewritten absolute links carry the mount point, so that every link
 //! of the served page, followed as a browser follows it, gets the file.
 
-use embed_runtime::Encoding;
+use embed_assets::Encoding;
 use http::StatusCode;
 use integration_tests::{get, spawn_mounted, spawn_service};
 
 mod at_root {
-    embed_runtime::embed_assets!(
+    embed_assets::embed_assets!(
         pub static SITE = "fixtures/escaped",
         fingerprint = true,
         rewrite_references = true,
     );
 }
 
+mod plain {
+    embed_assets::embed_assets!(pub static SITE = "fixtures/escaped");
+}
+
 mod below_static {
-    embed_runtime::embed_assets!(
+    embed_assets::embed_assets!(
         pub static SITE = "fixtures/escaped",
         fingerprint = true,
         rewrite_references = true,
@@ -26,7 +30,7 @@ mod below_static {
 }
 
 /// The page's bytes as served.
-fn page(site: &embed_runtime::Assets) -> String {
+fn page(site: &embed_assets::Assets) -> String {
     let body = site.get("/index.html").unwrap().body(Encoding::Identity);
     String::from_utf8(body.unwrap().to_vec()).unwrap()
 }
@@ -179,4 +183,40 @@ async fn with_base_absolute_links_carry_the_mount_point_and_resolve_there() {
     let unprefixed = request_path(page_url, &link(&page(&at_root::SITE), "raw"));
     let (status, _, _) = get(addr, &unprefixed, &[]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{unprefixed}");
+}
+
+#[test]
+fn asset_urls_are_percent_encoded_exactly_like_the_paths_constants() {
+    use at_root::{paths, SITE};
+    // A `?` in a name would otherwise start a query: `/a b?.<hash>.txt` asks for `/a b`.
+    let question = SITE.get("/a b?.txt").unwrap();
+    let hash = &question.fingerprinted_path().unwrap()["/a b?.".len()..];
+    assert_eq!(question.url(), format!("/a%20b%3F.{hash}"));
+    assert_eq!(question.url(), paths::A_B_TXT);
+    assert_eq!(SITE.url("/a b?.txt"), Some(paths::A_B_TXT));
+    assert_eq!(SITE.url("/café menu.txt"), Some(paths::CAF_MENU_TXT));
+    assert_eq!(SITE.url("/my file.txt"), Some(paths::MY_FILE_TXT));
+    for asset in SITE.iter() {
+        assert!(is_valid_url_path(asset.url()), "{}", asset.url());
+    }
+    // Unhashed URLs are encoded the same way; a name that needs nothing is as it is.
+    assert_eq!(plain::SITE.url("/a b?.txt"), Some("/a%20b%3F.txt"));
+    assert_eq!(
+        plain::SITE.url("/café menu.txt"),
+        Some("/caf%C3%A9%20menu.txt")
+    );
+    assert_eq!(plain::SITE.url("/js/app.js"), Some("/js/app.js"));
+    assert_eq!(plain::paths::A_B_TXT, "/a%20b%3F.txt");
+    assert_eq!(plain::SITE.get("/a b?.txt").unwrap().path(), "/a b?.txt");
+}
+
+#[tokio::test]
+async fn the_encoded_url_of_a_name_with_a_question_mark_gets_its_file() {
+    for site in [&at_root::SITE, &plain::SITE] {
+        let addr = spawn_service(site.service()).await;
+        let url = site.url("/a b?.txt").unwrap();
+        let (status, _, body) = get(addr, url, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{url}");
+        assert_eq!(&body[..], b"question mark\n", "{url}");
+    }
 }

@@ -8,7 +8,7 @@ use http::StatusCode;
 use integration_tests::{decode_body, fixture, get, header, site_dir, spawn_service};
 
 mod fingerprinted {
-    embed_runtime::embed_assets!(
+    embed_assets::embed_assets!(
         pub static SITE = "fixtures/site",
         fingerprint = true,
         max_embed_size = "1 MiB",
@@ -16,7 +16,7 @@ mod fingerprinted {
 }
 
 mod only_css {
-    embed_runtime::embed_assets!(pub static SITE = "fixtures/site", fingerprint = "css/*");
+    embed_assets::embed_assets!(pub static SITE = "fixtures/site", fingerprint = "css/*");
 }
 
 use fingerprinted::{paths, SITE};

@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use http::{HeaderMap, Method, StatusCode};
 use integration_tests::frameworks::Framework;
 use integration_tests::{raw_request, send, Reply};

@@ -4,7 +4,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use embed_runtime::{embed_assets, Assets, ServeAssets};
+use embed_assets::{embed_assets, Assets, ServeAssets};
 use http::header::{
     HeaderName, CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };

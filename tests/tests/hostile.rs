@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use embed_runtime::{embed_assets, Assets, ServeAssets};
+use embed_assets::{embed_assets, Assets, ServeAssets};
 use http::header::{
     CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION,
 };

@@ -3,7 +3,7 @@
 //! digest of the bytes a browser gets after content decoding).
 
 use base64::Engine as _;
-use embed_runtime::{embed_assets, Assets, Encoding};
+use embed_assets::{embed_assets, Assets, Encoding};
 use http::StatusCode;
 use integration_tests::{get, spawn_service, SITE};
 use sha2::{Digest, Sha384};

@@ -14,7 +14,7 @@ use integration_tests::scratch::{Crate, Outcome};
 /// `main` prints every asset as `ASSET <path>|<len>|<etag>|<embedded>|<body>` (the
 /// body lossily, as one line).
 const PRINT_ALL: &str = "for asset in A.iter() {\n        \
-    let body = asset.body(embed_runtime::Encoding::Identity).unwrap_or_default();\n        \
+    let body = asset.body(embed_assets::Encoding::Identity).unwrap_or_default();\n        \
     eprintln!(\"ASSET {}|{}|{}|{}|{}\", asset.path(), asset.len(), asset.etag(), \
     asset.is_embedded(), String::from_utf8_lossy(body).escape_debug());\n    }\n    \
     eprintln!(\"COUNT {}\", A.iter().count());";

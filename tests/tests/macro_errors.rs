@@ -2,7 +2,7 @@
 //! unreadable files, symbolic links): each test writes a tiny crate to the temp folder,
 //! builds it with cargo and checks what the macro said.
 //!
-//! The crates share one target folder (`target/macro-errors`), so embed-runtime and its
+//! The crates share one target folder (`target/macro-errors`), so embed-assets and its
 //! dependencies build once; cargo's lock serialises the tests that run in parallel.
 
 use std::fs;
@@ -141,7 +141,7 @@ fn editing_an_embedded_file_changes_what_the_next_build_serves() {
     fs::write(krate.site().join("a.txt"), "first version").unwrap();
     krate.main_rs(
         "\"site\"",
-        "let body = A.get(\"/a.txt\").unwrap().body(embed_runtime::Encoding::Identity).unwrap();\n    \
+        "let body = A.get(\"/a.txt\").unwrap().body(embed_assets::Encoding::Identity).unwrap();\n    \
          eprintln!(\"BODY={}\", String::from_utf8_lossy(body));",
     );
     let first = krate.cargo("run");

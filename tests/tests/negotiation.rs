@@ -2,7 +2,7 @@
 //! `Content-Encoding`, §12.5.5 `Vary`): which stored body is sent, that it decodes to
 //! the file's bytes, and that caches are told the response depends on the request.
 
-use embed_runtime::Encoding;
+use embed_assets::Encoding;
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG, VARY};
 use http::{HeaderMap, StatusCode};
 use integration_tests::{

@@ -1,4 +1,4 @@
-//! `embed_runtime::build::Npm` in a real build script, with the real npm and cargo: a
+//! `embed_assets_build::Npm` in a real build script, with the real npm and cargo: a
 //! scratch crate whose `build.rs` builds a small npm package (no dependencies, so
 //! nothing is downloaded) into the folder its `main.rs` embeds.
 //!
@@ -43,7 +43,7 @@ mkdirSync("dist", { recursive: true });
 writeFileSync("dist/index.html", `<p>${message}</p>`);
 "#;
 
-const MAIN_RS: &str = r#"use embed_runtime::{embed_assets, Assets, Encoding};
+const MAIN_RS: &str = r#"use embed_assets::{embed_assets, Assets, Encoding};
 
 static ASSETS: Assets = embed_assets!("frontend/dist");
 

@@ -3,7 +3,7 @@
 //! as the page names it, and `preload_links()` sends it on the page's responses,
 //! prebuilt.
 
-use embed_runtime::{embed_assets, Asset, Assets};
+use embed_assets::{embed_assets, Asset, Assets};
 use http::header::{ETAG, LINK};
 use http::StatusCode;
 use integration_tests::{get, spawn_service};
@@ -101,4 +101,28 @@ async fn the_links_come_on_the_page_s_responses_only_when_asked_for() {
     let without = spawn_service(HASHED.service()).await;
     let (_, headers, _) = get(without, "/", &[]).await;
     assert_eq!(headers.get(LINK), None);
+}
+
+#[tokio::test]
+async fn dev_mode_sends_no_preload_links_as_the_page_from_disk_is_not_rewritten() {
+    // Dev mode serves the page as written on disk, whose links name `css/app.css`; the
+    // build's links name hashed URLs (`rewrite_references`), which that page never loads.
+    let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/preload");
+    let page = std::fs::read_to_string(format!("{folder}/index.html")).unwrap();
+    let built = HASHED.get("/index.html").unwrap().preload_links();
+    assert!(built
+        .iter()
+        .any(|link| !page.contains(&link[1..link.find('>').unwrap()])));
+
+    for assets in [&HASHED, &PLAIN] {
+        let addr = spawn_service(assets.service().preload_links().dev_folder(folder)).await;
+        let (status, headers, body) = get(addr, "/index.html", &[]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(&body[..], page.as_bytes(), "the page as it is on disk");
+        assert_eq!(
+            headers.get(LINK),
+            None,
+            "no link names what the page does not load"
+        );
+    }
 }

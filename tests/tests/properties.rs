@@ -3,11 +3,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use embed_assets_oracles as oracles;
-use embed_runtime::__fuzz::{
+use embed_assets::__private::fuzz::{
     choose_encoding, decode_path, evaluate_preconditions, http_date, parse_quality, select_ranges,
     ByteRange, Encoding, Precondition, RangeSelection,
 };
+use embed_assets_oracles as oracles;
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, RANGE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 use proptest::prelude::*;

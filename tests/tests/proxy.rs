@@ -362,7 +362,7 @@ async fn with_s_maxage_nginx_caches_and_answers_browser_revalidations_with_304()
 /// into 103 Early Hints for every visitor.
 #[tokio::test]
 async fn a_page_s_preload_links_are_cached_with_it_and_sent_on_every_hit() {
-    static PRELOAD: embed_runtime::Assets = embed_runtime::embed_assets!(
+    static PRELOAD: embed_assets::Assets = embed_assets::embed_assets!(
         "fixtures/preload",
         fingerprint = true,
         rewrite_references = true
@@ -499,7 +499,7 @@ impl Proxy {
         .await
     }
 
-    async fn start_with(service: embed_runtime::ServeAssets) -> Option<Self> {
+    async fn start_with(service: embed_assets::ServeAssets) -> Option<Self> {
         let program = programs::require(&["nginx"], &["/usr/sbin"], "nginx-light")?;
         let log = ServerLog::default();
         let router = app(service).layer(middleware::from_fn_with_state(log.clone(), record));

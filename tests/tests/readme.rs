@@ -1,5 +1,6 @@
-//! The README's quick start, as a new user copies it: its `Cargo.toml` lines and its
-//! `src/main.rs`, in a fresh crate with a `public/` folder, build without a warning.
+//! The README's quick start, as a new user copies it: its `Cargo.toml` lines, its
+//! `src/main.rs` and its `build.rs`, in a fresh crate with a `public/` folder, build
+//! without a warning, and a file added to `public/` afterwards reaches the binary.
 
 use std::fs;
 use std::path::Path;
@@ -21,14 +22,23 @@ fn the_quick_start_builds_as_written() {
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let manifest = block_after(&readme, "## Quick start", "toml");
     let main_rs = block_after(&readme, "## Quick start", "rust");
-    assert!(manifest.contains("embed-runtime = \"0.1\""), "{manifest}");
+    let build_rs = block_after(&readme, "`build.rs`", "rust");
+    assert!(manifest.contains("embed-assets = \"0.1\""), "{manifest}");
+    assert!(
+        manifest.contains("[build-dependencies]\nembed-assets-build = \"0.1\""),
+        "{manifest}"
+    );
+    assert!(
+        build_rs.contains("embed_assets_build::track(\"public\")"),
+        "{build_rs}"
+    );
     assert!(
         manifest.contains("[profile.dev.build-override]")
             && manifest.contains("[profile.release.build-override]"),
         "both profiles build the macro optimised:\n{manifest}"
     );
     assert!(
-        main_rs.contains("#[embed_runtime::embed(\"public\")]"),
+        main_rs.contains("#[embed_assets::embed(\"public\")]"),
         "{main_rs}"
     );
     // The same lines, with the dependency on this checkout instead of crates.io.
@@ -37,8 +47,12 @@ fn the_quick_start_builds_as_written() {
         .strip_prefix("[dependencies]\n")
         .expect("the block starts with [dependencies]")
         .replace(
-            "embed-runtime = \"0.1\"",
-            "embed-runtime = { path = {runtime} }",
+            "embed-assets = \"0.1\"",
+            "embed-assets = { path = {runtime} }",
+        )
+        .replace(
+            "embed-assets-build = \"0.1\"",
+            "embed-assets-build = { path = {build} }",
         );
     let krate = Crate::with_dependencies("readme_quick_start", &lines);
     let public = krate.dir().join("public");
@@ -49,12 +63,33 @@ fn the_quick_start_builds_as_written() {
     )
     .unwrap();
     fs::write(public.join("css/app.css"), "body { color: red }\n").unwrap();
+    // The binary lists what it serves, so the test can tell what reached it.
+    let main_rs = main_rs.replacen(
+        "async fn main() {",
+        "async fn main() {\n    if std::env::args().any(|arg| arg == \"--list\") {\n        for asset in frontend::ASSETS.iter() {\n            println!(\"{}\", asset.path());\n        }\n        return;\n    }",
+        1,
+    );
     fs::write(krate.dir().join("src/main.rs"), main_rs).unwrap();
+    fs::write(krate.dir().join("build.rs"), build_rs).unwrap();
     let outcome = krate.cargo("build");
     assert!(outcome.success, "{}", outcome.stderr);
     assert!(
         !outcome.stderr.contains("warning"),
         "the quick start builds without warnings:\n{}",
         outcome.stderr
+    );
+    let listed = krate.run(&["--list"]);
+    assert!(
+        listed.contains("/css/app.css") && !listed.contains("/added.txt"),
+        "{listed}"
+    );
+    // The reason for the build script: a file added later is served after `cargo build`.
+    fs::write(public.join("added.txt"), "new\n").unwrap();
+    let outcome = krate.cargo("build");
+    assert!(outcome.success, "{}", outcome.stderr);
+    let listed = krate.run(&["--list"]);
+    assert!(
+        listed.contains("/added.txt"),
+        "the added file is embedded: {listed}"
     );
 }

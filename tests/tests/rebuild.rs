@@ -9,7 +9,7 @@ use integration_tests::scratch::Crate;
 
 /// `main` prints every embedded path with its body, one `ASSET path=body` per line.
 const PRINT_ALL: &str = "for asset in A.iter() {\n        \
-    let body = asset.body(embed_runtime::Encoding::Identity).unwrap_or_default();\n        \
+    let body = asset.body(embed_assets::Encoding::Identity).unwrap_or_default();\n        \
     eprintln!(\"ASSET {}={}\", asset.path(), String::from_utf8_lossy(body));\n    }";
 
 fn served(krate: &Crate) -> Vec<String> {

@@ -2,13 +2,13 @@
 //! URLs, the ETags and hashes are those of the rewritten bytes, and every link a
 //! served page makes resolves to a 200.
 
-use embed_runtime::Encoding;
+use embed_assets::Encoding;
 use http::header::{CACHE_CONTROL, ETAG};
 use http::StatusCode;
 use integration_tests::{decode_body, get, header, spawn_service};
 
 mod linked {
-    embed_runtime::embed_assets!(
+    embed_assets::embed_assets!(
         pub static SITE = "fixtures/linked",
         fingerprint = true,
         rewrite_references = true,
@@ -16,7 +16,7 @@ mod linked {
 }
 
 mod plain {
-    embed_runtime::embed_assets!(pub static SITE = "fixtures/linked", fingerprint = true);
+    embed_assets::embed_assets!(pub static SITE = "fixtures/linked", fingerprint = true);
 }
 
 use linked::{paths, SITE};

@@ -60,6 +60,34 @@ async fn unknown_asset_paths_still_get_404_with_an_spa() {
 }
 
 #[tokio::test]
+async fn excluded_prefixes_get_404_not_the_app() {
+    let service = SITE
+        .service()
+        .spa_fallback("/index.html")
+        .spa_exclude("/api/")
+        .spa_exclude("/auth/callback");
+    let addr = spawn_service(service).await;
+    // A typo of an API route, a browser navigating to it: the 404, not the app.
+    for path in [
+        "/api",
+        "/api/",
+        "/api/userz",
+        "/api/v1/items/7",
+        "/auth/callback",
+    ] {
+        let (status, _, body) = get(addr, path, &[NAVIGATE]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert_ne!(&body[..], &fixture("/index.html")[..], "{path}");
+    }
+    // Whole segments only: other page paths still get the app.
+    for path in ["/apiary", "/settings", "/auth", "/v2/api"] {
+        let (status, _, body) = get(addr, path, &[NAVIGATE]).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(&body[..], &fixture("/index.html")[..], "{path}");
+    }
+}
+
+#[tokio::test]
 async fn spa_fallback_and_not_found_page_are_separate() {
     let service = SITE
         .service()

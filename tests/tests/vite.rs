@@ -149,7 +149,7 @@ fn cargo_build_builds_the_vite_app_once_and_again_after_an_edit() {
     copy_sources(&frontend(), &dir.join("frontend"));
     fs::write(
         dir.join("src/main.rs"),
-        "use embed_runtime::{embed_assets, Encoding};\n\n\
+        "use embed_assets::{embed_assets, Encoding};\n\n\
          embed_assets!(static FRONTEND = \"frontend/dist\");\n\n\
          fn main() {\n    \
              let page = FRONTEND.get(\"/index.html\").and_then(|a| a.body(Encoding::Identity));\n    \

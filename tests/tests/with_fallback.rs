@@ -13,7 +13,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use embed_runtime::WithFallback;
+use embed_assets::WithFallback;
 use http::header::{CONTENT_TYPE, ETAG, LOCATION};
 use http::{HeaderName, HeaderValue, Method, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -93,15 +93,10 @@ async fn spawn_axum(state: AppState) -> SocketAddr {
 }
 
 /// Under hyper-util's server: HTTP/1.1 and HTTP/2 on one port, the service wrapped in
-/// hyper-util's `TowerToHyperService`; `unboxed` serves [`WithFallback::unboxed`],
-/// whose hits keep the assets' body.
-async fn spawn_hyper_util(state: AppState, unboxed: bool) -> SocketAddr {
+/// hyper-util's `TowerToHyperService`, its hits in the assets' own body.
+async fn spawn_hyper_util(state: AppState) -> SocketAddr {
     let (listener, addr) = listener().await;
-    if unboxed {
-        tokio::spawn(serve_hyper_util(listener, front(state).unboxed()));
-    } else {
-        tokio::spawn(serve_hyper_util(listener, front(state)));
-    }
+    tokio::spawn(serve_hyper_util(listener, front(state)));
     addr
 }
 
@@ -235,28 +230,14 @@ async fn under_axum_serve_misses_reach_the_application() {
 #[tokio::test]
 async fn under_hyper_util_hits_skip_the_application() {
     let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone(), false).await;
+    let addr = spawn_hyper_util(state.clone()).await;
     hits_never_reach_the_application(addr, &state).await;
 }
 
 #[tokio::test]
 async fn under_hyper_util_misses_reach_the_application() {
     let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone(), false).await;
-    misses_reach_the_application_unchanged(addr, &state).await;
-}
-
-#[tokio::test]
-async fn under_hyper_util_unboxed_hits_skip_the_application() {
-    let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone(), true).await;
-    hits_never_reach_the_application(addr, &state).await;
-}
-
-#[tokio::test]
-async fn under_hyper_util_unboxed_misses_reach_the_application() {
-    let state = state("hyper-util");
-    let addr = spawn_hyper_util(state.clone(), true).await;
+    let addr = spawn_hyper_util(state.clone()).await;
     misses_reach_the_application_unchanged(addr, &state).await;
 }
 
@@ -302,12 +283,12 @@ async fn the_assets_can_also_be_the_applications_fallback() {
 }
 
 #[tokio::test]
-async fn unboxed_hits_keep_the_assets_body_and_misses_the_applications() {
+async fn hits_keep_the_assets_body_and_misses_the_applications() {
     use hyper::body::Body as _;
     use tower_service::Service as _;
 
-    let state = state("unboxed");
-    let mut service = front(state.clone()).unboxed();
+    let state = state("direct");
+    let mut service = front(state.clone());
     let request = |path: &str| {
         http::Request::get(path)
             .header(http::header::HOST, "127.0.0.1")
@@ -330,6 +311,6 @@ async fn unboxed_hits_keep_the_assets_body_and_misses_the_applications() {
         .await
         .expect("the application's body")
         .to_bytes();
-    assert_eq!(&body[..], b"unboxed user 7");
+    assert_eq!(&body[..], b"direct user 7");
     assert_eq!(state.seen.load(Ordering::SeqCst), 1);
 }

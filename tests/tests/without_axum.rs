@@ -3,7 +3,7 @@
 
 use integration_tests::scratch::Crate;
 
-const MAIN: &str = "use embed_runtime::{embed_assets, Assets};\n\n\
+const MAIN: &str = "use embed_assets::{embed_assets, Assets};\n\n\
 static A: Assets = embed_assets!(\"site\");\n\n\
 fn main() {\n    \
     let app: axum::Router = axum::Router::new().fallback_service(A.service());\n    \
@@ -12,7 +12,7 @@ fn main() {\n    \
 
 fn crate_with(test: &str, runtime_features: &str) -> Crate {
     let dependencies = format!(
-        "embed-runtime = {{ path = {{runtime}}, default-features = false{runtime_features} }}\n\
+        "embed-assets = {{ path = {{runtime}}, default-features = false{runtime_features} }}\n\
          axum = {{ version = \"0.8\", default-features = false, features = [\"tokio\", \"http1\"] }}"
     );
     let krate = Crate::with_dependencies(test, &dependencies);

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use embed_runtime::{embed_assets, Assets, Encoding};
+use embed_assets::{embed_assets, Assets, Encoding};
 
 static EXAMPLE: Assets = embed_assets!("../examples/public", compression = "best");
 

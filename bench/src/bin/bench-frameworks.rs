@@ -24,7 +24,7 @@ use bench::procs::{self, median, thousands};
 use bench::rounds::{self, Cell};
 use bench::site::{SITE, SITE_DIR};
 use bench::wrk;
-use embed_runtime::Encoding;
+use embed_assets::Encoding;
 
 const USAGE: &str = "\
 usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases LIST]
@@ -45,7 +45,7 @@ usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases 
   --wrk PATH         the wrk binary (default: wrk on PATH)
   --raw              print every sample (req/s), in the order taken";
 
-/// A framework adapter of embed-runtime, and how its server is started.
+/// A framework adapter of embed-assets, and how its server is started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Framework {
     /// axum 0.8: `Router::new().fallback_service(SITE.service())`, `axum::serve`.
@@ -60,7 +60,7 @@ enum Framework {
     Poem,
     /// Salvo 1: `Router::with_path("{**rest}").goal(SITE.service())`.
     Salvo,
-    /// warp 0.4: `embed_runtime::adapters::warp::assets(SITE.service())`.
+    /// warp 0.4: `embed_assets::adapters::warp::assets(SITE.service())`.
     Warp,
 }
 
@@ -115,7 +115,7 @@ mod servers {
 
     use actix_web::{App, HttpServer};
     use axum::Router;
-    use embed_runtime::adapters::warp::assets;
+    use embed_assets::adapters::warp::assets;
     use hyper::server::conn::http1;
     use hyper::service::service_fn;
     use hyper_util::rt::TokioIo;

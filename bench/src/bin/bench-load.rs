@@ -1,4 +1,4 @@
-//! A soak run, not a comparison: `embed-runtime` serving the bench site (embedded) and
+//! A soak run, not a comparison: `embed-assets` serving the bench site (embedded) and
 //! the 64 MiB video (on disk, under `/media/`) in one server process, while `wrk`
 //! keeps 256 keep-alive connections busy on the embedded files (a Lua script rotates
 //! the URL and the `Accept-Encoding`) and 16 clients download the video in loops,

@@ -3,8 +3,8 @@
 //!
 //! ```no_run
 //! use actix_web::{web, App, HttpResponse, HttpServer};
-//! use embed_runtime::adapters::actix_web::Mount;
-//! use embed_runtime::{embed_assets, Assets};
+//! use embed_assets::adapters::actix_web::Mount;
+//! use embed_assets::{embed_assets, Assets};
 //!
 //! static ASSETS: Assets = embed_assets!("../examples/public");
 //!

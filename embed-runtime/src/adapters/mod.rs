@@ -3,6 +3,9 @@
 //! [`ServeAssets::respond_head`](crate::ServeAssets::respond_head), and turns the
 //! `http::Response<Body>` back into the framework's response with a streaming body.
 //! No HTTP rule lives here: a condition about HTTP semantics belongs in the core.
+//!
+//! Each module's documentation has a complete server of its framework; the crate's
+//! [feature table](crate#features) says which feature enables which.
 
 #[cfg(feature = "actix-web")]
 pub mod actix_web;
@@ -20,6 +23,6 @@ pub mod warp;
     feature = "rocket",
     feature = "salvo",
     feature = "warp",
-    embed_runtime_unstable_fuzz
+    embed_assets_unstable_fuzz
 ))]
 pub(crate) mod mount;

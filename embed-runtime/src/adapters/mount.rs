@@ -6,13 +6,13 @@
 //! itself. Each function here lines the router's view up with the raw path. They are
 //! plain string arithmetic, apart from the frameworks' types, so the fuzz entry
 //! reaches them without any framework built.
-// `pub` for the fuzz entry (`__fuzz::mount`), which re-exports them; no path of the
+// `pub` for the fuzz entry (`__private::fuzz::mount`), which re-exports them; no path of the
 // public API reaches this module.
 #![allow(unreachable_pub)]
 
 use std::borrow::Cow;
 
-#[cfg(any(feature = "actix-web", feature = "salvo", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "actix-web", feature = "salvo", embed_assets_unstable_fuzz))]
 use percent_encoding::percent_decode_str;
 
 use crate::RequestHead;
@@ -29,7 +29,7 @@ pub enum Below<'a> {
     /// A prefix that ended inside a segment (only an actix-web regex can do that): no
     /// asset's path.
     #[cfg_attr(
-        not(any(feature = "actix-web", embed_runtime_unstable_fuzz)),
+        not(any(feature = "actix-web", embed_assets_unstable_fuzz)),
         allow(dead_code)
     )]
     Unknown,
@@ -61,7 +61,7 @@ impl<'a> Below<'a> {
 /// part ends at the same slash in both; the lengths differ (escapes, and invalid UTF-8
 /// that turns into U+FFFD). `None` if `unprocessed` is no suffix of `routed` or the
 /// slashes do not line up.
-#[cfg(any(feature = "actix-web", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "actix-web", embed_assets_unstable_fuzz))]
 pub fn actix<'a>(raw: &'a str, routed: &str, unprocessed: &str) -> Option<Below<'a>> {
     let consumed = routed.get(..routed.len().checked_sub(unprocessed.len())?)?;
     let slashes = consumed.bytes().filter(|&b| b == b'/').count();
@@ -93,7 +93,7 @@ pub fn actix<'a>(raw: &'a str, routed: &str, unprocessed: &str) -> Option<Below<
 /// route's `base`: what follows them, from its `/` on, or the bare mount when the
 /// request named the base itself. Rocket matches non-empty, percent-decoded segments,
 /// so the base's segments are counted, not compared, over the raw ones.
-#[cfg(any(feature = "rocket", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "rocket", embed_assets_unstable_fuzz))]
 pub fn rocket<'a>(raw: &'a str, base: &'a str) -> Below<'a> {
     let mut skip = base.split('/').filter(|s| !s.is_empty()).count();
     let mut rest = raw;
@@ -120,7 +120,7 @@ pub fn rocket<'a>(raw: &'a str, base: &'a str) -> Below<'a> {
 /// when no segment is left). The raw segments are matched against it from the end;
 /// `None` if they do not line up with it (a wildcard inside a segment, a rewritten
 /// URI). Without a wildcard (`tail` is `None`), the whole path is relative.
-#[cfg(any(feature = "salvo", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "salvo", embed_assets_unstable_fuzz))]
 pub fn salvo<'a>(path: &'a str, tail: Option<&str>) -> Option<Below<'a>> {
     let Some(tail) = tail else {
         return Some(Below::Path(path));
@@ -152,7 +152,7 @@ pub fn salvo<'a>(path: &'a str, tail: Option<&str>) -> Option<Below<'a>> {
 }
 
 /// The byte ranges of the non-empty `/`-separated segments of `path`, last first.
-#[cfg(any(feature = "salvo", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "salvo", embed_assets_unstable_fuzz))]
 fn segments_from_the_end(path: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut end = path.len();
     path.rsplit('/').filter_map(move |segment| {
@@ -163,7 +163,7 @@ fn segments_from_the_end(path: &str) -> impl Iterator<Item = (usize, usize)> + '
 }
 
 /// One segment decoded as Salvo's router decodes it.
-#[cfg(any(feature = "salvo", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "salvo", embed_assets_unstable_fuzz))]
 fn decode(segment: &str) -> Cow<'_, str> {
     if segment.contains('%') {
         percent_decode_str(segment).decode_utf8_lossy()
@@ -175,7 +175,7 @@ fn decode(segment: &str) -> Cow<'_, str> {
 /// warp: the path below the mount point, from the whole path (`warp::path::full`) and
 /// the `tail` the path filters before left (`warp::path::tail`, without its leading
 /// slash). `None` if `tail` is no suffix of `full` or they left half a segment.
-#[cfg(any(feature = "warp", embed_runtime_unstable_fuzz))]
+#[cfg(any(feature = "warp", embed_assets_unstable_fuzz))]
 pub fn warp<'a>(full: &'a str, tail: &str) -> Option<Below<'a>> {
     // What the filters before took: `/` at the root, `/static/` or `/static` mounted.
     let matched = full.strip_suffix(tail)?;
@@ -204,7 +204,7 @@ mod tests {
         }
     }
 
-    #[cfg(any(feature = "actix-web", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "actix-web", embed_assets_unstable_fuzz))]
     #[test]
     fn actix_the_raw_rest_is_cut_at_the_slash_actix_stopped_at() {
         let find = |raw, routed, rest| show(actix(raw, routed, rest));
@@ -246,7 +246,7 @@ mod tests {
         assert_eq!(find("/static", "/static", "/static/x"), "none");
     }
 
-    #[cfg(any(feature = "actix-web", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "actix-web", embed_assets_unstable_fuzz))]
     #[test]
     fn actix_the_bare_mount_point_gives_its_decoded_last_segment() {
         let find = |raw, routed, rest| show(actix(raw, routed, rest));
@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(find("/ea%2%62%61", "/ea%2ba", ""), "bare ea%2ba");
     }
 
-    #[cfg(any(feature = "rocket", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "rocket", embed_assets_unstable_fuzz))]
     #[test]
     fn rocket_the_path_below_the_base_is_the_raw_rest() {
         let rest = |raw, base| show(Some(rocket(raw, base)));
@@ -275,7 +275,7 @@ mod tests {
         assert_eq!(rest("/a/b", "/a/b"), "bare /a/b");
     }
 
-    #[cfg(any(feature = "salvo", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "salvo", embed_assets_unstable_fuzz))]
     #[test]
     fn salvo_a_root_wildcard_keeps_the_whole_raw_path() {
         let rel = |path, tail| show(salvo(path, tail));
@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(rel("/favicon.ico", None), "/favicon.ico");
     }
 
-    #[cfg(any(feature = "salvo", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "salvo", embed_assets_unstable_fuzz))]
     #[test]
     fn salvo_a_mounted_wildcard_keeps_the_raw_rest() {
         let rel = |path, tail| show(salvo(path, tail));
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(rel("/static/x", Some("x/")), "none");
     }
 
-    #[cfg(any(feature = "warp", embed_runtime_unstable_fuzz))]
+    #[cfg(any(feature = "warp", embed_assets_unstable_fuzz))]
     #[test]
     fn warp_the_path_after_the_mount_keeps_its_slash_and_its_escapes() {
         let split = |full, tail| show(warp(full, tail));

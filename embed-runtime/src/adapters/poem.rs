@@ -2,7 +2,7 @@
 //! an app, or nested under a prefix like Poem's own `StaticFilesEndpoint`.
 //!
 //! ```no_run
-//! use embed_runtime::{embed_assets, Assets};
+//! use embed_assets::{embed_assets, Assets};
 //! use poem::listener::TcpListener;
 //! use poem::{get, handler, Route, Server};
 //!
@@ -70,7 +70,8 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
-use crate::{Body, RequestHead, ResponseFuture, ServeAssets};
+use crate::future::ResponseFuture;
+use crate::{Body, RequestHead, ServeAssets};
 
 /// Answers every method, for the path left once `nest` has stripped its prefix (the
 /// whole path with a catch-all route `.at("/*", ..)`). Never fails: 404, 405 and the

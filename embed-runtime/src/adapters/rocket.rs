@@ -2,8 +2,8 @@
 //! [`rocket::fs::FileServer`] and answers with [`ServeAssets`].
 //!
 //! ```no_run
-//! use embed_runtime::adapters::rocket::AssetServer;
-//! use embed_runtime::{embed_assets, Assets};
+//! use embed_assets::adapters::rocket::AssetServer;
+//! use embed_assets::{embed_assets, Assets};
 //! use rocket::{get, routes};
 //!
 //! static ASSETS: Assets = embed_assets!("../examples/public");
@@ -212,7 +212,7 @@ impl From<AssetServer> for Vec<Route> {
             .iter()
             .map(|&method| {
                 let mut route = Route::ranked(server.rank, method, "/<path..>", server.clone());
-                route.name = Some(Cow::Borrowed("embed_runtime::AssetServer"));
+                route.name = Some(Cow::Borrowed("embed_assets::AssetServer"));
                 route
             })
             .collect()

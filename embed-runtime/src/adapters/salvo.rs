@@ -5,7 +5,7 @@
 //! the 405 with `Allow` comes from [`ServeAssets`], not from Salvo's router:
 //!
 //! ```no_run
-//! use embed_runtime::{embed_assets, Assets};
+//! use embed_assets::{embed_assets, Assets};
 //! use salvo_core::prelude::*;
 //!
 //! static ASSETS: Assets = embed_assets!("../examples/public");

@@ -3,7 +3,7 @@
 //! `.or(...)` like any warp route.
 //!
 //! ```no_run
-//! use embed_runtime::{adapters::warp::assets, embed_assets, Assets};
+//! use embed_assets::{adapters::warp::assets, embed_assets, Assets};
 //! use warp::Filter;
 //!
 //! static ASSETS: Assets = embed_assets!("../examples/public");
@@ -70,7 +70,8 @@ use warp::path::{FullPath, Tail};
 use warp::{Filter, Rejection, Reply};
 
 use super::mount;
-use crate::{Body, Error, RequestHead, ResponseFuture, ServeAssets};
+use crate::future::ResponseFuture;
+use crate::{Body, Error, RequestHead, ServeAssets};
 
 /// A filter answering every request `service` has something for, with the response
 /// [`ServeAssets::respond_head`] builds; it rejects with

@@ -9,8 +9,9 @@ use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
-use crate::asset::{Asset, Assets, Selection};
+use crate::asset::Asset;
 use crate::respond::{Added, PrebuiltHeaders, Representation};
+use crate::table::{Assets, Selection};
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
@@ -53,6 +54,9 @@ pub(super) struct Options {
     pub(super) not_found_page: Option<&'static Asset>,
     /// Index of the page sent for unknown page-like paths (single-page apps).
     pub(super) spa_fallback: Option<usize>,
+    /// Path prefixes the single-page app's page never answers (`/api`), without a
+    /// trailing slash: each covers itself and the paths below it.
+    pub(super) spa_excluded: Vec<String>,
     pub(super) clean_urls: bool,
     /// Dev mode: embedded assets are re-read from this folder on every request.
     pub(super) dev_folder: Option<PathBuf>,
@@ -203,7 +207,9 @@ impl Options {
     pub(super) fn fields_of(&self, asset: &Asset) -> Fields {
         let fields = self.policy_fields(asset);
         let links = asset.preload_links();
-        if !self.preload || links.is_empty() || !is_page(asset) {
+        // Dev mode serves pages as they are on disk, not rewritten: the build's links
+        // (hashed URLs after `rewrite_references`) would name what they do not load.
+        if !self.preload || self.dev_folder.is_some() || links.is_empty() || !is_page(asset) {
             return fields;
         }
         // One field, the values comma-separated (RFC 8288 §3), after a rule's own.

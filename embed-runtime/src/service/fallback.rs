@@ -2,9 +2,8 @@
 //! answered here, before the application's router runs; every other request goes to
 //! the application as it came.
 
-use std::convert::Infallible;
 use std::fmt;
-use std::future::{Future, Ready};
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -33,15 +32,16 @@ use crate::body::Body;
 /// since the build go to the application too (whether one exists takes a read), so
 /// they are served through that fallback.
 ///
-/// With axum 0.8, `axum::serve` takes it through
-/// [`into_make_service`](Self::into_make_service):
+/// Responses come in a [`FallbackBody`]: the assets' [`Body`] for a hit, the
+/// application's own body for a miss, neither boxed. With axum 0.8, `axum::serve`
+/// takes it through [`into_make_service`](Self::into_make_service) (feature `axum`):
 ///
 /// ```no_run
-/// # use embed_runtime::{embed_assets, Assets};
+/// # use embed_assets::{embed_assets, Assets};
 /// # static ASSETS: Assets = embed_assets!("../examples/public");
 /// use axum::{routing::get, Router};
 ///
-/// # #[cfg(feature = "axum")] // an axum `Router` as the app needs the `axum` feature
+/// # #[cfg(feature = "axum")]
 /// # async fn run() -> std::io::Result<()> {
 /// let app = Router::new().route("/api/health", get(|| async { "ok" }));
 /// let service = ASSETS.service().with_fallback(app);
@@ -51,7 +51,31 @@ use crate::body::Body;
 /// ```
 ///
 /// With hyper-util's server, wrap it in `TowerToHyperService` as any tower service;
-/// there, [`unboxed`](Self::unboxed) keeps a hit's body as it is, with no box around it.
+/// there a hit allocates nothing for its body:
+///
+/// ```no_run
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// use hyper_util::rt::{TokioExecutor, TokioIo};
+/// use hyper_util::server::conn::auto;
+/// use hyper_util::service::TowerToHyperService;
+///
+/// # #[cfg(feature = "axum")] // an axum `Router` as the app needs the `axum` feature
+/// # async fn run() -> std::io::Result<()> {
+/// let app = axum::Router::new().route("/api/health", axum::routing::get(|| async { "ok" }));
+/// let service = ASSETS.service().with_fallback(app);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// loop {
+///     let (stream, _) = listener.accept().await?;
+///     let service = TowerToHyperService::new(service.clone());
+///     tokio::spawn(async move {
+///         let _ = auto::Builder::new(TokioExecutor::new())
+///             .serve_connection(TokioIo::new(stream), service)
+///             .await;
+///     });
+/// }
+/// # }
+/// ```
 ///
 /// Readiness is the application's: `poll_ready` asks the application, so a hit waits
 /// while the application is not ready (an axum `Router` always is).
@@ -65,9 +89,6 @@ impl ServeAssets {
     /// These assets in front of `app`, a tower service such as an axum `Router`:
     /// embedded hits are answered before `app` runs, every other request goes to
     /// `app` unchanged. See [`WithFallback`].
-    ///
-    /// `app`'s response body must be buildable from this crate's [`Body`]; an axum
-    /// `Router`'s is (the `axum` feature).
     pub fn with_fallback<S>(self, app: S) -> WithFallback<S> {
         WithFallback { assets: self, app }
     }
@@ -83,89 +104,44 @@ impl<S> WithFallback<S> {
     pub fn app(&self) -> &S {
         &self.app
     }
+}
 
-    /// The same service with responses in a [`FallbackBody`]: a hit's body is the
-    /// assets' [`Body`], a miss's the application's, each as it is, where
-    /// [`WithFallback`] turns a hit's body into the application's body type (for an
-    /// axum `Router`, one allocation: the box that axum's body is).
-    ///
-    /// For servers that take any body type, such as hyper-util's:
-    ///
-    /// ```no_run
-    /// # use embed_runtime::{embed_assets, Assets};
-    /// # static ASSETS: Assets = embed_assets!("../examples/public");
-    /// use hyper_util::rt::{TokioExecutor, TokioIo};
-    /// use hyper_util::server::conn::auto;
-    /// use hyper_util::service::TowerToHyperService;
-    ///
-    /// # #[cfg(feature = "axum")] // an axum `Router` as the app needs the `axum` feature
-    /// # async fn run() -> std::io::Result<()> {
-    /// let app = axum::Router::new().route("/api/health", axum::routing::get(|| async { "ok" }));
-    /// let service = ASSETS.service().with_fallback(app).unboxed();
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
-    /// loop {
-    ///     let (stream, _) = listener.accept().await?;
-    ///     let service = TowerToHyperService::new(service.clone());
-    ///     tokio::spawn(async move {
-    ///         let _ = auto::Builder::new(TokioExecutor::new())
-    ///             .serve_connection(TokioIo::new(stream), service)
-    ///             .await;
-    ///     });
-    /// }
-    /// # }
-    /// ```
-    ///
-    /// `axum::serve` takes axum's body only: use [`WithFallback`] itself there.
-    pub fn unboxed(self) -> UnboxedFallback<S> {
-        UnboxedFallback(self)
-    }
-
-    /// Where `request` goes: the assets' answer, or the application's future.
-    fn route<B>(&mut self, request: Request<B>) -> Inner<S::Future>
-    where
-        S: tower_service::Service<Request<B>>,
-    {
-        match self.assets.respond_hit(&request) {
-            Some(hit) => Inner::Hit { hit },
-            None => Inner::App {
-                future: self.app.call(request),
-            },
-        }
-    }
-
+#[cfg(feature = "axum")]
+impl<S> WithFallback<S>
+where
+    S: tower_service::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
     /// A service that makes a clone of this one for every connection, as
-    /// `axum::serve` takes it (axum's `Router::into_make_service` does the same).
-    pub fn into_make_service(self) -> MakeWithFallback<S> {
-        MakeWithFallback(self)
+    /// `axum::serve` takes it (as axum's `Router::into_make_service` does), with
+    /// responses in axum's body type: a hit's body is boxed into it (axum's body is a
+    /// box), a miss's is the application's as it is.
+    pub fn into_make_service(self) -> axum::routing::IntoMakeService<IntoAxum<S>> {
+        let service: IntoAxum<S> =
+            tower::util::MapResponse::new(self, FallbackBody::into_axum_response);
+        axum::ServiceExt::<axum::extract::Request>::into_make_service(service)
     }
 }
 
-/// Makes a [`WithFallback`] per connection: from [`WithFallback::into_make_service`].
-#[derive(Debug, Clone)]
-pub struct MakeWithFallback<S>(WithFallback<S>);
-
-/// Whatever the connection's target (`axum::serve`'s `IncomingStream`, a socket
-/// address), the answer is a clone of the service, ready at once.
-impl<S: Clone, T> tower_service::Service<T> for MakeWithFallback<S> {
-    type Response = WithFallback<S>;
-    type Error = Infallible;
-    type Future = Ready<Result<WithFallback<S>, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _target: T) -> Self::Future {
-        std::future::ready(Ok(self.0.clone()))
-    }
-}
+/// [`WithFallback`] with axum's response type, as `axum::serve` requires: what
+/// [`WithFallback::into_make_service`] makes per connection.
+#[cfg(feature = "axum")]
+pub(crate) type IntoAxum<S> = tower::util::MapResponse<
+    WithFallback<S>,
+    fn(Response<FallbackBody<axum::body::Body>>) -> axum::response::Response,
+>;
 
 impl<S, B, RB> tower_service::Service<Request<B>> for WithFallback<S>
 where
     S: tower_service::Service<Request<B>, Response = Response<RB>>,
-    RB: From<Body>,
 {
-    type Response = Response<RB>;
+    type Response = Response<FallbackBody<RB>>;
     type Error = S::Error;
     type Future = FallbackFuture<S::Future>;
 
@@ -174,9 +150,13 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        FallbackFuture {
-            inner: self.route(request),
-        }
+        let inner = match self.assets.respond_hit(&request) {
+            Some(hit) => Inner::Hit { hit },
+            None => Inner::App {
+                future: self.app.call(request),
+            },
+        };
+        FallbackFuture { inner }
     }
 }
 
@@ -198,129 +178,69 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// Who answered a request, and how.
-enum Answer<RB> {
-    Assets(Response<Body>),
-    App(Response<RB>),
-}
-
-impl<F> Inner<F> {
-    fn poll_answer<RB, E>(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Answer<RB>, E>>
-    where
-        F: Future<Output = Result<Response<RB>, E>>,
-    {
-        match self.project() {
-            InnerProj::Hit { hit } => Pin::new(hit)
-                .poll(cx)
-                .map(|response| Ok(Answer::Assets(response))),
-            InnerProj::App { future } => future.poll(cx).map(|result| result.map(Answer::App)),
-        }
-    }
-
-    fn answered_by(&self) -> &'static str {
-        match self {
-            Inner::Hit { .. } => "assets",
-            Inner::App { .. } => "app",
-        }
-    }
-}
-
 impl<F, RB, E> Future for FallbackFuture<F>
-where
-    F: Future<Output = Result<Response<RB>, E>>,
-    RB: From<Body>,
-{
-    type Output = Result<Response<RB>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.project()
-            .inner
-            .poll_answer(cx)
-            .map_ok(|answer| match answer {
-                Answer::Assets(response) => response.map(RB::from),
-                Answer::App(response) => response,
-            })
-    }
-}
-
-/// [`WithFallback`] with responses in a [`FallbackBody`], so that no hit's body is
-/// boxed: made by [`WithFallback::unboxed`], for servers that take any body type
-/// (hyper-util's). Requests go where [`WithFallback`] sends them.
-#[derive(Clone, Debug)]
-pub struct UnboxedFallback<S>(WithFallback<S>);
-
-impl<S> UnboxedFallback<S> {
-    /// The [`WithFallback`] this is made of.
-    pub fn into_inner(self) -> WithFallback<S> {
-        self.0
-    }
-}
-
-impl<S, B, RB> tower_service::Service<Request<B>> for UnboxedFallback<S>
-where
-    S: tower_service::Service<Request<B>, Response = Response<RB>>,
-{
-    type Response = Response<FallbackBody<RB>>;
-    type Error = S::Error;
-    type Future = UnboxedFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.0.app.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request<B>) -> Self::Future {
-        UnboxedFuture {
-            inner: self.0.route(request),
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`UnboxedFallback`].
-    #[must_use = "futures do nothing unless polled"]
-    pub struct UnboxedFuture<F> {
-        #[pin]
-        inner: Inner<F>,
-    }
-}
-
-impl<F, RB, E> Future for UnboxedFuture<F>
 where
     F: Future<Output = Result<Response<RB>, E>>,
 {
     type Output = Result<Response<FallbackBody<RB>>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.project()
-            .inner
-            .poll_answer(cx)
-            .map_ok(|answer| match answer {
-                Answer::Assets(response) => response.map(|body| FallbackBody {
+        match self.project().inner.project() {
+            InnerProj::Hit { hit } => Pin::new(hit).poll(cx).map(|response| {
+                Ok(response.map(|body| FallbackBody {
                     inner: BodyInner::Assets { body },
-                }),
-                Answer::App(response) => response.map(|body| FallbackBody {
+                }))
+            }),
+            InnerProj::App { future } => future.poll(cx).map_ok(|response| {
+                response.map(|body| FallbackBody {
                     inner: BodyInner::App { body },
-                }),
-            })
+                })
+            }),
+        }
     }
 }
 
-impl<F> fmt::Debug for UnboxedFuture<F> {
+impl<F> fmt::Debug for FallbackFuture<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnboxedFuture")
-            .field("answered_by", &self.inner.answered_by())
+        let answered_by = match self.inner {
+            Inner::Hit { .. } => "assets",
+            Inner::App { .. } => "app",
+        };
+        f.debug_struct("FallbackFuture")
+            .field("answered_by", &answered_by)
             .finish()
     }
 }
 
-/// An error of a [`FallbackBody`]: the assets' [`Error`](crate::Error) or the
-/// application body's, boxed (only when one happens).
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
 pin_project_lite::pin_project! {
-    /// The response body of [`UnboxedFallback`]: the assets' [`Body`] for a hit, the
+    /// The response body of [`WithFallback`]: the assets' [`Body`] for a hit, the
     /// application's body for a miss, neither boxed. Frames, the end of the stream
-    /// and the exact size (hence `Content-Length`) are those of the body inside.
+    /// and the exact size (hence `Content-Length`) are those of the body inside; an
+    /// error is the assets' [`Error`](crate::Error) or the application body's, boxed
+    /// (only when one happens).
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// # #[cfg(feature = "axum")]
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use tower_service::Service;
+    ///
+    /// let app = axum::Router::new().route("/api/health", axum::routing::get(|| async { "ok" }));
+    /// let mut service = ASSETS.service().with_fallback(app);
+    /// let get = |path| {
+    ///     let request = http::Request::get(path).header("host", "localhost");
+    ///     request.body(String::new()).unwrap()
+    /// };
+    /// let hit = service.call(get("/css/app.css")).await.unwrap();
+    /// assert!(hit.body().is_assets());
+    /// let miss = service.call(get("/api/health")).await.unwrap();
+    /// assert!(!miss.body().is_assets());
+    /// # }
+    /// # #[cfg(not(feature = "axum"))]
+    /// # fn main() {}
+    /// ```
     pub struct FallbackBody<B> {
         #[pin]
         inner: BodyInner<B>,
@@ -342,6 +262,20 @@ impl<B> FallbackBody<B> {
     }
 }
 
+#[cfg(feature = "axum")]
+impl FallbackBody<axum::body::Body> {
+    /// The response in axum's body type: the application's body as it is, the assets'
+    /// boxed into it (one allocation, the box axum's body is).
+    fn into_axum_response(
+        response: Response<FallbackBody<axum::body::Body>>,
+    ) -> axum::response::Response {
+        response.map(|body| match body.inner {
+            BodyInner::Assets { body } => axum::body::Body::new(body),
+            BodyInner::App { body } => body,
+        })
+    }
+}
+
 impl<B> fmt::Debug for FallbackBody<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.inner {
@@ -353,13 +287,15 @@ impl<B> fmt::Debug for FallbackBody<B> {
     }
 }
 
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 impl<B> http_body::Body for FallbackBody<B>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
     type Data = Bytes;
-    type Error = BoxError;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
 
     fn poll_frame(
         self: Pin<&mut Self>,
@@ -392,22 +328,5 @@ impl<S: fmt::Debug> fmt::Debug for WithFallback<S> {
             .field("assets", &self.assets)
             .field("app", &self.app)
             .finish()
-    }
-}
-
-impl<F> fmt::Debug for FallbackFuture<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FallbackFuture")
-            .field("answered_by", &self.inner.answered_by())
-            .finish()
-    }
-}
-
-/// An axum response body from ours, for [`WithFallback`] in front of an axum
-/// `Router`: one allocation, the box axum's body type is.
-#[cfg(feature = "axum")]
-impl From<Body> for axum::body::Body {
-    fn from(body: Body) -> Self {
-        axum::body::Body::new(body)
     }
 }

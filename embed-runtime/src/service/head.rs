@@ -20,7 +20,7 @@ fn is_authority(host: &[u8]) -> bool {
 /// [`ServeAssets::respond_head`].
 ///
 /// ```
-/// # use embed_runtime::{embed_assets, Assets, RequestHead};
+/// # use embed_assets::{embed_assets, Assets, RequestHead};
 /// # use http::{HeaderMap, HeaderValue, Method, StatusCode, Version};
 /// # static ASSETS: Assets = embed_assets!("../examples/public");
 /// let mut headers = HeaderMap::new();

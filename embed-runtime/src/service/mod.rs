@@ -31,31 +31,19 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, Status
 
 use self::config::{Config, Fields, HeaderRule, Options};
 use self::route::{Policy, Target};
-use crate::asset::{Asset, Assets};
+use crate::asset::Asset;
 use crate::body::Body;
-use crate::disk::{self, DiskFile, DEFAULT_CHUNK_SIZE};
+use crate::disk::{self, DiskFile};
 use crate::error::{DiskProblem, Error};
 use crate::respond::{self, Representation};
+use crate::table::Assets;
 
 #[cfg(feature = "tower")]
-pub use self::fallback::{
-    BoxError, FallbackBody, FallbackFuture, MakeWithFallback, UnboxedFallback, UnboxedFuture,
-    WithFallback,
-};
+pub use self::fallback::{FallbackBody, FallbackFuture, WithFallback};
 pub use self::future::ResponseFuture;
 pub use self::head::RequestHead;
 #[cfg(feature = "tower")]
 pub use self::tower::ServiceFuture;
-
-/// The default `Cache-Control`: caches may store every response but must revalidate it
-/// before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs whose
-/// content changes between deploys; see [`ServeAssets::cache_control_for`] for
-/// fingerprinted ones.
-pub const DEFAULT_CACHE_CONTROL: &str = "no-cache";
-
-/// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
-/// the URL changes whenever the bytes do.
-pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
 /// (with the `tower` feature, part of the default `axum`), a plain
@@ -70,7 +58,7 @@ pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutab
 /// Made by [`Assets::service`]; each option returns the changed service:
 ///
 /// ```
-/// # use embed_runtime::{embed_assets, Assets};
+/// # use embed_assets::{embed_assets, Assets};
 /// # use http::HeaderValue;
 /// # static ASSETS: Assets = embed_assets!("../examples/public");
 /// let service = ASSETS
@@ -90,7 +78,9 @@ pub const FINGERPRINTED_CACHE_CONTROL: &str = "public, max-age=31536000, immutab
 ///   unknown page-like paths serve a single-page app
 ///   ([`spa_fallback`](Self::spa_fallback)).
 /// - A fingerprinted URL (the macro's `fingerprint` option, `/js/app.3f2a1b9c.js`)
-///   serves its asset with [`FINGERPRINTED_CACHE_CONTROL`]: its bytes can never change.
+///   serves its asset with
+///   [`FINGERPRINTED_CACHE_CONTROL`](ServeAssets::FINGERPRINTED_CACHE_CONTROL): its
+///   bytes can never change.
 /// - Methods other than GET and HEAD on an existing asset get 405 with `Allow`.
 /// - Otherwise: content negotiation, preconditions (304/412), `ETag`, `Last-Modified`,
 ///   `Cache-Control`, `Vary`, as RFC 9110 specifies.
@@ -106,15 +96,18 @@ impl Assets {
     pub fn service(&'static self) -> ServeAssets {
         let options = Options {
             index_file: Some("index.html".to_owned()),
-            default_cache_control: HeaderValue::from_static(DEFAULT_CACHE_CONTROL),
-            fingerprinted_cache_control: HeaderValue::from_static(FINGERPRINTED_CACHE_CONTROL),
+            default_cache_control: HeaderValue::from_static(ServeAssets::DEFAULT_CACHE_CONTROL),
+            fingerprinted_cache_control: HeaderValue::from_static(
+                ServeAssets::FINGERPRINTED_CACHE_CONTROL,
+            ),
             cache_rules: Vec::new(),
             not_found_page: None,
             spa_fallback: None,
+            spa_excluded: Vec::new(),
             clean_urls: false,
             dev_folder: None,
             disk_root: self.build_root().map(PathBuf::from),
-            chunk_size: DEFAULT_CHUNK_SIZE,
+            chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
             header_rules: Vec::new(),
             nosniff: true,
             csp: None,
@@ -128,6 +121,20 @@ impl Assets {
 }
 
 impl ServeAssets {
+    /// The default `Cache-Control`: caches may store every response but must revalidate
+    /// it before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs
+    /// whose content changes between deploys; see
+    /// [`cache_control_for`](Self::cache_control_for) for fingerprinted ones.
+    pub const DEFAULT_CACHE_CONTROL: &'static str = "no-cache";
+
+    /// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
+    /// the URL changes whenever the bytes do.
+    pub const FINGERPRINTED_CACHE_CONTROL: &'static str = "public, max-age=31536000, immutable";
+
+    /// How many bytes of a file over `max_embed_size` are read at a time, unless
+    /// [`chunk_size`](Self::chunk_size) says otherwise: 1 MiB.
+    pub const DEFAULT_CHUNK_SIZE: usize = disk::DEFAULT_CHUNK_SIZE;
+
     fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
         Arc::make_mut(&mut self.config).change(change);
         self
@@ -154,13 +161,14 @@ impl ServeAssets {
 
     /// The `Cache-Control` of every asset not matched by
     /// [`cache_control_for`](Self::cache_control_for); default
-    /// [`DEFAULT_CACHE_CONTROL`].
+    /// [`DEFAULT_CACHE_CONTROL`](Self::DEFAULT_CACHE_CONTROL).
     pub fn cache_control(self, value: HeaderValue) -> Self {
         self.configure(|options| options.default_cache_control = value)
     }
 
     /// The `Cache-Control` of responses at fingerprinted URLs (the macro's
-    /// `fingerprint` option); default [`FINGERPRINTED_CACHE_CONTROL`]. In
+    /// `fingerprint` option); default
+    /// [`FINGERPRINTED_CACHE_CONTROL`](Self::FINGERPRINTED_CACHE_CONTROL). In
     /// [dev mode](Self::dev_folder) they get the asset's usual policy instead, since
     /// the file behind them can change.
     pub fn fingerprinted_cache_control(self, value: HeaderValue) -> Self {
@@ -196,7 +204,7 @@ impl ServeAssets {
     /// with the same pattern and name as an earlier one replaces it.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// use http::{header, HeaderName, HeaderValue};
     /// # static ASSETS: Assets = embed_assets!("../examples/public");
     ///
@@ -264,7 +272,7 @@ impl ServeAssets {
     /// them, and the macro's `strict_csp = true` refuses them at compile time.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// # static ASSETS: Assets = embed_assets!("../examples/public");
     /// let service = ASSETS.service().content_security_policy(
     ///     "default-src 'self'; script-src 'self' {scripts}; style-src 'self' {styles}; object-src 'none'; base-uri 'none'",
@@ -303,10 +311,12 @@ impl ServeAssets {
     /// Prebuilt into each page's header maps like the other fields (free per request),
     /// on 200, 206 and 304 (a cache updates its stored fields from a 304), also as the
     /// single-page app's and the 404 page. A `Link` of a [`header`](Self::header) rule
-    /// is sent as well.
+    /// is sent as well. In [dev mode](Self::dev_folder) pages come from disk as they
+    /// are written, not as the macro read and rewrote them, so no preload links are
+    /// sent there.
     ///
     /// ```
-    /// # use embed_runtime::{embed_assets, Assets};
+    /// # use embed_assets::{embed_assets, Assets};
     /// # static ASSETS: Assets = embed_assets!("../examples/public");
     /// let service = ASSETS.service().preload_links();
     /// # let _ = service;
@@ -345,6 +355,7 @@ impl ServeAssets {
     /// Other unknown paths (`/app.js`, an `<img>`, `fetch()`) still get 404, so a
     /// missing asset is never answered with HTML. Responses that depend on this carry
     /// `Vary: Accept`. Separate from [`not_found_page`](Self::not_found_page).
+    /// [`spa_exclude`](Self::spa_exclude) keeps prefixes such as `/api` out.
     ///
     /// # Panics
     /// If `path` is not an embedded asset of this table.
@@ -358,6 +369,38 @@ impl ServeAssets {
             panic!("spa_fallback: {path:?} is not an embedded asset");
         };
         self.configure(|options| options.spa_fallback = Some(index))
+    }
+
+    /// Keeps the [single-page app's page](Self::spa_fallback) away from `prefix` and
+    /// every path below it, whole segments only: with `"/api"`, `/api`, `/api/` and
+    /// `/api/userz` (a typo of the API's route) get the 404 they deserve rather than
+    /// the app's `index.html` with 200, while `/apiary` still gets the app. Call it once
+    /// per prefix; it changes nothing without `spa_fallback`.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS
+    ///     .service()
+    ///     .spa_fallback("/index.html")
+    ///     .spa_exclude("/api")
+    ///     .spa_exclude("/auth/callback");
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `prefix` does not start with `/`: it is a URL path, as the request's.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn spa_exclude(self, prefix: &str) -> Self {
+        if !prefix.starts_with('/') {
+            panic!("spa_exclude({prefix:?}): a URL path starting with `/`, such as \"/api\"");
+        }
+        let prefix = prefix.trim_end_matches('/').to_owned();
+        self.configure(|options| {
+            if !options.spa_excluded.contains(&prefix) {
+                options.spa_excluded.push(prefix);
+            }
+        })
     }
 
     /// Serves `/about.html` at `/about` too (clean URLs). The `.html` URL keeps working.
@@ -386,7 +429,8 @@ impl ServeAssets {
     /// Pages are served as they are on disk: `rewrite_references` does not run in dev
     /// mode. Their links name the plain URLs, which dev mode answers with the current
     /// bytes and `no-cache`, so they work as written; a rewritten link would name a
-    /// hashed URL that changes with every edit.
+    /// hashed URL that changes with every edit. For the same reason no
+    /// [preload links](Self::preload_links) are sent in dev mode.
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
         let folder = folder.into();
         self.configure(|options| options.dev_folder = Some(folder))
@@ -402,7 +446,8 @@ impl ServeAssets {
     }
 
     /// How many bytes of an on-disk asset are read at a time (default
-    /// [`DEFAULT_CHUNK_SIZE`], 1 MiB); memory per download is about one chunk.
+    /// [`DEFAULT_CHUNK_SIZE`](Self::DEFAULT_CHUNK_SIZE), 1 MiB); memory per download is
+    /// about one chunk.
     /// Values under 4 KiB are raised to 4 KiB.
     pub fn chunk_size(self, bytes: usize) -> Self {
         self.configure(|options| options.chunk_size = bytes.max(4096))
@@ -682,7 +727,9 @@ impl FileRequest {
         let DiskFile { meta, content } = file;
         let content_type = match self.asset {
             Some(asset) => Cow::Borrowed(asset.content_type()),
-            None => Cow::Owned(embed_shared::content_type(&self.path, || content.is_utf8())),
+            None => Cow::Owned(embed_assets_shared::content_type(&self.path, || {
+                content.is_utf8()
+            })),
         };
         let Some(rep) = meta.representation(&content_type) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
@@ -755,6 +802,7 @@ impl fmt::Debug for ServeAssets {
                 "spa_fallback",
                 &config.spa_fallback.map(|i| self.assets.files()[i].path()),
             )
+            .field("spa_excluded", &config.spa_excluded)
             .field("clean_urls", &config.clean_urls)
             .field("dev_folder", &config.dev_folder)
             .field("disk_root", &config.disk_root)

@@ -6,10 +6,11 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
 use super::config::{Config, DevSelection, Fields};
 use super::head::RequestHead;
-use crate::asset::{Asset, Assets};
+use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
 use crate::respond::{self, PrebuiltHeaders};
+use crate::table::Assets;
 
 /// Bytes escaped in a redirect's path segment (RFC 3986 §3.3 `pchar` keeps the rest).
 const SEGMENT: &AsciiSet = &CONTROLS
@@ -181,12 +182,24 @@ fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Fou
     }
     match options.spa_fallback {
         Some(index)
-            if is_get_or_head(head.method) && is_page_like(&path) && accepts_html(head.headers) =>
+            if is_get_or_head(head.method)
+                && is_page_like(&path)
+                && accepts_html(head.headers)
+                && !is_excluded(&options.spa_excluded, &path) =>
         {
             Found::Asset(index, Url::Fallback)
         }
         _ => Found::Nothing,
     }
+}
+
+/// Whether `path` is one of `prefixes` or below one, segment by segment: `/api` covers
+/// `/api` and `/api/users`, not `/apiary`.
+fn is_excluded(prefixes: &[String], path: &str) -> bool {
+    prefixes.iter().any(|prefix| {
+        path.strip_prefix(prefix.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 /// The path below the dev folder of a GET or HEAD for a file the table does not list,
@@ -239,6 +252,24 @@ fn directory_location(segment: &str, query: Option<&str>) -> Option<HeaderValue>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excluded_prefixes_cover_whole_segments() {
+        let prefixes = ["/api".to_owned(), "/admin/tools".to_owned()];
+        for (path, excluded) in [
+            ("/api", true),
+            ("/api/", true),
+            ("/api/users/42", true),
+            ("/apiary", false),
+            ("/v2/api", false),
+            ("/admin/tools/x", true),
+            ("/admin", false),
+            ("/", false),
+        ] {
+            assert_eq!(is_excluded(&prefixes, path), excluded, "{path}");
+        }
+        assert!(!is_excluded(&[], "/api"));
+    }
 
     #[test]
     fn directory_locations_stay_relative_and_escaped() {

@@ -5,7 +5,7 @@
 //! port (default 3000).
 
 use actix_web::{web, App, HttpServer, Responder};
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use serde_json::json;
 
 static ASSETS: Assets = embed_assets!("public");

@@ -3,7 +3,7 @@
 //! `cargo run -p example-site --bin poem --features poem`; `PORT` picks the port
 //! (default 3000).
 
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 use poem::listener::TcpAcceptor;
 use poem::web::Json;
 use poem::{get, handler, Route, Server};

@@ -6,8 +6,8 @@
 //! (default 3000). Rocket's other settings come from its usual places (`Rocket.toml`,
 //! `ROCKET_*` variables), so `ROCKET_LOG_LEVEL=off` quiets it.
 
-use embed_runtime::adapters::rocket::AssetServer;
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::adapters::rocket::AssetServer;
+use embed_assets::{embed_assets, Assets};
 use rocket::serde::json::{json, Json, Value};
 use rocket::{get, routes, Config};
 

@@ -4,8 +4,8 @@
 //! `cargo run -p example-site --bin warp --features warp`; `PORT` picks the port
 //! (default 3000).
 
-use embed_runtime::adapters::warp::assets;
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::adapters::warp::assets;
+use embed_assets::{embed_assets, Assets};
 use serde_json::json;
 use warp::Filter;
 

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 /// Vite's output, `frontend/dist`, built by `build.rs`: `frontend::ASSETS` is the
 /// table, `frontend::paths` its URLs, `frontend::paths::entries` the entry points.
-#[embed_runtime::embed("frontend/dist")]
+#[embed_assets::embed("frontend/dist")]
 pub mod frontend {}
 
 /// The API the app calls once its script runs.

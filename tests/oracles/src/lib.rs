@@ -1,4 +1,4 @@
-//! The invariants of embed-runtime's HTTP decisions, one `check_*` function per fuzz
+//! The invariants of embed-assets's HTTP decisions, one `check_*` function per fuzz
 //! target of `fuzz/`.
 //!
 //! Each check takes the fuzzer's raw bytes, runs a decision on them and panics when an
@@ -12,8 +12,8 @@
 //! line, so seeds are readable and libFuzzer's mutations stay close to real headers.
 //! The format of each target's input is in its check's documentation.
 //!
-//! The decisions themselves come from `embed_runtime::__fuzz`, which exists only with
-//! `--cfg embed_runtime_unstable_fuzz` (the repository's `.cargo/config.toml` sets it);
+//! The decisions themselves come from `embed_assets::__private::fuzz`, which exists only with
+//! `--cfg embed_assets_unstable_fuzz` (the repository's `.cargo/config.toml` sets it);
 //! `check_response` needs only the public API.
 
 mod mount;
@@ -35,11 +35,11 @@ pub use self::precondition::{check_entity_tags, check_http_date};
 pub use self::range::check_range;
 pub use self::respond::{check_response, Fixture};
 
-use embed_runtime::__fuzz::{
+use embed_assets::__private::fuzz::{
     choose_encoding, decode_path, entity_tag, evaluate_preconditions, http_date, select_ranges,
     ByteRange, Precondition, RangeSelection, MAX_RANGES,
 };
-use embed_runtime::Encoding;
+use embed_assets::Encoding;
 
 /// The `\n`-separated lines of a fuzz input, each without a trailing `\r`; none for an
 /// empty input.

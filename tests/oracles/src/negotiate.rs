@@ -159,7 +159,7 @@ mod tests {
         ] {
             assert_eq!(qvalue(text.as_bytes()), expected, "q={text}");
             assert_eq!(
-                embed_runtime::__fuzz::parse_quality(text.as_bytes()),
+                embed_assets::__private::fuzz::parse_quality(text.as_bytes()),
                 expected
             );
         }

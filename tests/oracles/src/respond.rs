@@ -19,10 +19,7 @@ use super::path::is_safe_key;
 use super::{
     evaluate_preconditions, lines, select_ranges, trim_ows, ByteRange, Precondition, RangeSelection,
 };
-use embed_runtime::{
-    Asset, Assets, Body, Encoding, RequestHead, ServeAssets, DEFAULT_CACHE_CONTROL,
-    FINGERPRINTED_CACHE_CONTROL,
-};
+use embed_assets::{Asset, Assets, Body, Encoding, RequestHead, ServeAssets};
 
 /// Option `spa`: `spa_fallback("/index.html")`.
 const SPA: u8 = 1;
@@ -131,13 +128,13 @@ impl Fixture {
 
 /// `static NAME: LazyLock<Fixture>` over the folder `dir` (relative to the calling
 /// crate, as for `embed_assets!`), embedded four times as [`Fixture`] needs. The
-/// caller depends on `embed-runtime`.
+/// caller depends on `embed-assets`.
 #[macro_export]
 macro_rules! fixture {
     ($vis:vis static $name:ident = $dir:literal) => {
         $vis static $name: ::std::sync::LazyLock<$crate::Fixture> =
             ::std::sync::LazyLock::new(|| {
-                use ::embed_runtime::{embed_assets, Assets};
+                use ::embed_assets::{embed_assets, Assets};
                 static PLAIN: Assets = embed_assets!($dir);
                 static FINGERPRINTED: Assets = embed_assets!($dir, fingerprint = true);
                 static ON_DISK: Assets = embed_assets!($dir, max_embed_size = "2 KiB");
@@ -199,7 +196,7 @@ fn options(data: &[u8]) -> (u8, &[u8]) {
 ///   `text/html` (q > 0) gets the page with `no-cache` and `Vary: Accept`, and every
 ///   404 varies on `Accept`; with `404`, a 404 carries the page's negotiated bytes and
 ///   no validators; 200, 206 and 304 carry the `Cache-Control` of the longest rule
-///   prefixing the asset's path (or the default), [`FINGERPRINTED_CACHE_CONTROL`] at a
+///   prefixing the asset's path (or the default), [`ServeAssets::FINGERPRINTED_CACHE_CONTROL`] at a
 ///   fingerprinted URL outside dev mode; in dev mode and for a file on disk, the
 ///   identity bytes read from the file, with the ETag the build gave them; mounted,
 ///   the mount point itself redirects to `./static/`.
@@ -509,10 +506,10 @@ impl Expectation<'_> {
             return "no-cache";
         }
         if self.fingerprinted && self.options & DEV == 0 {
-            return FINGERPRINTED_CACHE_CONTROL;
+            return ServeAssets::FINGERPRINTED_CACHE_CONTROL;
         }
         if self.options & CACHE == 0 {
-            return DEFAULT_CACHE_CONTROL;
+            return ServeAssets::DEFAULT_CACHE_CONTROL;
         }
         CACHE_RULES
             .iter()

@@ -1,10 +1,10 @@
-//! Depends on the runtime as `web` and shadows `embed_runtime`: if generated code named
+//! Depends on the runtime as `web` and shadows `embed_assets`: if generated code named
 //! the crate, or `Some`/`None`, directly, this would stop compiling.
 
-/// A module with the runtime's real name, so `::embed_runtime` paths cannot resolve
+/// A module with the runtime's real name, so `::embed_assets` paths cannot resolve
 /// to the crate by accident.
 #[allow(dead_code)]
-mod embed_runtime {}
+mod embed_assets {}
 
 #[allow(dead_code)]
 enum Shadow {

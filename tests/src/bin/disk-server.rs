@@ -8,7 +8,7 @@
 
 use std::io::{Read, Write};
 
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 /// `big.bin` (over 1 MiB) is listed, not embedded, and read from the disk root.
 static ON_DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");

@@ -9,7 +9,8 @@
 //! - `fixture-server alloc-probe <n>`: answers the requests of [`probe_cases`] `n` times
 //!   each, single-threaded and without a network, once with [`SITE`]'s service and once
 //!   with [`Ceiling`], a hand-written handler, and the embedded ones also through the
-//!   service in front of an application (`with_fallback(..).unboxed()`). Each run of `n` lies between two
+//!   service in front of an application (`with_fallback(..)`). Each run of `n` lies
+//!   between two
 //!   [marker](Marker) `statx` calls on paths under [`MARKER_DIR`], so a tracer that sees
 //!   every allocation as a syscall can count the allocations of each run.
 
@@ -20,7 +21,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
-use embed_runtime::{embed_assets, Assets, Encoding, ServeAssets};
+use embed_assets::{embed_assets, Assets, Encoding, ServeAssets};
 use http::header::{ACCEPT_ENCODING, IF_NONE_MATCH, RANGE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -199,7 +200,7 @@ struct CeilingRoute {
 
 impl Ceiling {
     /// A ceiling answering `path` exactly as `response` was answered, with `body`.
-    fn answering(path: &str, response: &Response<embed_runtime::Body>, body: &[u8]) -> Self {
+    fn answering(path: &str, response: &Response<embed_assets::Body>, body: &[u8]) -> Self {
         let leak = |bytes: &[u8]| -> &'static [u8] { Box::leak(bytes.to_vec().into_boxed_slice()) };
         let headers = response
             .headers()
@@ -296,7 +297,7 @@ where
 }
 
 /// Collects a ready body's bytes, outside any counted run.
-fn collect(response: Response<embed_runtime::Body>) -> (Response<()>, Vec<u8>) {
+fn collect(response: Response<embed_assets::Body>) -> (Response<()>, Vec<u8>) {
     let (parts, body) = response.into_parts();
     let mut cx = Context::from_waker(Waker::noop());
     let mut body = pin!(body);
@@ -392,11 +393,11 @@ fn alloc_probe(n: usize) {
         });
 
         if case.with_ceiling {
-            // The same service in front of an application, as `with_fallback(app)
-            // .unboxed()` serves it: every probed request is a hit, answered before the
+            // The same service in front of an application, as `with_fallback(app)`
+            // serves it: every probed request is a hit, answered before the
             // application. The requests are built before the run (the service takes
             // them by value); dropping one frees and allocates nothing.
-            let mut front = service.clone().with_fallback(Unreachable).unboxed();
+            let mut front = service.clone().with_fallback(Unreachable);
             let mut requests: Vec<_> = (0..n).map(|_| copy(&case.request)).collect();
             let answer = ready(front.call(copy(&case.request))).expect("infallible");
             assert!(answer.body().is_assets(), "{}: a hit", case.name);
@@ -409,7 +410,7 @@ fn alloc_probe(n: usize) {
                 }
             });
 
-            let response = head.map(|()| embed_runtime::Body::empty());
+            let response = head.map(|()| embed_assets::Body::empty());
             let ceiling = Ceiling::answering(case.request.uri().path(), &response, &body);
             let answer = ceiling.respond(&case.request);
             assert_eq!(answer.status(), case.status, "{} (ceiling)", case.name);

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use axum::routing;
 use axum::Router;
-use embed_runtime::ServeAssets;
+use embed_assets::ServeAssets;
 
 pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
     let api = Router::new().route("/api/health", routing::get(|| async { "ok" }));

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 
 use bytes::Bytes;
-use embed_runtime::{Body, RequestHead, ServeAssets};
+use embed_assets::{Body, RequestHead, ServeAssets};
 use http::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;

@@ -10,7 +10,7 @@
 
 use std::net::SocketAddr;
 
-use embed_runtime::ServeAssets;
+use embed_assets::ServeAssets;
 
 #[cfg(feature = "actix-web")]
 mod actix_web;

@@ -4,7 +4,7 @@
 
 use std::net::SocketAddr;
 
-use embed_runtime::ServeAssets;
+use embed_assets::ServeAssets;
 use poem::listener::TcpAcceptor;
 use poem::{get, handler, Route, Server};
 

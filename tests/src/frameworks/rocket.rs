@@ -7,8 +7,8 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::mpsc;
 
-use embed_runtime::adapters::rocket::AssetServer;
-use embed_runtime::ServeAssets;
+use embed_assets::adapters::rocket::AssetServer;
+use embed_assets::ServeAssets;
 use rocket::config::{LogLevel, Shutdown};
 use rocket::fairing::AdHoc;
 use rocket::{get, routes, Build, Config, Rocket};

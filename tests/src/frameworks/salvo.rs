@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use embed_runtime::ServeAssets;
+use embed_assets::ServeAssets;
 use salvo_core::conn::tcp::TcpAcceptor;
 use salvo_core::prelude::*;
 

@@ -1,4 +1,4 @@
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 static A: Assets = embed_assets!("$FIXTURES/site" gzip = false);
 

@@ -1,4 +1,4 @@
-#[embed_runtime::embed("$FIXTURES/no-such-folder")]
+#[embed_assets::embed("$FIXTURES/no-such-folder")]
 pub mod frontend {}
 
 fn main() {

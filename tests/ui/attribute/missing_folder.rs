@@ -1,4 +1,4 @@
-#[embed_runtime::embed]
+#[embed_assets::embed]
 mod frontend {}
 
 fn main() {

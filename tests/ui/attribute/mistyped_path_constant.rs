@@ -1,4 +1,4 @@
-#[embed_runtime::embed("$FIXTURES/site", fingerprint = ["*.css"])]
+#[embed_assets::embed("$FIXTURES/site", fingerprint = ["*.css"])]
 mod frontend {}
 
 fn main() {

@@ -1,4 +1,4 @@
-#[embed_runtime::embed("$FIXTURES/site")]
+#[embed_assets::embed("$FIXTURES/site")]
 mod frontend {
     pub static ASSETS: u8 = 0;
 }

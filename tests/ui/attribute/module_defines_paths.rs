@@ -1,4 +1,4 @@
-#[embed_runtime::embed("$FIXTURES/site")]
+#[embed_assets::embed("$FIXTURES/site")]
 mod frontend {
     pub mod paths {}
     // A `use` that brings the name in counts too.

@@ -1,5 +1,5 @@
 // The attribute cannot add items to a module whose body is in another file.
-#[embed_runtime::embed("$FIXTURES/site")]
+#[embed_assets::embed("$FIXTURES/site")]
 mod frontend;
 
 fn main() {}

@@ -1,4 +1,4 @@
-#[embed_runtime::embed("$FIXTURES/site")]
+#[embed_assets::embed("$FIXTURES/site")]
 fn frontend() {}
 
 fn main() {

@@ -1,5 +1,5 @@
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
-static A: Assets = embed_assets!("$FIXTURES/site", crate = "embed_runtime");
+static A: Assets = embed_assets!("$FIXTURES/site", crate = "embed_assets");
 
 fn main() {}

@@ -1,4 +1,4 @@
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 static A: Assets = embed_assets!("$FIXTURES/site", max_size = 1, gzip = "yes", max_embed_size = "lots", include = [1], gzip = false);
 

@@ -1,5 +1,5 @@
 //! Every option of the function form is accepted by the attribute, with the same meaning.
-#[embed_runtime::embed(
+#[embed_assets::embed(
     "$FIXTURES/site",
     max_embed_size = "64 KiB",
     max_total_size = "64 MiB",
@@ -15,7 +15,7 @@
     exclude = "docs/**",
     dotfiles = false,
     follow_symlinks = false,
-    crate = ::embed_runtime,
+    crate = ::embed_assets,
 )]
 mod site {}
 
@@ -25,5 +25,5 @@ fn main() {
     assert!(site::ASSETS.get("/data.json").is_none(), "not included");
     assert_ne!(site::paths::CSS_APP_CSS, "/css/app.css");
     let css = site::ASSETS.get("/css/app.css").unwrap();
-    assert!(css.body(embed_runtime::Encoding::Brotli).is_none(), "brotli = false");
+    assert!(css.body(embed_assets::Encoding::Brotli).is_none(), "brotli = false");
 }

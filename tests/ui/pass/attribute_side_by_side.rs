@@ -1,11 +1,11 @@
 //! Two annotated modules, an item-form call and an expression call in one scope: each
 //! table and each `paths` module is its own.
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
-#[embed_runtime::embed("$FIXTURES/site", include = ["*.css", "*.html"])]
+#[embed_assets::embed("$FIXTURES/site", include = ["*.css", "*.html"])]
 mod styles {}
 
-#[embed_runtime::embed("$FIXTURES/site/nested")]
+#[embed_assets::embed("$FIXTURES/site/nested")]
 pub(crate) mod nested {}
 
 embed_assets!(static ITEM = "$FIXTURES/site", include = "*.js");

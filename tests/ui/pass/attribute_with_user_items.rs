@@ -3,11 +3,11 @@
 #![deny(missing_docs, dead_code)]
 
 /// The site, with a router of its own next to the table.
-#[embed_runtime::embed("$FIXTURES/site", max_embed_size = "1 MiB", fingerprint = true)]
+#[embed_assets::embed("$FIXTURES/site", max_embed_size = "1 MiB", fingerprint = true)]
 pub mod frontend {
     #![allow(clippy::all)]
 
-    use embed_runtime::Assets;
+    use embed_assets::Assets;
 
     /// A user item that uses the generated table and constants.
     pub fn stylesheet(assets: &'static Assets) -> &'static str {

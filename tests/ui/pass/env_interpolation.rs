@@ -1,4 +1,4 @@
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 // `${NAME}` expands from the environment the compiler runs in.
 static A: Assets = embed_assets!("${FIXTURES}/site/nested");

@@ -1,4 +1,4 @@
-use embed_runtime::{embed_assets, Assets};
+use embed_assets::{embed_assets, Assets};
 
 static A: Assets = embed_assets!(
     "$FIXTURES/site",
@@ -9,7 +9,7 @@ static A: Assets = embed_assets!(
     exclude = "docs/**",
     dotfiles = false,
     follow_symlinks = false,
-    crate = ::embed_runtime,
+    crate = ::embed_assets,
 );
 
 fn main() {

@@ -1,4 +1,4 @@
-use embed_runtime::embed_assets;
+use embed_assets::embed_assets;
 
 embed_assets!(pub(crate) static ASSETS = "$FIXTURES/site", fingerprint = ["*.css", "*.js"]);
 

@@ -1,5 +1,5 @@
 //! `cargo run --release -p bench --bin bench-disk`: large-file download throughput
-//! from disk for embed-runtime (at several chunk sizes) vs nginx (`sendfile on`) vs
+//! from disk for embed-assets (at several chunk sizes) vs nginx (`sendfile on`) vs
 //! tower-http `ServeDir`, in one run, plus the peak RSS of each server under 32
 //! concurrent downloads. See `bench/README.md`.
 //!
@@ -15,12 +15,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bench::{MEDIA_DIR, VIDEO_LEN, VIDEO_PATH, VIDEO_URL};
-use embed_runtime::DEFAULT_CHUNK_SIZE;
+use embed_assets::ServeAssets;
 
 use bench::download::{download, Request};
 use bench::procs::median;
 
 use crate::procs::{Kind, Server};
+
+const DEFAULT_CHUNK_SIZE: usize = ServeAssets::DEFAULT_CHUNK_SIZE;
 
 /// Longest any one download may take before it counts as failed.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(120);

@@ -1,6 +1,6 @@
 //! `cargo run --release -p bench --bin bench-static`: requests per second for a small
 //! site embedded in the binary (html, favicon, ~230 KB CSS, ~90 KB JS, png), served by
-//! embed-runtime, by a hand-written ceiling, by the crates users pick today
+//! embed-assets, by a hand-written ceiling, by the crates users pick today
 //! (memory-serve, static-serve, rust-embed with axum-embed), by tower-http `ServeDir`
 //! and by nginx, side by side on 127.0.0.1, under `wrk`. See `bench/README.md`.
 //!

@@ -1,12 +1,13 @@
 //! Helpers for a crate's `build.rs`: tell cargo which files the embedded folder depends
 //! on, and build an npm frontend (Vite, esbuild, …) before the crate compiles.
 //!
-//! Enabled by the `build` feature, as a build dependency (the default features are not
-//! needed there):
+//! A build dependency, next to `embed-assets` in `[dependencies]`; it has no proc macro,
+//! no HTTP and no async runtime in its own dependencies, so build scripts stay quick to
+//! compile:
 //!
 //! ```toml
 //! [build-dependencies]
-//! embed-runtime = { version = "0.1", default-features = false, features = ["build"] }
+//! embed-assets-build = "0.1"
 //! ```
 //!
 //! # Only tracking the folder
@@ -17,7 +18,7 @@
 //! ```no_run
 //! // build.rs
 //! fn main() {
-//!     embed_runtime::build::track("public");
+//!     embed_assets_build::track("public");
 //! }
 //! ```
 //!
@@ -26,8 +27,8 @@
 //! ```no_run
 //! // build.rs: builds frontend/ into frontend/dist, which src/main.rs embeds with
 //! // `embed_assets!("frontend/dist")`.
-//! fn main() -> Result<(), embed_runtime::build::Error> {
-//!     embed_runtime::build::Npm::new("frontend").run()?;
+//! fn main() -> Result<(), embed_assets_build::Error> {
+//!     embed_assets_build::Npm::new("frontend").run()?;
 //!     Ok(())
 //! }
 //! ```
@@ -80,7 +81,7 @@ pub const NPM: &str = "NPM";
 
 /// Where the helper records what it installed and built, inside `node_modules` (so a
 /// fresh install also means a fresh build).
-const STAMP: &str = ".embed-runtime-build";
+const STAMP: &str = ".embed-assets-build";
 
 /// Tells cargo to run the build script again when anything under `folder` (relative to
 /// the crate's `Cargo.toml`) is added, removed, renamed or changed.

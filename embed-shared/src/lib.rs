@@ -1,6 +1,6 @@
 //! What the macro (at compile time) and the runtime (for files it reads at run time)
 //! must compute alike: the strong ETag formats and the media types. Not a stable API:
-//! use `embed-runtime`.
+//! use `embed-assets`.
 //!
 //! A proc-macro crate can export nothing but macros, and a source file shared with
 //! `#[path]` would fall outside each crate's published package: hence this crate,

@@ -1,0 +1,116 @@
+//! [`Report`]: what one embedded folder costs the binary, for a start-up log.
+
+use std::fmt;
+
+/// Counts and sizes of one embedded folder, from
+/// [`Assets::report`](crate::Assets::report).
+///
+/// ```
+/// # use embed_assets::{embed_assets, Assets};
+/// static ASSETS: Assets = embed_assets!("../examples/public");
+///
+/// let report = ASSETS.report();
+/// println!("{report}"); // one line, for a start-up log
+/// assert_eq!(report.files, ASSETS.len());
+/// assert!(report.br_bytes < report.identity_bytes);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Every listed file, embedded or on disk.
+    pub files: usize,
+    /// Files whose bytes are in the binary.
+    pub embedded: usize,
+    /// The embedded files' own (identity) bytes.
+    pub identity_bytes: u64,
+    /// Embedded files that also have a gzip body.
+    pub gzip_files: usize,
+    /// Bytes of all gzip bodies.
+    pub gzip_bytes: u64,
+    /// Embedded files that also have a brotli body.
+    pub br_files: usize,
+    /// Bytes of all brotli bodies.
+    pub br_bytes: u64,
+    /// Embedded files that also have a zstd body.
+    pub zstd_files: usize,
+    /// Bytes of all zstd bodies.
+    pub zstd_bytes: u64,
+    /// Embedded files stored only compressed (`compressed_only`), whose own bytes are
+    /// decoded from gzip when first needed.
+    pub decoded_on_demand: usize,
+    /// Their own bytes, which the binary does not carry.
+    pub decoded_on_demand_bytes: u64,
+    /// Files over `max_embed_size`, served from disk.
+    pub on_disk: usize,
+    /// Their size at build time.
+    pub on_disk_bytes: u64,
+}
+
+impl Report {
+    /// Bytes the binary carries for these assets: the stored identity bodies plus the
+    /// encoded ones.
+    pub fn stored_bytes(&self) -> u64 {
+        self.identity_bytes - self.decoded_on_demand_bytes
+            + self.gzip_bytes
+            + self.br_bytes
+            + self.zstd_bytes
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} files: {} embedded ({}; {} stored with br for {} files ({}), ",
+            self.files,
+            self.embedded,
+            Size(self.identity_bytes),
+            Size(self.stored_bytes()),
+            self.br_files,
+            Size(self.br_bytes),
+        )?;
+        if self.decoded_on_demand > 0 {
+            write!(
+                f,
+                "{} decoded from gzip on demand ({}), ",
+                self.decoded_on_demand,
+                Size(self.decoded_on_demand_bytes)
+            )?;
+        }
+        if self.zstd_files > 0 {
+            write!(
+                f,
+                "zstd for {} ({}), ",
+                self.zstd_files,
+                Size(self.zstd_bytes)
+            )?;
+        }
+        write!(
+            f,
+            "gzip for {} ({})), {} on disk ({})",
+            self.gzip_files,
+            Size(self.gzip_bytes),
+            self.on_disk,
+            Size(self.on_disk_bytes),
+        )
+    }
+}
+
+/// A byte count in binary units, for reports.
+struct Size(u64);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} B", self.0);
+        }
+        let mut value = self.0 as f64 / 1024.0;
+        let mut unit = 0;
+        while value >= 1024.0 && unit < UNITS.len() - 1 {
+            value /= 1024.0;
+            unit += 1;
+        }
+        write!(f, "{value:.1} {}", UNITS[unit])
+    }
+}
