@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests drive (strace, nginx,
-# headless Chromium, setpriv, Node.js and npm) when it is missing, then runs every test of the workspace
-# with every feature, the HTTP tests once per framework and over HTTP/2, the plain
-# `cargo test` of the root, and the library with no features, each feature on its own,
-# its defaults and all of them.
+# headless Chromium, setpriv, Node.js and npm) when it is missing, then runs every test
+# of the workspace with every feature, the HTTP tests once per framework and over
+# HTTP/2, the plain `cargo test` of the root, the benchmarks' own tests, and the library
+# with no features, each feature on its own, its defaults and all of them. Each step
+# prints how long it took.
 # A test that would skip itself (a program missing, root where a file permission must
 # hold) fails instead: EMBED_TEST_REQUIRE_ALL=1, see tests/src/programs.rs.
 # `.ci/run` calls this same script after its format and lint checks.
@@ -64,7 +65,7 @@ run cargo test --workspace --all-features
 # so the binaries built above are reused):
 # each behaviour is written once, in tests/tests, and checked in each framework.
 http_tests=(conditional range negotiation methods paths disk routing hostile fingerprint
-  dev compressed_only faults rewrite headers csp preload)
+  dev compressed_only faults rewrite headers csp preload escaped_links)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
 for framework in hyper actix-web rocket poem salvo warp; do
@@ -80,20 +81,24 @@ for framework in axum hyper; do
 done
 
 # The root's plain `cargo test`, as someone picking the project up runs it: the default
-# members (no benchmarks) with their default features. The benchmarks still build.
+# members with their default features.
 run cargo test
-run cargo build -p bench --all-targets
+
+# The benchmarks' own tests (their servers answer every case as a run needs), in this
+# target folder: they are a workspace of their own.
+run env CARGO_TARGET_DIR="$PWD/target" cargo test --manifest-path bench/Cargo.toml
 
 # The library as published (without the fuzz entry the repository's config turns on):
 # no features, each feature on its own, the defaults and all together (unit tests and
-# doctests; .ci/run lints the same combinations).
+# doctests; .ci/run lints the same combinations). `host-features` keeps the macro's
+# host dependencies as the workspace build has them, so the macro is built once.
 export EMBED_ASSETS_UNSTABLE_FUZZ=0
-run cargo test -p embed-assets --no-default-features
+run cargo test -p embed-assets -p host-features --no-default-features
 for feature in tower axum actix-web rocket poem salvo warp zstd; do
-  run cargo test -p embed-assets --no-default-features --features "$feature"
+  run cargo test -p embed-assets -p host-features --no-default-features --features "embed-assets/$feature"
 done
-run cargo test -p embed-assets
-run cargo test -p embed-assets --all-features
+run cargo test -p embed-assets -p host-features
+run cargo test -p embed-assets -p host-features --all-features
 unset EMBED_ASSETS_UNSTABLE_FUZZ
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,

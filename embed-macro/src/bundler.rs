@@ -8,26 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::encode::{Body, EncodedAsset};
 use crate::errors::Errors;
+use crate::model::{Body, EncodedAsset, Entry};
 use crate::options::Options;
 
 /// Where Vite (5 and later, `build.manifest = true`) writes its manifest, below `outDir`.
 pub(crate) const VITE_MANIFEST: &str = ".vite/manifest.json";
-
-/// An entry point of the manifest (`index.html`, `src/admin.ts`): the script to load
-/// and what it needs, as URLs of the table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
-    /// The manifest's key: the source file, relative to Vite's root.
-    pub(crate) source: String,
-    /// `/assets/index-C0x2Zvij.js`.
-    pub(crate) file: String,
-    /// The stylesheets of the entry and of the chunks it imports, in load order.
-    pub(crate) css: Vec<String>,
-    /// The JavaScript chunks it imports statically (for `modulepreload`).
-    pub(crate) imports: Vec<String>,
-}
 
 /// Marks the hashed files of `assets` (their own URL becomes their fingerprinted URL),
 /// drops the manifest from the table, and returns the manifest's entry points.

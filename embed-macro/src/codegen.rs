@@ -6,9 +6,8 @@ use std::path::Path;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
-use crate::bundler::Entry;
-use crate::encode::{Blob, Body, EncodedAsset};
 use crate::errors::Errors;
+use crate::model::{Blob, Body, EncodedAsset, Entry};
 use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
@@ -109,7 +108,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     // The URL to link to, percent-encoded as the `paths` constants are; written only
     // where encoding changes it (a space, `?`, `#`, non-ASCII), so most files add `None`.
     let link = fingerprinted.as_deref().unwrap_or(url_path);
-    let encoded = crate::rewrite::encode_url_path(link);
+    let encoded = crate::url::encode_url_path(link);
     let url = if encoded == link {
         quote!(__embed::None)
     } else {
@@ -260,32 +259,28 @@ pub(crate) fn paths_module(
     runtime: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    let mut names: HashMap<String, &str> = HashMap::new();
-    let mut consts = Vec::with_capacity(assets.len());
-    for asset in assets {
-        let name = const_name(&asset.url_path);
-        if let Some(other) = names.insert(name.clone(), &asset.url_path) {
-            errors.at_span(
-                root_span,
-                format!(
-                    "`{other}` and `{}` would both be `paths::{name}`; rename or `exclude` one of them",
-                    asset.url_path
-                ),
+    let consts = named_consts(
+        assets,
+        |asset| &asset.url_path,
+        |other, this, name| {
+            format!("`{other}` and `{this}` would both be `paths::{name}`; rename or `exclude` one of them")
+        },
+        |asset, ident| {
+            // A valid URL path: escaped where the file's name needs it
+            // (`/caf%C3%A9.txt`); the decoded path is in the doc comment and is
+            // `Asset::path`.
+            let url = crate::url::encode_url_path(
+                asset.fingerprinted.as_deref().unwrap_or(&asset.url_path),
             );
-            continue;
-        }
-        let ident = syn::Ident::new(&name, Span::call_site());
-        // A valid URL path: escaped where the file's name needs it (`/caf%C3%A9.txt`);
-        // the decoded path is in the doc comment and is `Asset::path`.
-        let url = crate::rewrite::encode_url_path(
-            asset.fingerprinted.as_deref().unwrap_or(&asset.url_path),
-        );
-        let doc = format!("`{}`", asset.url_path);
-        consts.push(quote! {
-            #[doc = #doc]
-            pub const #ident: &str = #url;
-        });
-    }
+            let doc = format!("`{}`", asset.url_path);
+            quote! {
+                #[doc = #doc]
+                pub const #ident: &str = #url;
+            }
+        },
+        root_span,
+        &mut errors,
+    );
     let entries = entries_module(entries, root_span, runtime, &mut errors);
     errors.finish()?;
     Ok(quote! {
@@ -311,29 +306,26 @@ fn entries_module(
     if entries.is_empty() {
         return TokenStream::new();
     }
-    let mut names: HashMap<String, &str> = HashMap::new();
-    let mut consts = Vec::with_capacity(entries.len());
-    for entry in entries {
-        let name = const_name(&entry.source);
-        if let Some(other) = names.insert(name.clone(), &entry.source) {
-            errors.at_span(
-                root_span,
-                format!(
-                    "the Vite entries `{other}` and `{}` would both be `paths::entries::{name}`",
-                    entry.source
-                ),
-            );
-            continue;
-        }
-        let ident = syn::Ident::new(&name, Span::call_site());
-        let doc = format!("The entry point `{}` of the Vite build.", entry.source);
-        let (file, css, imports) = (&entry.file, &entry.css, &entry.imports);
-        consts.push(quote! {
-            #[doc = #doc]
-            pub const #ident: #runtime::Entry =
-                #runtime::__private::entry(#file, &[#(#css),*], &[#(#imports),*]);
-        });
-    }
+    let consts = named_consts(
+        entries,
+        |entry| &entry.source,
+        |other, this, name| {
+            format!(
+                "the Vite entries `{other}` and `{this}` would both be `paths::entries::{name}`"
+            )
+        },
+        |entry, ident| {
+            let doc = format!("The entry point `{}` of the Vite build.", entry.source);
+            let (file, css, imports) = (&entry.file, &entry.css, &entry.imports);
+            quote! {
+                #[doc = #doc]
+                pub const #ident: #runtime::Entry =
+                    #runtime::__private::entry(#file, &[#(#css),*], &[#(#imports),*]);
+            }
+        },
+        root_span,
+        errors,
+    );
     quote! {
         /// The entry points of the Vite manifest: the script each page loads, with
         /// the stylesheets and chunks it needs, for server-rendered HTML.
@@ -341,6 +333,30 @@ fn entries_module(
             #(#consts)*
         }
     }
+}
+
+/// One constant per item, named after `key` (`/css/app.css` → `CSS_APP_CSS`); two items
+/// whose names collide are an error (`clash` says which), at the folder.
+fn named_consts<T>(
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+    clash: impl Fn(&str, &str, &str) -> String,
+    make: impl Fn(&T, syn::Ident) -> TokenStream,
+    root_span: Span,
+    errors: &mut Errors,
+) -> Vec<TokenStream> {
+    let mut names: HashMap<String, &str> = HashMap::new();
+    let mut consts = Vec::with_capacity(items.len());
+    for item in items {
+        let key = key(item);
+        let name = const_name(key);
+        if let Some(other) = names.insert(name.clone(), key) {
+            errors.at_span(root_span, clash(other, key, &name));
+            continue;
+        }
+        consts.push(make(item, syn::Ident::new(&name, Span::call_site())));
+    }
+    consts
 }
 
 /// `/css/app.min.css` → `CSS_APP_MIN_CSS`: ASCII letters and digits upper-cased, any

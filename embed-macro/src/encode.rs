@@ -13,8 +13,9 @@ use embed_assets_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
 use crate::errors::Errors;
+use crate::errors::{display_path, io_cause};
+use crate::model::{Blob, Body, Document, EncodedAsset, FileEntry, Inline};
 use crate::options::{Compression, Options};
-use crate::scan::{display_path, io_cause, FileEntry};
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 const BROTLI_WINDOW: i32 = 22;
@@ -35,59 +36,6 @@ fn zstd_level(compression: Compression) -> i32 {
         Compression::Best => 19,
         Compression::Fast => 3,
     }
-}
-
-/// One file with everything the generated code states about it.
-#[derive(Debug)]
-pub(crate) struct EncodedAsset {
-    pub(crate) url_path: String,
-    pub(crate) content_type: String,
-    /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    pub(crate) last_modified: String,
-    pub(crate) modified: u64,
-    pub(crate) len: u64,
-    /// Quoted strong ETag of the identity bytes.
-    pub(crate) etag: String,
-    pub(crate) body: Body,
-    /// The content-hashed URL it is also served at (`fingerprint.rs`).
-    pub(crate) fingerprinted: Option<String>,
-    /// The Subresource Integrity value of the identity bytes (`sha384-…`); `None` on
-    /// disk.
-    pub(crate) integrity: Option<String>,
-    /// An embedded HTML page's inline scripts and styles (their CSP hashes).
-    pub(crate) inline: Option<crate::markup::Inline>,
-    /// An embedded HTML page's `Link` preload values (`preload.rs`).
-    pub(crate) preload: Vec<String>,
-}
-
-/// Where the bytes are.
-#[derive(Debug)]
-pub(crate) enum Body {
-    Embedded {
-        /// The bytes to embed with `include_bytes!`: the file itself, or a cache blob
-        /// of it with its references rewritten (`rewrite.rs`).
-        identity: PathBuf,
-        /// The file in the folder, also passed to `include_bytes!` when it is not
-        /// `identity` (or not stored), so rustc still rebuilds when it changes.
-        source: PathBuf,
-        /// `false` with `compressed_only` when a gzip body exists: the binary leaves
-        /// the file's own bytes out and the runtime decodes them from gzip.
-        store_identity: bool,
-        gzip: Option<Blob>,
-        br: Option<Blob>,
-        zstd: Option<Blob>,
-    },
-    /// Over `max_embed_size`: only listed; `relative` is below the folder.
-    OnDisk { relative: String },
-}
-
-/// A compressed body in the cache folder.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Blob {
-    pub(crate) path: PathBuf,
-    /// Quoted strong ETag of these bytes: each content coding is its own representation.
-    pub(crate) etag: String,
-    pub(crate) len: u64,
 }
 
 /// The encoders' settings and cache folder, shared by this phase and the rewrite phase.
@@ -242,8 +190,7 @@ impl<'a> Encoder<'a> {
                 return Ok(on_disk(file));
             }
             let bytes = self.read(file)?;
-            let compress =
-                !(self.settings.rewrite_references && crate::rewrite::is_rewritten(file));
+            let compress = !(self.settings.rewrite_references && file.is_document());
             self.encode_bytes(file, bytes, file.abs_path.clone(), compress)
         })
     }
@@ -366,8 +313,8 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
 
 /// The inline code of an HTML page (`None` for other files, or a page that is not
 /// UTF-8).
-fn inline_code(file: &FileEntry, bytes: &[u8]) -> Option<crate::markup::Inline> {
-    if crate::rewrite::Document::of(&file.url_path) != Some(crate::rewrite::Document::Html) {
+fn inline_code(file: &FileEntry, bytes: &[u8]) -> Option<Inline> {
+    if Document::of(&file.url_path) != Some(Document::Html) {
         return None;
     }
     crate::markup::inline_code(std::str::from_utf8(bytes).ok()?)

@@ -30,3 +30,27 @@ impl Errors {
         Err(first)
     }
 }
+
+/// `public` + `css/app.css` → `public/css/app.css`: messages show paths as written.
+pub(crate) fn display_path(root_display: &str, relative: &str) -> String {
+    if relative.is_empty() {
+        return root_display.to_owned();
+    }
+    format!("{}/{relative}", root_display.trim_end_matches('/'))
+}
+
+/// An I/O error's cause, lowercase like the rest of our messages.
+pub(crate) fn io_cause(err: &std::io::Error) -> String {
+    match err.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::NotFound => "not found".to_owned(),
+        _ => {
+            let text = err.to_string();
+            // Drop the " (os error 13)" suffix: it differs between systems.
+            text.split(" (os error")
+                .next()
+                .unwrap_or(&text)
+                .to_lowercase()
+        }
+    }
+}

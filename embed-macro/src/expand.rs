@@ -5,9 +5,10 @@ use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
 
 use crate::args::{Args, CallInput, ItemHeader};
-use crate::bundler::{self, Entry};
-use crate::encode::{EncodedAsset, Encoder};
+use crate::bundler;
+use crate::encode::Encoder;
 use crate::errors::Errors;
+use crate::model::{EncodedAsset, Entry};
 use crate::options::{self, Options};
 use crate::{codegen, fingerprint, preload, rewrite, scan};
 

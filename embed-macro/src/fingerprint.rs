@@ -4,13 +4,10 @@ use std::collections::HashMap;
 
 use proc_macro2::Span;
 
-use crate::encode::{Body, EncodedAsset};
 use crate::errors::Errors;
+use crate::model::{Body, EncodedAsset};
 use crate::options::{Fingerprint, Options};
-
-/// Hex digits of the content hash in a fingerprinted name: 32 bits, as bundlers use.
-/// Two versions of one file colliding only costs a stale cache for that file.
-const HASH_DIGITS: usize = 8;
+use crate::url::hashed_url;
 
 /// Gives every embedded asset the options select its fingerprinted URL. A file on disk
 /// is never fingerprinted: its bytes can change after the build, the URL could not.
@@ -103,21 +100,11 @@ pub(crate) fn check_collisions(assets: &[EncodedAsset], root_span: Span) -> syn:
     errors.finish()
 }
 
-/// `/js/app.js` with ETag `"3f2a1b9c…"` → `/js/app.3f2a1b9c.js`; the hash goes before
-/// the last extension (`app.min.js` → `app.min.<hash>.js`), or at the end without one.
-pub(crate) fn hashed_url(url_path: &str, etag: &str) -> String {
-    let hash: String = etag.trim_matches('"').chars().take(HASH_DIGITS).collect();
-    let (dir, name) = url_path.rsplit_once('/').unwrap_or(("", url_path));
-    match name.rsplit_once('.') {
-        // A leading dot is part of the name (`.htaccess`), not an extension.
-        Some((stem, ext)) if !stem.is_empty() => format!("{dir}/{stem}.{hash}.{ext}"),
-        _ => format!("{dir}/{name}.{hash}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ETAG: &str = "\"3f2a1b9c0d1e2f3a4b5c6d7e8f901234\"";
     use quote::quote;
     use std::path::PathBuf;
 
@@ -201,19 +188,5 @@ mod tests {
             err.to_string().contains("only files over `max_embed_size`"),
             "{err}"
         );
-    }
-
-    const ETAG: &str = "\"3f2a1b9c0d1e2f3a4b5c6d7e8f901234\"";
-
-    #[test]
-    fn the_hash_goes_before_the_last_extension() {
-        assert_eq!(hashed_url("/js/app.js", ETAG), "/js/app.3f2a1b9c.js");
-        assert_eq!(hashed_url("/app.min.css", ETAG), "/app.min.3f2a1b9c.css");
-        assert_eq!(hashed_url("/LICENSE", ETAG), "/LICENSE.3f2a1b9c");
-        assert_eq!(
-            hashed_url("/a/.well-known", ETAG),
-            "/a/.well-known.3f2a1b9c"
-        );
-        assert_eq!(hashed_url("/dir.v2/file", ETAG), "/dir.v2/file.3f2a1b9c");
     }
 }

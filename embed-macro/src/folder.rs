@@ -59,7 +59,7 @@ pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
                 lit,
                 format!(
                     "cannot read folder `{written}`: {}",
-                    crate::scan::io_cause(&err)
+                    crate::errors::io_cause(&err)
                 ),
             );
             None

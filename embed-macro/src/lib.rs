@@ -18,11 +18,13 @@ mod fingerprint;
 mod folder;
 mod interpolate;
 mod markup;
+mod model;
 mod opt_level;
 mod options;
 mod preload;
 mod rewrite;
 mod scan;
+mod url;
 
 use proc_macro::TokenStream;
 

@@ -14,6 +14,8 @@ use cssparser::{Parser, ParserInput, ToCss, Token};
 use lol_html::html_content::Element;
 use lol_html::{element, text, RewriteStrSettings};
 
+use crate::model::{Inline, Unhashable};
+
 /// A place in an HTML document that holds links.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Site {
@@ -370,29 +372,6 @@ pub(crate) fn encode_attribute(value: &str, quote: Quote) -> String {
         }
     }
     out
-}
-
-/// The inline code of an HTML page, for its Content-Security-Policy.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Inline {
-    /// `'sha256-…'` of each inline script's text (CSP Level 3 §8.4), in order, no
-    /// duplicates.
-    pub(crate) scripts: Vec<String>,
-    /// The same for each `<style>` element.
-    pub(crate) styles: Vec<String>,
-    /// What a policy of hashes cannot allow without `'unsafe-hashes'`, each as
-    /// `line N: onclick on <button>`.
-    pub(crate) unhashable: Vec<Unhashable>,
-}
-
-/// Inline code that no hash source allows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unhashable {
-    /// Script (an event handler attribute, a `javascript:` URL), or style (a `style`
-    /// attribute).
-    pub(crate) script: bool,
-    /// `line 12: onclick on <button>`.
-    pub(crate) what: String,
 }
 
 /// The inline scripts and styles of `html` and their hash sources. `None` when the

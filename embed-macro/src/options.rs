@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
@@ -527,7 +527,7 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
     let mut builder = GlobSetBuilder::new();
     let mut patterns = Vec::with_capacity(literals.len());
     for lit in literals {
-        match Glob::new(&lit.value()) {
+        match embed_assets_shared::select::glob(&lit.value()) {
             Ok(glob) => {
                 builder.add(glob);
                 patterns.push((lit.value(), lit.span()));

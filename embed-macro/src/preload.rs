@@ -13,9 +13,9 @@ use std::collections::HashMap;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use crate::encode::{Body, EncodedAsset};
 use crate::markup::{self, LoadKind};
-use crate::rewrite::{encode_url_path, resolve, Document};
+use crate::model::{Body, Document, EncodedAsset};
+use crate::url::{encode_url_path, resolve};
 
 /// What a URL inside `<…>` of a `Link` value cannot hold as it is. `%`, `?` and `#`
 /// stay: the reference keeps its escapes, query and fragment.

@@ -23,20 +23,14 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::utf8_percent_encode;
 use proc_macro2::Span;
 
-use crate::encode::{EncodedAsset, Encoder};
+use crate::encode::Encoder;
 use crate::errors::Errors;
-use crate::fingerprint::hashed_url;
 use crate::markup::{self, Quote, SiteKind};
-use crate::scan::FileEntry;
-
-/// Whether `file` is a document whose references `rewrite_references` rewrites: an
-/// embedded HTML or CSS file.
-pub(crate) fn is_rewritten(file: &FileEntry) -> bool {
-    file.embed && Document::of(&file.url_path).is_some()
-}
+use crate::model::{Document, EncodedAsset, FileEntry};
+use crate::url::{hashed_url, path_part, resolve, PATH, SEGMENT};
 
 /// The rewrite phase, after fingerprinting: encodes each document of `files` (so far
 /// only hashed, `assets[i]` being `files[i]`) with its references pointed at the
@@ -51,7 +45,7 @@ pub(crate) fn apply(
     rules: Rules<'_>,
     root_span: Span,
 ) -> syn::Result<()> {
-    let documents: Vec<bool> = files.iter().map(is_rewritten).collect();
+    let documents: Vec<bool> = files.iter().map(FileEntry::is_document).collect();
     let mut pending: Vec<usize> = (0..files.len()).filter(|&i| documents[i]).collect();
     let mut targets: HashMap<String, Target> = assets
         .iter()
@@ -132,26 +126,6 @@ fn target_of(asset: &EncodedAsset) -> Target {
     }
 }
 
-/// The kinds of file whose references are rewritten.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Document {
-    Html,
-    Css,
-}
-
-impl Document {
-    /// By extension: `.html`/`.htm`, `.css`.
-    pub(crate) fn of(url_path: &str) -> Option<Self> {
-        let name = url_path.rsplit('/').next().unwrap_or(url_path);
-        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
-        match ext.as_str() {
-            "html" | "htm" => Some(Document::Html),
-            "css" => Some(Document::Css),
-            _ => None,
-        }
-    }
-}
-
 /// The references of `text`, as the browser reads them (entities and CSS escapes
 /// decoded, percent escapes kept), in document order.
 pub(crate) fn references(kind: Document, text: &str) -> Vec<String> {
@@ -161,72 +135,6 @@ pub(crate) fn references(kind: Document, text: &str) -> Vec<String> {
         Change::default()
     });
     found
-}
-
-/// The file a reference names, as a decoded URL path of the folder (`/img/logo.png`),
-/// its escapes decoded and `.` and `..` resolved against `document` (the document's
-/// URL path); `None` for references that are not to a file of this site, or whose
-/// escapes are not UTF-8 or hide a `/`.
-pub(crate) fn resolve(reference: &str, document: &str) -> Option<String> {
-    let path = path_part(reference);
-    if path.is_empty()
-        || path.starts_with("//")
-        || path.contains('\\')
-        || path
-            .split('/')
-            .next()
-            .is_some_and(|first| first.contains(':'))
-    {
-        return None;
-    }
-    let mut segments: Vec<String> = if path.starts_with('/') {
-        Vec::new()
-    } else {
-        let dir = document.rsplit_once('/').map_or("", |(dir, _)| dir);
-        dir.split('/')
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect()
-    };
-    for segment in path.split('/') {
-        let segment = percent_decode_str(segment).decode_utf8().ok()?;
-        match &*segment {
-            "" | "." => {}
-            ".." => {
-                segments.pop()?;
-            }
-            // `%2F` is no separator: no file of a folder has a `/` in its name.
-            named if named.contains('/') => return None,
-            named => segments.push(named.to_owned()),
-        }
-    }
-    (!path.ends_with('/')).then(|| format!("/{}", segments.join("/")))
-}
-
-/// What a URL path cannot hold as it is (the WHATWG URL standard's path
-/// percent-encode set): it is escaped in what the rewrite writes.
-const PATH: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'`')
-    .add(b'{')
-    .add(b'}');
-
-/// A file name made a path segment: [`PATH`], and `%` and `/`, which would otherwise be
-/// read as an escape or a separator.
-const SEGMENT: &AsciiSet = &PATH.add(b'%').add(b'/');
-
-/// A URL path of the folder (decoded, `/café menu.txt`) as a valid URL path
-/// (`/caf%C3%A9%20menu.txt`).
-pub(crate) fn encode_url_path(path: &str) -> String {
-    path.split('/')
-        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// What the rewrite knows of the file a reference names.
@@ -393,12 +301,6 @@ fn splice(text: &str, edits: Vec<(Range<usize>, String)>) -> Option<String> {
     Some(out)
 }
 
-/// The reference without its `?query` or `#fragment`.
-fn path_part(reference: &str) -> &str {
-    let end = reference.find(['?', '#']).unwrap_or(reference.len());
-    &reference[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -487,56 +389,6 @@ mod tests {
     }
 
     #[test]
-    fn resolution_handles_dots_and_refuses_what_is_not_a_site_file() {
-        assert_eq!(
-            resolve("../img/a.png", "/css/x.css").as_deref(),
-            Some("/img/a.png")
-        );
-        assert_eq!(
-            resolve("./a.png", "/css/x.css").as_deref(),
-            Some("/css/a.png")
-        );
-        assert_eq!(
-            resolve("/a/./b/../c.js?x#y", "/i.html").as_deref(),
-            Some("/a/c.js")
-        );
-        assert_eq!(resolve("../../a.png", "/css/x.css"), None, "above the root");
-        for foreign in [
-            "https://x/a.js",
-            "//cdn/a.js",
-            "data:x",
-            "mailto:a@b",
-            "#f",
-            "a%FFb.js",
-            "a%2Fb.js",
-            "dir/",
-        ] {
-            assert_eq!(resolve(foreign, "/index.html"), None, "{foreign}");
-        }
-    }
-
-    #[test]
-    fn references_are_decoded_before_they_are_matched() {
-        assert_eq!(
-            resolve("my%20file.txt", "/index.html").as_deref(),
-            Some("/my file.txt")
-        );
-        assert_eq!(
-            resolve("/caf%c3%a9%20menu.txt", "/docs/a.html").as_deref(),
-            Some("/café menu.txt")
-        );
-        assert_eq!(
-            resolve("/café menu.txt", "/index.html").as_deref(),
-            Some("/café menu.txt")
-        );
-        assert_eq!(
-            resolve("a/%2e%2e/b.js", "/index.html").as_deref(),
-            Some("/b.js"),
-            "an escaped dot segment is a dot segment, as browsers read it"
-        );
-    }
-
-    #[test]
     fn written_urls_are_escaped_and_absolute_ones_carry_the_base() {
         let hashed =
             |file: &str| (file == "/café menu.txt").then(|| "/café menu.4da7f91f.txt".to_owned());
@@ -566,11 +418,6 @@ mod tests {
             )
             .as_deref(),
             Some("@import 'my%20dir/a.1234abcd.css'; @import 'my%20dir/a.1234abcd.css';")
-        );
-        assert_eq!(encode_url_path("/100%/a b?.txt"), "/100%25/a%20b%3F.txt");
-        assert_eq!(
-            encode_url_path("/js/app.3f2a1b9c.js"),
-            "/js/app.3f2a1b9c.js"
         );
     }
 

@@ -1,46 +1,37 @@
 //! Walk the folder: filters, URL paths, the embed/on-disk split.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::time::UNIX_EPOCH;
 
+use embed_assets_shared::select::FileRules;
 use walkdir::WalkDir;
 
-use crate::errors::Errors;
+use crate::errors::{display_path, io_cause, Errors};
+use crate::model::FileEntry;
 use crate::options::{Globs, Options};
-
-/// One file to embed or list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FileEntry {
-    /// The URL path: `/` plus the `/`-separated path below the folder.
-    pub(crate) url_path: String,
-    /// Absolute path, for reading and `include_bytes!`.
-    pub(crate) abs_path: PathBuf,
-    /// The path below the folder, `/`-separated (`css/app.css`).
-    pub(crate) relative: String,
-    pub(crate) len: u64,
-    /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
-    /// (reproducible builds), else the file's modification time.
-    pub(crate) modified: u64,
-    /// The file's own modification time in nanoseconds, for on-disk validators.
-    pub(crate) mtime_nanos: u128,
-    /// `false` when the file is over `max_embed_size` and is served from disk.
-    pub(crate) embed: bool,
-}
 
 /// Lists the files below `options.root`, sorted by URL path.
 pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     let mut errors = Errors::default();
     let shown = |relative: &str| display_path(&options.root_display, relative);
     let source_date_epoch = source_date_epoch();
-    let dotfiles = options.dotfiles.value;
     let include = options.include.value.as_ref();
-    let exclude = options.exclude.value.as_ref();
+    let rules = FileRules::new(
+        options.dotfiles.value,
+        options.follow_symlinks.value,
+        include.map(|globs| globs.set.clone()),
+        options
+            .exclude
+            .value
+            .as_ref()
+            .map(|globs| globs.set.clone()),
+    );
     let mut include_hits = vec![false; include.map_or(0, |globs| globs.patterns.len())];
     let walker = WalkDir::new(&options.root)
-        .follow_links(options.follow_symlinks.value)
+        .follow_links(rules.follows_symlinks())
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(move |entry| dotfiles || entry.depth() == 0 || !is_dot(entry.file_name()));
+        .filter_entry(|entry| entry.depth() == 0 || rules.enters(entry.file_name()));
     let mut files = Vec::new();
     for entry in walker {
         let entry = match entry {
@@ -75,9 +66,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         if let Some(include) = include {
             include.mark(below, &mut include_hits);
         }
-        let excluded = include.is_some_and(|globs| !globs.is_match(below))
-            || exclude.is_some_and(|globs| globs.is_match(below));
-        if excluded {
+        if !rules.selects(below) {
             continue;
         }
         let relative = match relative_url_path(below) {
@@ -251,10 +240,6 @@ fn source_date_epoch() -> Option<u64> {
     Some(secs.min(LAST_HTTP_DATE))
 }
 
-fn is_dot(name: &std::ffi::OsStr) -> bool {
-    name.as_encoded_bytes().first() == Some(&b'.')
-}
-
 /// The `/`-separated, UTF-8 path below the folder; on every OS the same key.
 pub(crate) fn relative_url_path(below: &Path) -> Result<String, &'static str> {
     let mut segments = Vec::new();
@@ -300,33 +285,10 @@ fn lossy_relative(below: &Path) -> String {
         .join("/")
 }
 
-/// `public` + `css/app.css` → `public/css/app.css`: messages show paths as written.
-pub(crate) fn display_path(root_display: &str, relative: &str) -> String {
-    if relative.is_empty() {
-        return root_display.to_owned();
-    }
-    format!("{}/{relative}", root_display.trim_end_matches('/'))
-}
-
-/// An I/O error's cause, lowercase like the rest of our messages.
-pub(crate) fn io_cause(err: &std::io::Error) -> String {
-    match err.kind() {
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        std::io::ErrorKind::NotFound => "not found".to_owned(),
-        _ => {
-            let text = err.to_string();
-            // Drop the " (os error 13)" suffix: it differs between systems.
-            text.split(" (os error")
-                .next()
-                .unwrap_or(&text)
-                .to_lowercase()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn url_paths_are_slash_separated_utf8() {

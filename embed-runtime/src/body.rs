@@ -8,8 +8,10 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
-use crate::disk::DiskBody;
+use crate::disk::{Content, DiskBody};
 use crate::error::Error;
+use crate::plan::{Segment, Slices};
+use crate::range::ByteRange;
 
 /// The body of a response built by this crate.
 ///
@@ -69,9 +71,39 @@ impl Body {
         }
     }
 
-    pub(crate) fn from_disk(disk: DiskBody) -> Self {
-        Body {
-            inner: Inner::Disk(Box::new(disk)),
+    /// Slices of bytes held in memory: `Bytes::slice` shares them (static bytes stay
+    /// static), so no range copies anything.
+    pub(crate) fn from_memory(bytes: Bytes, slices: Slices) -> Self {
+        let slice = |range: ByteRange| bytes.slice(range.start as usize..=range.end as usize);
+        match slices {
+            Slices::Whole => Body::from(bytes),
+            Slices::One(range) => Body::from(slice(range)),
+            Slices::Multipart(segments) => Body::from_chunks(
+                segments
+                    .into_iter()
+                    .map(|segment| match segment {
+                        Segment::Bytes(bytes) => bytes,
+                        Segment::Range(range) => slice(range),
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The slices of a file read at run time: shared slices of bytes read whole, or
+    /// chunks read `chunk_size` at a time from the open file.
+    pub(crate) fn from_file(content: Content, slices: Slices, chunk_size: usize) -> Self {
+        match content {
+            Content::Whole(bytes) => Body::from_memory(bytes, slices),
+            Content::Open(opened) => {
+                let segments = slices.into_segments(opened.identity.len);
+                if segments.is_empty() {
+                    return Body::empty();
+                }
+                Body {
+                    inner: Inner::Disk(Box::new(DiskBody::new(opened, segments, chunk_size))),
+                }
+            }
         }
     }
 }

@@ -107,14 +107,6 @@
 )]
 
 mod abi;
-#[cfg(any(
-    feature = "actix-web",
-    feature = "poem",
-    feature = "rocket",
-    feature = "salvo",
-    feature = "warp",
-    embed_assets_unstable_fuzz
-))]
 pub mod adapters;
 mod asset;
 mod body;
@@ -125,9 +117,11 @@ mod error;
 mod fuzz;
 mod negotiate;
 mod path;
+mod plan;
 mod precondition;
 mod range;
 mod report;
+mod representation;
 mod respond;
 mod service;
 mod table;
@@ -149,13 +143,13 @@ mod table;
 /// ```
 pub use http;
 
+#[cfg(feature = "tower")]
+pub use adapters::fallback::{FallbackBody, WithFallback};
 pub use asset::{Asset, Encoding, Variant};
 pub use body::Body;
 pub use entry::Entry;
 pub use error::{DiskProblem, Error};
 pub use report::Report;
-#[cfg(feature = "tower")]
-pub use service::{FallbackBody, WithFallback};
 pub use service::{RequestHead, ServeAssets};
 pub use table::Assets;
 
@@ -180,9 +174,11 @@ pub use table::Assets;
 ///   (feature `tower`);
 /// - [`FallbackFuture`](future::FallbackFuture): [`WithFallback`]'s (feature `tower`).
 pub mod future {
-    pub use crate::service::ResponseFuture;
     #[cfg(feature = "tower")]
-    pub use crate::service::{FallbackFuture, ServiceFuture};
+    pub use crate::adapters::fallback::FallbackFuture;
+    #[cfg(feature = "tower")]
+    pub use crate::adapters::tower::ServiceFuture;
+    pub use crate::service::ResponseFuture;
 }
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.

@@ -14,10 +14,11 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
 use crate::asset::{Asset, Encoding, Variant};
 use crate::body::Body;
-use crate::disk::Segment;
 use crate::negotiate::choose_encoding;
-use crate::precondition::{evaluate, Precondition, Validators};
+use crate::plan::{Segment, Slices};
+use crate::precondition::{evaluate, Precondition};
 use crate::range::{select_ranges, ByteRange, RangeSelection};
+use crate::representation::{HeaderValues, Representation};
 
 const ALLOWED: HeaderValue = HeaderValue::from_static("GET, HEAD");
 const BYTES: HeaderValue = HeaderValue::from_static("bytes");
@@ -32,75 +33,6 @@ pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 pub(crate) struct Added<'a> {
     pub(crate) cache_control: &'a HeaderValue,
     pub(crate) fields: &'a [(HeaderName, HeaderValue)],
-}
-
-/// The representation a response is about: what its headers state and its
-/// validators are compared with.
-#[derive(Debug)]
-pub(crate) struct Representation<'a> {
-    /// Its `Content-Type`, repeated in each part of a multipart response.
-    pub(crate) content_type: &'a str,
-    pub(crate) encoding: Encoding,
-    pub(crate) validators: Validators<'a>,
-    pub(crate) len: u64,
-    pub(crate) values: HeaderValues,
-    /// Whether other encodings of it exist, so responses carry
-    /// `Vary: Accept-Encoding`: for stored variants, never for files read at run time
-    /// (sent as they are).
-    pub(crate) negotiated: bool,
-}
-
-/// The header values stating a representation, ready to clone into responses.
-#[derive(Debug, Clone)]
-pub(crate) struct HeaderValues {
-    pub(crate) etag: HeaderValue,
-    pub(crate) last_modified: HeaderValue,
-    pub(crate) content_type: HeaderValue,
-    /// `Content-Length` of the whole representation.
-    pub(crate) content_length: HeaderValue,
-}
-
-impl<'a> Representation<'a> {
-    /// The stored variant of an embedded asset, its header values built from the
-    /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
-    /// requests clone the result.
-    pub(crate) fn embedded(asset: &'a Asset, variant: &'static Variant) -> Self {
-        Self::with_values(
-            asset,
-            variant,
-            HeaderValues {
-                // The macro writes only values that are valid headers: a quoted hex
-                // ETag, an HTTP date and a MIME type (`embed-macro/src/codegen.rs`).
-                etag: HeaderValue::from_static(variant.etag()),
-                last_modified: HeaderValue::from_static(asset.last_modified()),
-                content_type: HeaderValue::from_static(asset.content_type()),
-                content_length: variant.content_length(),
-            },
-        )
-    }
-
-    fn with_values(asset: &'a Asset, variant: &'a Variant, values: HeaderValues) -> Self {
-        Representation {
-            content_type: asset.content_type(),
-            encoding: variant.encoding(),
-            validators: Validators {
-                etag: variant.etag(),
-                modified: asset.modified_secs(),
-            },
-            len: variant.len(),
-            values,
-            negotiated: asset.is_negotiated(),
-        }
-    }
-}
-
-/// Which bytes of the representation a response carries.
-#[derive(Debug)]
-pub(crate) enum Slices {
-    Whole,
-    One(ByteRange),
-    /// `multipart/byteranges`: part headers and ranges, in order.
-    Multipart(VecDeque<Segment>),
 }
 
 /// The stored representation a request gets: negotiated from `Accept-Encoding`.
@@ -392,31 +324,12 @@ fn multipart(rep: &Representation<'_>, ranges: &[ByteRange]) -> (VecDeque<Segmen
         );
         len += head.len() as u64 + range.len();
         segments.push_back(Segment::Bytes(Bytes::from(head)));
-        segments.push_back(Segment::File(*range));
+        segments.push_back(Segment::Range(*range));
     }
     let tail = format!("\r\n--{boundary}--\r\n");
     len += tail.len() as u64;
     segments.push_back(Segment::Bytes(Bytes::from(tail)));
     (segments, len)
-}
-
-/// Slices of bytes held in memory: `Bytes::slice` shares them (static bytes stay
-/// static), so no range copies anything.
-pub(crate) fn memory_body(bytes: Bytes, slices: Slices) -> Body {
-    let slice = |range: ByteRange| bytes.slice(range.start as usize..=range.end as usize);
-    match slices {
-        Slices::Whole => Body::from(bytes),
-        Slices::One(range) => Body::from(slice(range)),
-        Slices::Multipart(segments) => Body::from_chunks(
-            segments
-                .into_iter()
-                .map(|segment| match segment {
-                    Segment::Bytes(bytes) => bytes,
-                    Segment::File(range) => slice(range),
-                })
-                .collect(),
-        ),
-    }
 }
 
 /// 404, with the configured page's bytes when there is one.

@@ -236,13 +236,21 @@ fn listing(assets: &[Printed]) -> Vec<&str> {
 }
 
 #[test]
-fn an_empty_folder_or_one_with_only_dotfiles_embeds_nothing() {
+fn an_empty_folder_or_one_with_only_dotfiles_is_an_error_unless_allowed() {
     let krate = Crate::new("only_dotfiles");
     fs::create_dir_all(krate.site().join("a/b/c")).unwrap();
     fs::write(krate.site().join(".env"), "SECRET=1").unwrap();
     fs::write(krate.site().join("a/.hidden"), "x").unwrap();
+    // A wiped `dist/` looks like this: the build says so, at the folder argument.
+    krate.main_rs("\"site\"", "");
+    let stderr = krate.build_fails();
+    assert!(
+        stderr.contains("has nothing to embed") && stderr.contains("allow_empty = true"),
+        "{stderr}"
+    );
+    // Empty on purpose: an empty table, nothing of the dotfiles.
     krate.main_rs(
-        "\"site\"",
+        "\"site\", allow_empty = true",
         "assert!(A.is_empty());\n    assert_eq!(A.iter().count(), 0);\n    \
          assert!(A.get(\"/\").is_none() && A.get(\"/.env\").is_none());\n    \
          eprintln!(\"EMPTY OK\");",

@@ -3,7 +3,7 @@
 //! decoding it. See `bench/README.md`.
 //!
 //! ```text
-//! cargo run --release -p bench --bin bench-codings [-- --rounds N]
+//! cargo run --release --manifest-path bench/Cargo.toml --bin bench-codings [-- --rounds N]
 //! ```
 
 use std::io::Read;

@@ -1,19 +1,17 @@
-//! `cargo run --release -p bench --bin bench-frameworks`: requests per second for the
+//! `cargo run --release --manifest-path bench/Cargo.toml --bin bench-frameworks`: requests per second for the
 //! same embedded site (`bench-static`'s, [`bench::site::SITE`]) served by
 //! `SITE.service()` through each framework adapter: axum, plain hyper, actix-web,
 //! Rocket, Poem, Salvo and warp, side by side in one process on 127.0.0.1, under
 //! `wrk`. See `bench/README.md`.
 //!
-//! Each server is mounted the way the examples show and runs on one worker thread;
-//! the whole process is pinned to CPU 0 and wrk to CPU 1, so the figures compare the
-//! frameworks per core. Every server is checked on every case before it is measured
+//! Each server is the test harness's (`integration_tests::frameworks`), mounted the
+//! way the examples show; the whole process is pinned to CPU 0 and wrk to CPU 1, so the
+//! figures compare the frameworks per core. Every server is checked on every case before it is measured
 //! (status, coding, byte-identical body, the core's ETag); rounds interleave the
 //! frameworks and the tables show medians, as a ratio to axum.
 
-use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::future::Future;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -25,6 +23,7 @@ use bench::rounds::{self, Cell};
 use bench::site::{SITE, SITE_DIR};
 use bench::wrk;
 use embed_assets::Encoding;
+use integration_tests::frameworks::Framework;
 
 const USAGE: &str = "\
 usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases LIST]
@@ -45,284 +44,41 @@ usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases 
   --wrk PATH         the wrk binary (default: wrk on PATH)
   --raw              print every sample (req/s), in the order taken";
 
-/// A framework adapter of embed-assets, and how its server is started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Framework {
-    /// axum 0.8: `Router::new().fallback_service(SITE.service())`, `axum::serve`.
-    Axum,
-    /// hyper 1 alone: `service_fn` calling `ServeAssets::respond`, `http1::Builder`.
-    Hyper,
-    /// actix-web 4: `App::new().default_service(SITE.service())`, `workers(1)`.
-    ActixWeb,
-    /// Rocket 0.5: `.mount("/", SITE.service())`, `workers: 1`.
-    Rocket,
-    /// Poem 3: `Route::new().at("/*", SITE.service())`.
-    Poem,
-    /// Salvo 1: `Router::with_path("{**rest}").goal(SITE.service())`.
-    Salvo,
-    /// warp 0.4: `embed_assets::adapters::warp::assets(SITE.service())`.
-    Warp,
+/// Starts `framework`'s server on 127.0.0.1 with the harness's set-up; returns once it
+/// listens. axum and hyper run on a one-worker tokio runtime of their own; the others
+/// start their own threads (actix-web one worker, Poem and Salvo a current-thread
+/// runtime, Rocket and warp two workers), all pinned to CPU 0 with the process.
+fn start(framework: Framework) -> Result<SocketAddr, String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name(framework.name().to_owned())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name(format!("{}-worker", framework.name()))
+                .enable_all()
+                .build();
+            let runtime = match runtime {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    let _ = tx.send(Err(format!("tokio runtime: {err}")));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let addr = framework.spawn(SITE.service(), None).await;
+                let _ = tx.send(Ok(addr));
+                // The servers live until the process ends.
+                std::future::pending::<()>().await;
+            });
+        })
+        .map_err(|e| format!("{} thread: {e}", framework.name()))?;
+    rx.recv()
+        .map_err(|_| format!("the {} thread ended", framework.name()))?
 }
 
-impl Framework {
-    const ALL: [Framework; 7] = [
-        Framework::Axum,
-        Framework::Hyper,
-        Framework::ActixWeb,
-        Framework::Rocket,
-        Framework::Poem,
-        Framework::Salvo,
-        Framework::Warp,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Framework::Axum => "axum",
-            Framework::Hyper => "hyper",
-            Framework::ActixWeb => "actix-web",
-            Framework::Rocket => "rocket",
-            Framework::Poem => "poem",
-            Framework::Salvo => "salvo",
-            Framework::Warp => "warp",
-        }
-    }
-
-    fn from_name(name: &str) -> Option<Framework> {
-        Framework::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Starts the server on 127.0.0.1 on threads of its own; returns once it listens.
-    fn start(self) -> Result<SocketAddr, String> {
-        match self {
-            Framework::Axum => servers::axum(),
-            Framework::Hyper => servers::hyper(),
-            Framework::ActixWeb => servers::actix_web(),
-            Framework::Rocket => servers::rocket(),
-            Framework::Poem => servers::poem(),
-            Framework::Salvo => servers::salvo(),
-            Framework::Warp => servers::warp(),
-        }
-    }
-}
-
-/// One server per framework, each serving `SITE.service()` as the examples mount it,
-/// each on one worker thread: tokio's multi-thread runtime with one worker (what
-/// `#[tokio::main(worker_threads = 1)]` and Rocket's `workers: 1` build), actix's own
-/// runtime with `workers(1)`. Nothing else is set: TCP_NODELAY, keep-alive and the
-/// headers are each framework's defaults. The servers live until the process ends.
-mod servers {
-    use super::*;
-
-    use actix_web::{App, HttpServer};
-    use axum::Router;
-    use embed_assets::adapters::warp::assets;
-    use hyper::server::conn::http1;
-    use hyper::service::service_fn;
-    use hyper_util::rt::TokioIo;
-    use rocket::config::{LogLevel, Shutdown};
-    use rocket::fairing::AdHoc;
-
-    /// A listening socket on a free port of 127.0.0.1, non-blocking for tokio.
-    fn bind() -> Result<(TcpListener, SocketAddr), String> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .map_err(|e| format!("bind 127.0.0.1:0: {e}"))?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("non-blocking listener: {e}"))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        Ok((listener, addr))
-    }
-
-    /// tokio's multi-thread runtime with `workers` worker threads named after `name`.
-    fn runtime(name: &str, workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(workers)
-            .thread_name(format!("{name}-worker"))
-            .enable_all()
-            .build()
-    }
-
-    /// Runs `serve(listener)` on a thread of its own inside a one-worker tokio runtime.
-    /// The socket is bound before this returns, so connections queue until it accepts.
-    fn on_tokio<F, Fut>(name: &'static str, serve: F) -> Result<SocketAddr, String>
-    where
-        F: FnOnce(TcpListener) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<(), String>>,
-    {
-        let (listener, addr) = bind()?;
-        std::thread::Builder::new()
-            .name(name.to_owned())
-            .spawn(move || {
-                let outcome = runtime(name, 1)
-                    .map_err(|e| format!("tokio runtime: {e}"))
-                    .and_then(|runtime| runtime.block_on(serve(listener)));
-                if let Err(err) = outcome {
-                    eprintln!("bench-frameworks: the {name} server stopped: {err}");
-                }
-            })
-            .map_err(|e| format!("{name} thread: {e}"))?;
-        Ok(addr)
-    }
-
-    fn tokio_listener(listener: TcpListener) -> Result<tokio::net::TcpListener, String> {
-        tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())
-    }
-
-    pub(super) fn axum() -> Result<SocketAddr, String> {
-        on_tokio("axum", |listener| async move {
-            let app = Router::new().fallback_service(SITE.service());
-            axum::serve(tokio_listener(listener)?, app)
-                .await
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    pub(super) fn hyper() -> Result<SocketAddr, String> {
-        on_tokio("hyper", |listener| async move {
-            let listener = tokio_listener(listener)?;
-            let service = SITE.service();
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let service = service.clone();
-                tokio::spawn(async move {
-                    let handler = service_fn(move |request| {
-                        let response = service.respond(&request);
-                        async move { Ok::<_, Infallible>(response.await) }
-                    });
-                    // A client that goes away mid-request ends only its own connection.
-                    let _ = http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), handler)
-                        .await;
-                });
-            }
-        })
-    }
-
-    pub(super) fn actix_web() -> Result<SocketAddr, String> {
-        let (listener, addr) = bind()?;
-        let (started, start) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("actix-web".to_owned())
-            .spawn(move || {
-                actix_web::rt::System::new().block_on(async move {
-                    let server = HttpServer::new(|| App::new().default_service(SITE.service()))
-                        .workers(1)
-                        .disable_signals()
-                        .listen(listener);
-                    let server = match server {
-                        Ok(server) => server.run(),
-                        Err(err) => {
-                            let _ = started.send(Err(format!("actix-web listen: {err}")));
-                            return;
-                        }
-                    };
-                    let _ = started.send(Ok(()));
-                    if let Err(err) = server.await {
-                        eprintln!("bench-frameworks: the actix-web server stopped: {err}");
-                    }
-                });
-            })
-            .map_err(|e| format!("actix-web thread: {e}"))?;
-        start
-            .recv()
-            .map_err(|_| "the actix-web thread ended".to_owned())??;
-        Ok(addr)
-    }
-
-    /// Rocket's release defaults but for where it listens, one worker, its logging and
-    /// its signal handlers (as `tests/src/frameworks/rocket.rs` sets them up).
-    fn rocket_config() -> rocket::Config {
-        rocket::Config {
-            address: Ipv4Addr::LOCALHOST.into(),
-            port: 0,
-            workers: 1,
-            log_level: LogLevel::Off,
-            cli_colors: false,
-            shutdown: Shutdown {
-                ctrlc: false,
-                #[cfg(unix)]
-                signals: Default::default(),
-                ..Shutdown::default()
-            },
-            ..rocket::Config::release_default()
-        }
-    }
-
-    /// Rocket binds its own socket; its port is known at liftoff. The runtime is the
-    /// one `#[rocket::main]` builds: multi-thread, `workers` worker threads.
-    pub(super) fn rocket() -> Result<SocketAddr, String> {
-        let config = rocket_config();
-        let workers = config.workers;
-        let (tx, rx) = mpsc::channel();
-        let bound = tx.clone();
-        let rocket = rocket::custom(config)
-            .mount("/", SITE.service())
-            .attach(AdHoc::on_liftoff("bound port", move |rocket| {
-                let port = rocket.config().port;
-                Box::pin(async move {
-                    let _ = bound.send(Ok(port));
-                })
-            }));
-        std::thread::Builder::new()
-            .name("rocket".to_owned())
-            .spawn(move || {
-                let outcome = runtime("rocket", workers)
-                    .map_err(|e| format!("tokio runtime: {e}"))
-                    .and_then(|runtime| {
-                        runtime
-                            .block_on(rocket.launch())
-                            .map(drop)
-                            .map_err(|e| e.to_string())
-                    });
-                if let Err(err) = outcome {
-                    let _ = tx.send(Err(err));
-                }
-            })
-            .map_err(|e| format!("rocket thread: {e}"))?;
-        let port = rx
-            .recv()
-            .map_err(|_| "the rocket thread ended".to_owned())?
-            .map_err(|e| format!("rocket: {e}"))?;
-        Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
-    }
-
-    pub(super) fn poem() -> Result<SocketAddr, String> {
-        on_tokio("poem", |listener| async move {
-            let app = poem::Route::new().at("/*", SITE.service());
-            let acceptor =
-                poem::listener::TcpAcceptor::from_std(listener).map_err(|e| e.to_string())?;
-            poem::Server::new_with_acceptor(acceptor)
-                .run(app)
-                .await
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    pub(super) fn salvo() -> Result<SocketAddr, String> {
-        on_tokio("salvo", |listener| async move {
-            use salvo_core::conn::tcp::TcpAcceptor;
-            use salvo_core::{Router, Server};
-            let router = Router::with_path("{**rest}").goal(SITE.service());
-            let acceptor =
-                TcpAcceptor::try_from(tokio_listener(listener)?).map_err(|e| e.to_string())?;
-            Server::new(acceptor)
-                .try_serve(router)
-                .await
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    pub(super) fn warp() -> Result<SocketAddr, String> {
-        on_tokio("warp", |listener| async move {
-            warp::serve(assets(SITE.service()))
-                .incoming(tokio_listener(listener)?)
-                .run()
-                .await;
-            Ok(())
-        })
-    }
+fn framework_named(name: &str) -> Option<Framework> {
+    Framework::ALL.into_iter().find(|f| f.name() == name)
 }
 
 struct Args {
@@ -365,7 +121,7 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
                 args.frameworks = value()?
                     .split(',')
                     .map(|name| {
-                        Framework::from_name(name.trim())
+                        framework_named(name.trim())
                             .ok_or_else(|| format!("unknown framework `{name}`"))
                     })
                     .collect::<Result<_, _>>()?;
@@ -459,9 +215,7 @@ fn run(args: &Args) -> Result<bool, String> {
     let cases = &args.cases;
     let mut addrs = Vec::new();
     for framework in frameworks {
-        let addr = framework
-            .start()
-            .map_err(|e| format!("{}: {e}", framework.name()))?;
+        let addr = start(*framework).map_err(|e| format!("{}: {e}", framework.name()))?;
         println!("  {:<10} listening on {addr}", framework.name());
         addrs.push(addr);
     }
@@ -740,14 +494,14 @@ fn report(
 
 #[cfg(test)]
 mod tests {
-    use super::{check_case, Framework, CASES};
+    use super::{check_case, start, Framework, CASES};
 
     /// Every framework's server answers every case as the benchmark requires (status,
     /// coding, the stored bytes, the core's ETag), so a run can only fail at load.
     #[test]
     fn every_framework_passes_the_checks() {
         for framework in Framework::ALL {
-            let addr = framework.start().unwrap();
+            let addr = start(framework).unwrap();
             for case in &CASES {
                 if let Err(problem) = check_case(addr, case) {
                     panic!("{} {}: {problem}", framework.name(), case.short);

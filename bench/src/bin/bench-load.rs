@@ -7,7 +7,7 @@
 //! (first 10 s against last 10 s) and its open file descriptors before and after.
 //!
 //! ```text
-//! cargo run --release -p bench --bin bench-load [-- --seconds 30 --connections 256 --downloads 16]
+//! cargo run --release --manifest-path bench/Cargo.toml --bin bench-load [-- --seconds 30 --connections 256 --downloads 16]
 //! ```
 //!
 //! The exit status is 1 if any request failed, any download was short or wrong, or

@@ -5,7 +5,7 @@
 //! building the response. See `bench/README.md`.
 //!
 //! ```text
-//! cargo run --release -p bench --bin bench-respond [-- --iters N --rounds N --modes a,b]
+//! cargo run --release --manifest-path bench/Cargo.toml --bin bench-respond [-- --iters N --rounds N --modes a,b]
 //! ```
 //!
 //! The figures are nanoseconds per request (median of the rounds) and the ratio to the

@@ -111,10 +111,10 @@ use actix_web::dev::{
 use actix_web::http::{header as actix_header, Method as ActixMethod, Version as ActixVersion};
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Version};
+use http::{HeaderMap, Method, Response, Version};
 use http_body::Body as _;
 
-use super::mount;
+use super::{convert, mount};
 use crate::body::Body;
 use crate::error::Error;
 use crate::service::{RequestHead, ResponseFuture, ServeAssets};
@@ -177,11 +177,23 @@ impl ServeAssets {
         let below = mount::actix(uri.path(), path.as_str(), path.unprocessed())?;
         let method = Method::from_bytes(request.method().as_str().as_bytes()).ok()?;
         let version = version(request.version())?;
-        let headers = request_headers(request.headers())?;
+        let fields = request.headers();
+        let headers = convert::header_map(fields.iter(), fields.len())?;
         // An absolute target (or HTTP/2's `:authority`) names the host.
         let head = RequestHead::new(&method, uri.path(), uri.query(), version, &headers)
             .with_target_authority(uri.authority().is_some());
         Some(self.respond_head(below.place(head)))
+    }
+}
+
+/// A field line of actix's `http` 0.2 map.
+impl convert::Field for (&actix_header::HeaderName, &actix_header::HeaderValue) {
+    fn name(&self) -> &[u8] {
+        self.0.as_str().as_bytes()
+    }
+
+    fn value(&self) -> &[u8] {
+        self.1.as_bytes()
     }
 }
 
@@ -194,17 +206,6 @@ fn version(version: ActixVersion) -> Option<Version> {
         ActixVersion::HTTP_3 => Version::HTTP_3,
         _ => return None,
     })
-}
-
-/// Every field line, by bytes, in order (repeated names stay repeated).
-fn request_headers(headers: &actix_header::HeaderMap) -> Option<HeaderMap> {
-    let mut out = HeaderMap::try_with_capacity(headers.len()).ok()?;
-    for (name, value) in headers.iter() {
-        let name = HeaderName::from_bytes(name.as_str().as_bytes()).ok()?;
-        let value = HeaderValue::from_bytes(value.as_bytes()).ok()?;
-        out.try_append(name, value).ok()?;
-    }
-    Some(out)
 }
 
 /// The response to one request, from `ServeAssets` as an actix [`Service`]: ready at
@@ -344,23 +345,8 @@ impl AssetBody {
         if self.body.is_end_stream() {
             return;
         }
-        if let Poll::Ready(Some(frame)) = next_data(&mut self.body, cx) {
+        if let Poll::Ready(Some(frame)) = convert::poll_data(&mut self.body, cx) {
             self.peeked = Some(frame);
-        }
-    }
-}
-
-/// The next data frame of `body` (the core sends no trailers; any are skipped).
-fn next_data(body: &mut Body, cx: &mut Context<'_>) -> Poll<Option<Result<Bytes, Error>>> {
-    loop {
-        match Pin::new(&mut *body).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
-                Ok(bytes) => return Poll::Ready(Some(Ok(bytes))),
-                Err(_trailers) => continue,
-            },
-            Poll::Ready(Some(Err(err))) => return Poll::Ready(Some(Err(err))),
-            Poll::Ready(None) => return Poll::Ready(None),
-            Poll::Pending => return Poll::Pending,
         }
     }
 }
@@ -380,7 +366,7 @@ impl MessageBody for AssetBody {
         if let Some(frame) = this.peeked.take() {
             return Poll::Ready(Some(frame));
         }
-        next_data(&mut this.body, cx)
+        convert::poll_data(&mut this.body, cx)
     }
 
     fn try_into_bytes(self) -> Result<Bytes, Self> {

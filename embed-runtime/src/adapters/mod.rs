@@ -1,20 +1,29 @@
 //! One thin adapter per web framework, each behind its cargo feature: it turns the
-//! framework's request into a [`RequestHead`](crate::RequestHead), calls
-//! [`ServeAssets::respond_head`](crate::ServeAssets::respond_head), and turns the
-//! `http::Response<Body>` back into the framework's response with a streaming body.
-//! No HTTP rule lives here: a condition about HTTP semantics belongs in the core.
+//! framework's request into a [`RequestHead`](crate::RequestHead), asks the core for
+//! its answer, and turns the `http::Response<Body>` back into the framework's response
+//! with a streaming body. No HTTP rule lives here: a condition about HTTP semantics
+//! belongs in the core, and whether a request is the assets' to answer is the core's
+//! decision too. `convert` holds what every adapter converts alike.
 //!
 //! Each module's documentation has a complete server of its framework; the crate's
 //! [feature table](crate#features) says which feature enables which.
 
 #[cfg(feature = "actix-web")]
 pub mod actix_web;
+#[cfg(feature = "axum")]
+mod axum;
+mod convert;
+#[cfg(feature = "tower")]
+pub(crate) mod fallback;
+mod hyper;
 #[cfg(feature = "poem")]
 pub mod poem;
 #[cfg(feature = "rocket")]
 pub mod rocket;
 #[cfg(feature = "salvo")]
 pub mod salvo;
+#[cfg(feature = "tower")]
+pub(crate) mod tower;
 #[cfg(feature = "warp")]
 pub mod warp;
 

@@ -64,14 +64,12 @@
 
 use std::future::Future;
 use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
-use bytes::Bytes;
-use http_body::{Frame, SizeHint};
+use http_body_util::BodyExt as _;
 
+use super::convert;
 use crate::future::ResponseFuture;
-use crate::{Body, RequestHead, ServeAssets};
+use crate::{Body, ServeAssets};
 
 /// Answers every method, for the path left once `nest` has stripped its prefix (the
 /// whole path with a catch-all route `.at("/*", ..)`). Never fails: 404, 405 and the
@@ -95,14 +93,7 @@ fn respond(service: &ServeAssets, request: &poem::Request) -> ResponseFuture {
     // percent-encoded, and the query. An absolute target (or HTTP/2's `:authority`)
     // names the host.
     let uri = request.uri();
-    let head = RequestHead::new(
-        request.method(),
-        uri.path(),
-        uri.query(),
-        request.version(),
-        request.headers(),
-    )
-    .with_target_authority(uri.authority().is_some());
+    let head = convert::head_of(request.method(), uri, request.version(), request.headers());
     let original = request.original_uri().path();
     if uri.path() == "/" && original != "/" && !original.ends_with('/') {
         // `/static` under `nest("/static", ..)`: it arrives as `/`, like `/static/`.
@@ -115,34 +106,7 @@ fn respond(service: &ServeAssets, request: &poem::Request) -> ResponseFuture {
 /// The core's response as Poem's: status, version, header map and extensions moved
 /// as they are; the body wrapped, not collected.
 fn into_poem(response: http::Response<Body>) -> poem::Response {
-    poem::Response::from(response.map(StreamedBody))
-}
-
-/// [`Body`] with its error as the `io::Error` Poem's body carries; frames, end of
-/// stream and size pass through unchanged.
-#[derive(Debug)]
-struct StreamedBody(Body);
-
-impl http_body::Body for StreamedBody {
-    type Data = Bytes;
-    type Error = io::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
-        Pin::new(&mut self.get_mut().0)
-            .poll_frame(cx)
-            .map_err(io::Error::other)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.0.size_hint()
-    }
+    poem::Response::from(response.map(|body| body.map_err(io::Error::other)))
 }
 
 #[cfg(test)]

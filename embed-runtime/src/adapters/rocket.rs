@@ -111,14 +111,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
-use http::{HeaderMap, HeaderName, HeaderValue, Version};
+use http::Version;
 use http_body::Body as _;
 use rocket::http::{Method, Status};
 use rocket::route::{Handler, Outcome};
 use rocket::tokio::io::{AsyncRead, ReadBuf};
 use rocket::{Data, Request, Response, Route};
 
-use super::mount;
+use super::{convert, mount};
 use crate::body::Body;
 use crate::service::{RequestHead, ResponseFuture, ServeAssets};
 
@@ -181,7 +181,8 @@ impl AssetServer {
         } else {
             http_method(request.method())
         };
-        let headers = http_headers(request)?;
+        let fields = request.headers();
+        let headers = convert::header_map(fields.iter(), fields.len())?;
         let uri = request.uri();
         let raw = uri.path().as_str();
         let query = uri.query().map(|query| query.as_str());
@@ -241,6 +242,17 @@ impl Handler for AssetServer {
     }
 }
 
+/// A field line of Rocket's map.
+impl convert::Field for rocket::http::Header<'_> {
+    fn name(&self) -> &[u8] {
+        self.name.as_str().as_bytes()
+    }
+
+    fn value(&self) -> &[u8] {
+        self.value.as_bytes()
+    }
+}
+
 fn http_method(method: Method) -> http::Method {
     match method {
         Method::Get => http::Method::GET,
@@ -253,19 +265,6 @@ fn http_method(method: Method) -> http::Method {
         Method::Trace => http::Method::TRACE,
         Method::Connect => http::Method::CONNECT,
     }
-}
-
-/// Every header field line of the request, in order. `None` if one cannot be an
-/// `http` field, which cannot happen for what hyper parsed.
-fn http_headers(request: &Request<'_>) -> Option<HeaderMap> {
-    let fields = request.headers();
-    let mut headers = HeaderMap::with_capacity(fields.len());
-    for field in fields.iter() {
-        let name = HeaderName::from_bytes(field.name().as_str().as_bytes()).ok()?;
-        let value = HeaderValue::from_str(field.value()).ok()?;
-        headers.append(name, value);
-    }
-    Some(headers)
 }
 
 /// The core's response as Rocket's: status, every field line as the core set it,
@@ -318,16 +317,11 @@ impl AsyncRead for BodyReader {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         while this.pending.is_empty() {
-            match Pin::new(&mut this.body).poll_frame(cx) {
+            match convert::poll_data(&mut this.body, cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(None) => return Poll::Ready(Ok(())),
                 Poll::Ready(Some(Err(err))) => return Poll::Ready(Err(io::Error::other(err))),
-                Poll::Ready(Some(Ok(frame))) => {
-                    // The core sends no trailers; a frame without data is skipped.
-                    if let Ok(data) = frame.into_data() {
-                        this.pending = data;
-                    }
-                }
+                Poll::Ready(Some(Ok(data))) => this.pending = data,
             }
         }
         let n = this.pending.len().min(buf.remaining());

@@ -72,16 +72,14 @@
 //!   must not wrap this handler: the core already negotiates encodings and its ETags
 //!   and ranges describe the bytes it sends.
 
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
-use bytes::Bytes;
-use http_body::{Frame, SizeHint};
 use salvo_core::http::{ResBody, StatusCode};
 use salvo_core::{async_trait, BoxedError, Depot, FlowCtrl, Handler, Request, Response};
 
+use http_body_util::BodyExt as _;
+
+use super::convert;
 use super::mount;
-use crate::{Body, RequestHead, ServeAssets};
+use crate::ServeAssets;
 
 #[async_trait]
 impl Handler for ServeAssets {
@@ -93,14 +91,7 @@ impl Handler for ServeAssets {
         _ctrl: &mut FlowCtrl,
     ) {
         let uri = req.uri();
-        let head = RequestHead::new(
-            req.method(),
-            uri.path(),
-            uri.query(),
-            req.version(),
-            req.headers(),
-        )
-        .with_target_authority(uri.authority().is_some());
+        let head = convert::head_of(req.method(), uri, req.version(), req.headers());
         let below = mount::salvo(uri.path(), req.params().tail());
         let Some(future) = below
             .as_ref()
@@ -118,31 +109,6 @@ impl Handler for ServeAssets {
             // Each name the core set replaces the same name's values, repeats kept.
             res.headers.extend(parts.headers);
         }
-        res.body = ResBody::Boxed(Box::pin(SalvoBody(body)));
-    }
-}
-
-/// [`Body`] with the error type of Salvo's `ResBody::Boxed`.
-struct SalvoBody(Body);
-
-impl http_body::Body for SalvoBody {
-    type Data = Bytes;
-    type Error = BoxedError;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxedError>>> {
-        Pin::new(&mut self.0)
-            .poll_frame(cx)
-            .map(|frame| frame.map(|result| result.map_err(BoxedError::from)))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.0.size_hint()
+        res.body = ResBody::Boxed(Box::pin(body.map_err(BoxedError::from)));
     }
 }

@@ -62,15 +62,16 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::header::{CACHE_CONTROL, HOST, VARY};
+use http::header::HOST;
 use http::uri::Authority;
-use http::{HeaderMap, Method, StatusCode, Version};
+use http::{HeaderMap, Method, Version};
 use http_body::Body as _;
 use warp::path::{FullPath, Tail};
 use warp::{Filter, Rejection, Reply};
 
-use super::mount;
+use super::{convert, mount};
 use crate::future::ResponseFuture;
+use crate::service::Claim;
 use crate::{Body, Error, RequestHead, ServeAssets};
 
 /// A filter answering every request `service` has something for, with the response
@@ -106,7 +107,7 @@ pub fn assets(
                 let response = respond(&service, request, full.as_str(), tail.as_str());
                 async move {
                     match response {
-                        Some(response) => reply(response.await),
+                        Some(response) => Ok(reply(response.await)),
                         None => Err(warp::reject::not_found()),
                     }
                 }
@@ -137,7 +138,8 @@ struct Parts {
     authority: Option<Authority>,
 }
 
-/// The service's response, or `None` for a path that matched no mount point.
+/// The service's response, or `None` for a path that matched no mount point or one the
+/// service has nothing for (its plain 404: see [`assets`]).
 fn respond(service: &ServeAssets, parts: Parts, full: &str, tail: &str) -> Option<ResponseFuture> {
     let below = mount::warp(full, tail)?;
     // NOTE: warp hides the version (see the module docs): HTTP/1.1 is assumed.
@@ -154,16 +156,12 @@ fn respond(service: &ServeAssets, parts: Parts, full: &str, tail: &str) -> Optio
     let names_host = authority.is_some() && !headers.contains_key(HOST);
     let head =
         RequestHead::new(&method, full, query, version, &headers).with_target_authority(names_host);
-    Some(service.respond_head(below.place(head)))
+    service.answer(below.place(head), Claim::AllButPlainNotFound)
 }
 
-/// The reply: status and header fields as the service set them, the body streamed;
-/// the service's plain 404 is a rejection instead.
-fn reply(response: http::Response<Body>) -> Result<warp::reply::Response, Rejection> {
-    if is_plain_not_found(&response) {
-        return Err(warp::reject::not_found());
-    }
-    Ok(response.map(|body| {
+/// The reply: status and header fields as the service set them, the body streamed.
+fn reply(response: http::Response<Body>) -> warp::reply::Response {
+    response.map(|body| {
         if body.is_end_stream() {
             // Exactly empty, as the service's own body says, so hyper keeps the
             // `Content-Length` of a HEAD or 304 as it is.
@@ -173,18 +171,7 @@ fn reply(response: http::Response<Body>) -> Result<warp::reply::Response, Reject
                 .into_response()
                 .into_body()
         }
-    }))
-}
-
-/// The service's plain 404, which says nothing but "not here". NOTE: the configured
-/// 404 page always carries `Cache-Control: no-cache`, and a 404 that depends on
-/// `Accept` (with a single-page app) carries `Vary`: those are replied, so a cache
-/// learns what the answer depends on.
-fn is_plain_not_found(response: &http::Response<Body>) -> bool {
-    let headers = response.headers();
-    response.status() == StatusCode::NOT_FOUND
-        && !headers.contains_key(CACHE_CONTROL)
-        && !headers.contains_key(VARY)
+    })
 }
 
 /// The data frames of a [`Body`], as the stream `warp::reply::stream` sends: polled
@@ -197,17 +184,6 @@ impl warp::Stream for Frames {
     type Item = Result<Bytes, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            return match Pin::new(&mut self.0).poll_frame(cx) {
-                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
-                    Ok(data) => Poll::Ready(Some(Ok(data))),
-                    // Not data (trailers): the service sends none; skip it.
-                    Err(_) => continue,
-                },
-                Poll::Ready(Some(Err(err))) => Poll::Ready(Some(Err(err))),
-                Poll::Ready(None) => Poll::Ready(None),
-                Poll::Pending => Poll::Pending,
-            };
-        }
+        convert::poll_data(&mut self.0, cx)
     }
 }

@@ -5,13 +5,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use embed_assets_shared::select::FileRules;
+use globset::GlobMatcher;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
 use crate::asset::Asset;
-use crate::respond::{Added, PrebuiltHeaders, Representation};
-use crate::table::{Assets, Selection};
+use crate::representation::Representation;
+use crate::respond::{Added, PrebuiltHeaders};
+use crate::table::Assets;
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
@@ -105,53 +107,7 @@ pub(super) struct Tables {
     /// In dev mode, which files of the folder that the table does not list are served
     /// (added since the build): the macro's selection. `None` outside dev mode, or
     /// if a glob does not compile here (then nothing new is served).
-    pub(super) dev: Option<DevSelection>,
-}
-
-/// The macro's `dotfiles`, `follow_symlinks`, `include` and `exclude`, compiled.
-#[derive(Clone, Debug)]
-pub(super) struct DevSelection {
-    dotfiles: bool,
-    pub(super) follow_symlinks: bool,
-    include: Option<GlobSet>,
-    exclude: Option<GlobSet>,
-}
-
-impl DevSelection {
-    fn new(selection: &Selection) -> Option<Self> {
-        // NOTE: built as the macro's `parse_globs` builds its sets (`Glob::new`
-        // defaults), so a path matches here exactly when it matched at build time.
-        let set = |patterns: &[&str]| -> Option<Option<GlobSet>> {
-            if patterns.is_empty() {
-                return Some(None);
-            }
-            let mut builder = GlobSetBuilder::new();
-            for pattern in patterns {
-                builder.add(Glob::new(pattern).ok()?);
-            }
-            builder.build().ok().map(Some)
-        };
-        Some(DevSelection {
-            dotfiles: selection.dotfiles,
-            follow_symlinks: selection.follow_symlinks,
-            include: set(selection.include)?,
-            exclude: set(selection.exclude)?,
-        })
-    }
-
-    /// Whether the macro would embed (or list) the file at `relative` (below the
-    /// folder, `/`-separated).
-    pub(super) fn selects(&self, relative: &str) -> bool {
-        (self.dotfiles || !relative.split('/').any(|name| name.starts_with('.')))
-            && self
-                .include
-                .as_ref()
-                .is_none_or(|set| set.is_match(relative))
-            && !self
-                .exclude
-                .as_ref()
-                .is_some_and(|set| set.is_match(relative))
-    }
+    pub(super) dev: Option<FileRules>,
 }
 
 impl Config {
@@ -345,10 +301,16 @@ impl Tables {
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
-            dev: options
-                .dev_folder
-                .as_ref()
-                .and_then(|_| DevSelection::new(assets.selection())),
+            dev: options.dev_folder.as_ref().and_then(|_| {
+                let selection = assets.selection();
+                FileRules::from_patterns(
+                    selection.dotfiles,
+                    selection.follow_symlinks,
+                    selection.include,
+                    selection.exclude,
+                )
+                .ok()
+            }),
         };
         if options.clean_urls {
             for (i, asset) in assets.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! [`RequestHead`]: what the service reads of a request, as any framework can give it.
 
-use http::{HeaderMap, Method, Request, Version};
+use http::{HeaderMap, Method, Version};
 
 #[cfg(doc)]
 use super::ServeAssets;
@@ -34,14 +34,14 @@ fn is_authority(host: &[u8]) -> bool {
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RequestHead<'a> {
-    pub(super) method: &'a Method,
-    pub(super) path: &'a str,
-    pub(super) query: Option<&'a str>,
-    pub(super) version: Version,
-    pub(super) headers: &'a HeaderMap,
-    pub(super) mount: Option<&'a str>,
+    pub(crate) method: &'a Method,
+    pub(crate) path: &'a str,
+    pub(crate) query: Option<&'a str>,
+    pub(crate) version: Version,
+    pub(crate) headers: &'a HeaderMap,
+    pub(crate) mount: Option<&'a str>,
     /// The target was in absolute form (or HTTP/2's `:authority`): it names the host.
-    pub(super) has_authority: bool,
+    pub(crate) has_authority: bool,
 }
 
 impl<'a> RequestHead<'a> {
@@ -63,20 +63,6 @@ impl<'a> RequestHead<'a> {
             mount: None,
             has_authority: false,
         }
-    }
-
-    /// The head of an `http::Request`, its path taken as relative to the service.
-    pub fn from_request<B>(request: &'a Request<B>) -> Self {
-        let uri = request.uri();
-        let mut head = Self::new(
-            request.method(),
-            uri.path(),
-            uri.query(),
-            request.version(),
-            request.headers(),
-        );
-        head.has_authority = uri.authority().is_some();
-        head
     }
 
     /// The same request with `path` (as sent, still percent-encoded, starting with `/`)

@@ -1,33 +1,19 @@
 //! A request's path → the one thing that answers it: an asset with the header policy
 //! of the URL it was reached at, a redirect, 405, or not found. No I/O, no responses.
 
+use std::path::Path;
+
+use embed_assets_shared::select::FileRules;
 use http::{HeaderValue, Method};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use super::config::{Config, DevSelection, Fields};
+use super::config::{Config, Fields};
 use super::head::RequestHead;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
 use crate::respond::{self, PrebuiltHeaders};
 use crate::table::Assets;
-
-/// Bytes escaped in a redirect's path segment (RFC 3986 §3.3 `pchar` keeps the rest).
-const SEGMENT: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'/')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'\\')
-    .add(b'^')
-    .add(b'`')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}');
 
 /// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
 /// escapes pass through unchanged. Non-ASCII bytes are always escaped.
@@ -43,6 +29,11 @@ const QUERY: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// Bytes escaped in a redirect's path segment (RFC 3986 §3.3 `pchar` keeps the rest):
+/// the query's, and `%`, `/` and `?`, which would read as an escape, a separator or the
+/// start of the query.
+const SEGMENT: &AsciiSet = &QUERY.add(b'%').add(b'/').add(b'?');
 
 /// The fallback page is the answer at many URLs: caches must revalidate it.
 static FALLBACK_CACHE_CONTROL: HeaderValue = respond::NO_CACHE;
@@ -205,7 +196,7 @@ fn is_excluded(prefixes: &[String], path: &str) -> bool {
 /// The path below the dev folder of a GET or HEAD for a file the table does not list,
 /// when the macro's rules would have selected it: a decoded, safe path (no `.`/`..`
 /// segments, see `path`), naming a file (no empty segment, no trailing `/`).
-fn dev_file(dev: Option<&DevSelection>, head: &RequestHead<'_>) -> Option<String> {
+fn dev_file(dev: Option<&FileRules>, head: &RequestHead<'_>) -> Option<String> {
     let dev = dev?;
     if !is_get_or_head(head.method) {
         return None;
@@ -213,7 +204,7 @@ fn dev_file(dev: Option<&DevSelection>, head: &RequestHead<'_>) -> Option<String
     let path = path::decode(head.path)?;
     let relative = path.strip_prefix('/')?;
     let names_a_file = !relative.is_empty() && !relative.split('/').any(str::is_empty);
-    (names_a_file && dev.selects(relative)).then(|| relative.to_owned())
+    (names_a_file && dev.selects(Path::new(relative))).then(|| relative.to_owned())
 }
 
 fn redirect_to_directory(segment: &str, query: Option<&str>) -> Found {

@@ -1,4 +1,4 @@
-//! `cargo run --release -p bench --bin bench-disk`: large-file download throughput
+//! `cargo run --release --manifest-path bench/Cargo.toml --bin bench-disk`: large-file download throughput
 //! from disk for embed-assets (at several chunk sizes) vs nginx (`sendfile on`) vs
 //! tower-http `ServeDir`, in one run, plus the peak RSS of each server under 32
 //! concurrent downloads. See `bench/README.md`.

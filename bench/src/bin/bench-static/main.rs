@@ -1,4 +1,4 @@
-//! `cargo run --release -p bench --bin bench-static`: requests per second for a small
+//! `cargo run --release --manifest-path bench/Cargo.toml --bin bench-static`: requests per second for a small
 //! site embedded in the binary (html, favicon, ~230 KB CSS, ~90 KB JS, png), served by
 //! embed-assets, by a hand-written ceiling, by the crates users pick today
 //! (memory-serve, static-serve, rust-embed with axum-embed), by tower-http `ServeDir`

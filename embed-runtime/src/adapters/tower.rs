@@ -1,5 +1,5 @@
-//! The tower `Service` impl (feature `tower`), and the mount point of axum's
-//! `nest_service` (feature `axum`).
+//! [`ServeAssets`] as a tower `Service` (feature `tower`): what axum's
+//! `fallback_service` and `nest_service` and hyper-util's `TowerToHyperService` call.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -8,8 +8,9 @@ use std::task::{Context, Poll};
 
 use http::{Request, Response};
 
-use super::{ResponseFuture, ServeAssets};
 use crate::body::Body;
+use crate::future::ResponseFuture;
+use crate::ServeAssets;
 
 /// Ready at once and never fails: usable as axum's `fallback_service` and
 /// `nest_service`, or with hyper-util's `TowerToHyperService`.

@@ -11,8 +11,10 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body::{Frame, SizeHint};
 
-use super::{ResponseFuture, ServeAssets};
 use crate::body::Body;
+use crate::future::ResponseFuture;
+use crate::service::Claim;
+use crate::{RequestHead, ServeAssets};
 
 /// [`ServeAssets`] in front of an application (feature `tower`): made by
 /// [`ServeAssets::with_fallback`].
@@ -106,37 +108,6 @@ impl<S> WithFallback<S> {
     }
 }
 
-#[cfg(feature = "axum")]
-impl<S> WithFallback<S>
-where
-    S: tower_service::Service<
-            axum::extract::Request,
-            Response = axum::response::Response,
-            Error = std::convert::Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
-{
-    /// A service that makes a clone of this one for every connection, as
-    /// `axum::serve` takes it (as axum's `Router::into_make_service` does), with
-    /// responses in axum's body type: a hit's body is boxed into it (axum's body is a
-    /// box), a miss's is the application's as it is.
-    pub fn into_make_service(self) -> axum::routing::IntoMakeService<IntoAxum<S>> {
-        let service: IntoAxum<S> =
-            tower::util::MapResponse::new(self, FallbackBody::into_axum_response);
-        axum::ServiceExt::<axum::extract::Request>::into_make_service(service)
-    }
-}
-
-/// [`WithFallback`] with axum's response type, as `axum::serve` requires: what
-/// [`WithFallback::into_make_service`] makes per connection.
-#[cfg(feature = "axum")]
-pub(crate) type IntoAxum<S> = tower::util::MapResponse<
-    WithFallback<S>,
-    fn(Response<FallbackBody<axum::body::Body>>) -> axum::response::Response,
->;
-
 impl<S, B, RB> tower_service::Service<Request<B>> for WithFallback<S>
 where
     S: tower_service::Service<Request<B>, Response = Response<RB>>,
@@ -150,7 +121,8 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let inner = match self.assets.respond_hit(&request) {
+        let head = RequestHead::from_request(&request);
+        let inner = match self.assets.answer(head, Claim::Hits) {
             Some(hit) => Inner::Hit { hit },
             None => Inner::App {
                 future: self.app.call(request),
@@ -243,13 +215,13 @@ pin_project_lite::pin_project! {
     /// ```
     pub struct FallbackBody<B> {
         #[pin]
-        inner: BodyInner<B>,
+        pub(crate) inner: BodyInner<B>,
     }
 }
 
 pin_project_lite::pin_project! {
     #[project = BodyProj]
-    enum BodyInner<B> {
+    pub(crate) enum BodyInner<B> {
         Assets { #[pin] body: Body },
         App { #[pin] body: B },
     }
@@ -259,20 +231,6 @@ impl<B> FallbackBody<B> {
     /// Whether the assets answered (rather than the application).
     pub fn is_assets(&self) -> bool {
         matches!(self.inner, BodyInner::Assets { .. })
-    }
-}
-
-#[cfg(feature = "axum")]
-impl FallbackBody<axum::body::Body> {
-    /// The response in axum's body type: the application's body as it is, the assets'
-    /// boxed into it (one allocation, the box axum's body is).
-    fn into_axum_response(
-        response: Response<FallbackBody<axum::body::Body>>,
-    ) -> axum::response::Response {
-        response.map(|body| match body.inner {
-            BodyInner::Assets { body } => axum::body::Body::new(body),
-            BodyInner::App { body } => body,
-        })
     }
 }
 

@@ -1,0 +1,143 @@
+//! The pipeline's data: what each phase hands the next. Every phase imports it, and
+//! none defines what a later phase needs, so the phases import each other in one
+//! direction only (scan → encode → bundler → fingerprint → rewrite → preload →
+//! codegen).
+
+use std::path::PathBuf;
+
+/// One file to embed or list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileEntry {
+    /// The URL path: `/` plus the `/`-separated path below the folder.
+    pub(crate) url_path: String,
+    /// Absolute path, for reading and `include_bytes!`.
+    pub(crate) abs_path: PathBuf,
+    /// The path below the folder, `/`-separated (`css/app.css`).
+    pub(crate) relative: String,
+    pub(crate) len: u64,
+    /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
+    /// (reproducible builds), else the file's modification time.
+    pub(crate) modified: u64,
+    /// The file's own modification time in nanoseconds, for on-disk validators.
+    pub(crate) mtime_nanos: u128,
+    /// `false` when the file is over `max_embed_size` and is served from disk.
+    pub(crate) embed: bool,
+}
+
+impl FileEntry {
+    /// Whether this is a document whose references `rewrite_references` rewrites: an
+    /// embedded HTML or CSS file.
+    pub(crate) fn is_document(&self) -> bool {
+        self.embed && Document::of(&self.url_path).is_some()
+    }
+}
+
+/// The kinds of file whose references are rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Document {
+    Html,
+    Css,
+}
+
+impl Document {
+    /// By extension: `.html`/`.htm`, `.css`.
+    pub(crate) fn of(url_path: &str) -> Option<Self> {
+        let name = url_path.rsplit('/').next().unwrap_or(url_path);
+        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+        match ext.as_str() {
+            "html" | "htm" => Some(Document::Html),
+            "css" => Some(Document::Css),
+            _ => None,
+        }
+    }
+}
+
+/// One file with everything the generated code states about it.
+#[derive(Debug)]
+pub(crate) struct EncodedAsset {
+    pub(crate) url_path: String,
+    pub(crate) content_type: String,
+    /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    pub(crate) last_modified: String,
+    pub(crate) modified: u64,
+    pub(crate) len: u64,
+    /// Quoted strong ETag of the identity bytes.
+    pub(crate) etag: String,
+    pub(crate) body: Body,
+    /// The content-hashed URL it is also served at (`fingerprint.rs`).
+    pub(crate) fingerprinted: Option<String>,
+    /// The Subresource Integrity value of the identity bytes (`sha384-…`); `None` on
+    /// disk.
+    pub(crate) integrity: Option<String>,
+    /// An embedded HTML page's inline scripts and styles (their CSP hashes).
+    pub(crate) inline: Option<Inline>,
+    /// An embedded HTML page's `Link` preload values (`preload.rs`).
+    pub(crate) preload: Vec<String>,
+}
+
+/// Where the bytes are.
+#[derive(Debug)]
+pub(crate) enum Body {
+    Embedded {
+        /// The bytes to embed with `include_bytes!`: the file itself, or a cache blob
+        /// of it with its references rewritten (`rewrite.rs`).
+        identity: PathBuf,
+        /// The file in the folder, also passed to `include_bytes!` when it is not
+        /// `identity` (or not stored), so rustc still rebuilds when it changes.
+        source: PathBuf,
+        /// `false` with `compressed_only` when a gzip body exists: the binary leaves
+        /// the file's own bytes out and the runtime decodes them from gzip.
+        store_identity: bool,
+        gzip: Option<Blob>,
+        br: Option<Blob>,
+        zstd: Option<Blob>,
+    },
+    /// Over `max_embed_size`: only listed; `relative` is below the folder.
+    OnDisk { relative: String },
+}
+
+/// A compressed body in the cache folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Blob {
+    pub(crate) path: PathBuf,
+    /// Quoted strong ETag of these bytes: each content coding is its own representation.
+    pub(crate) etag: String,
+    pub(crate) len: u64,
+}
+
+/// The inline code of an HTML page, for its Content-Security-Policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Inline {
+    /// `'sha256-…'` of each inline script's text (CSP Level 3 §8.4), in order, no
+    /// duplicates.
+    pub(crate) scripts: Vec<String>,
+    /// The same for each `<style>` element.
+    pub(crate) styles: Vec<String>,
+    /// What a policy of hashes cannot allow without `'unsafe-hashes'`, each as
+    /// `line N: onclick on <button>`.
+    pub(crate) unhashable: Vec<Unhashable>,
+}
+
+/// Inline code that no hash source allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unhashable {
+    /// Script (an event handler attribute, a `javascript:` URL), or style (a `style`
+    /// attribute).
+    pub(crate) script: bool,
+    /// `line 12: onclick on <button>`.
+    pub(crate) what: String,
+}
+
+/// An entry point of the manifest (`index.html`, `src/admin.ts`): the script to load
+/// and what it needs, as URLs of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// The manifest's key: the source file, relative to Vite's root.
+    pub(crate) source: String,
+    /// `/assets/index-C0x2Zvij.js`.
+    pub(crate) file: String,
+    /// The stylesheets of the entry and of the chunks it imports, in load order.
+    pub(crate) css: Vec<String>,
+    /// The JavaScript chunks it imports statically (for `modulepreload`).
+    pub(crate) imports: Vec<String>,
+}

@@ -1,0 +1,72 @@
+//! [`Representation`]: what a response is about, whatever its bytes come from (the
+//! binary or a file read at run time): the fields that state it and the validators a
+//! request's preconditions are compared with.
+
+use http::HeaderValue;
+
+use crate::asset::{Asset, Encoding, Variant};
+use crate::precondition::Validators;
+
+/// The representation a response is about: what its headers state and its
+/// validators are compared with.
+#[derive(Debug)]
+pub(crate) struct Representation<'a> {
+    /// Its `Content-Type`, repeated in each part of a multipart response.
+    pub(crate) content_type: &'a str,
+    pub(crate) encoding: Encoding,
+    pub(crate) validators: Validators<'a>,
+    pub(crate) len: u64,
+    pub(crate) values: HeaderValues,
+    /// Whether other encodings of it exist, so responses carry
+    /// `Vary: Accept-Encoding`: for stored variants, never for files read at run time
+    /// (sent as they are).
+    pub(crate) negotiated: bool,
+}
+
+/// The header values stating a representation, ready to clone into responses.
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderValues {
+    pub(crate) etag: HeaderValue,
+    pub(crate) last_modified: HeaderValue,
+    pub(crate) content_type: HeaderValue,
+    /// `Content-Length` of the whole representation.
+    pub(crate) content_length: HeaderValue,
+}
+
+impl<'a> Representation<'a> {
+    /// The stored variant of an embedded asset, its header values built from the
+    /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
+    /// requests clone the result.
+    pub(crate) fn embedded(asset: &'a Asset, variant: &'static Variant) -> Self {
+        Self::with_values(
+            asset,
+            variant,
+            HeaderValues {
+                // The macro writes only values that are valid headers: a quoted hex
+                // ETag, an HTTP date and a MIME type (`embed-macro/src/codegen.rs`).
+                etag: HeaderValue::from_static(variant.etag()),
+                last_modified: HeaderValue::from_static(asset.last_modified()),
+                content_type: HeaderValue::from_static(asset.content_type()),
+                content_length: variant.content_length(),
+            },
+        )
+    }
+
+    pub(crate) fn with_values(
+        asset: &'a Asset,
+        variant: &'a Variant,
+        values: HeaderValues,
+    ) -> Self {
+        Representation {
+            content_type: asset.content_type(),
+            encoding: variant.encoding(),
+            validators: Validators {
+                etag: variant.etag(),
+                modified: asset.modified_secs(),
+            },
+            len: variant.len(),
+            values,
+            negotiated: asset.is_negotiated(),
+        }
+    }
+}

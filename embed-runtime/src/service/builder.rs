@@ -1,0 +1,434 @@
+//! The options of [`ServeAssets`], one builder method each: every method returns the
+//! changed service, and the tables derived from the options are built again, once,
+//! when the next request needs them.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use http::header;
+use http::{HeaderName, HeaderValue};
+
+use super::config::{HeaderRule, Options};
+use super::ServeAssets;
+use crate::disk;
+use crate::error::{DiskProblem, Error};
+use crate::table::Assets;
+
+impl ServeAssets {
+    /// The default `Cache-Control`: caches may store every response but must revalidate
+    /// it before each reuse, which costs a 304 with the precomputed ETag. Safe for URLs
+    /// whose content changes between deploys; see
+    /// [`cache_control_for`](Self::cache_control_for) for fingerprinted ones.
+    pub const DEFAULT_CACHE_CONTROL: &'static str = "no-cache";
+
+    /// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
+    /// the URL changes whenever the bytes do.
+    pub const FINGERPRINTED_CACHE_CONTROL: &'static str = "public, max-age=31536000, immutable";
+
+    /// How many bytes of a file over `max_embed_size` are read at a time, unless
+    /// [`chunk_size`](Self::chunk_size) says otherwise: 1 MiB.
+    pub const DEFAULT_CHUNK_SIZE: usize = disk::DEFAULT_CHUNK_SIZE;
+
+    fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
+        Arc::make_mut(&mut self.config).change(change);
+        self
+    }
+
+    /// The file served for a directory path ending in `/` (default `index.html`); a
+    /// directory path without the slash is redirected to it.
+    ///
+    /// # Panics
+    /// If `name` is empty or contains `/`: it is a file name, not a path.
+    pub fn index_file(self, name: &str) -> Self {
+        assert!(
+            !name.is_empty() && !name.contains('/'),
+            "index_file takes a file name such as \"index.html\", got {name:?}"
+        );
+        let name = name.to_owned();
+        self.configure(|options| options.index_file = Some(name))
+    }
+
+    /// Serves no index files and makes no directory redirects.
+    pub fn without_index(self) -> Self {
+        self.configure(|options| options.index_file = None)
+    }
+
+    /// The `Cache-Control` of every asset not matched by
+    /// [`cache_control_for`](Self::cache_control_for); default
+    /// [`DEFAULT_CACHE_CONTROL`](Self::DEFAULT_CACHE_CONTROL).
+    pub fn cache_control(self, value: HeaderValue) -> Self {
+        self.configure(|options| options.default_cache_control = value)
+    }
+
+    /// The `Cache-Control` of responses at fingerprinted URLs (the macro's
+    /// `fingerprint` option); default
+    /// [`FINGERPRINTED_CACHE_CONTROL`](Self::FINGERPRINTED_CACHE_CONTROL). In
+    /// [dev mode](Self::dev_folder) they get the asset's usual policy instead, since
+    /// the file behind them can change.
+    pub fn fingerprinted_cache_control(self, value: HeaderValue) -> Self {
+        self.configure(|options| options.fingerprinted_cache_control = value)
+    }
+
+    /// The `Cache-Control` of assets whose path starts with `prefix` (e.g. `/assets/`
+    /// for fingerprinted files: `public, max-age=31536000, immutable`). The longest
+    /// matching prefix wins.
+    pub fn cache_control_for(self, prefix: &str, value: HeaderValue) -> Self {
+        let prefix = prefix.to_owned();
+        self.configure(|options| {
+            options.cache_rules.retain(|(p, _)| *p != prefix);
+            options.cache_rules.push((prefix, value));
+        })
+    }
+
+    /// Adds the field `name: value` to every response of the assets whose path matches
+    /// `pattern`, a glob: with a `/`, it is matched against the whole path
+    /// (`/admin/**`: everything below `/admin/`; `/index.html`), without one against
+    /// the file name (`*.wasm`, `robots.txt`). `*` stays within a segment, `**`
+    /// crosses them, `{a,b}` and `[…]` work as in the macro's `include`.
+    ///
+    /// The fields are folded into the header maps built once per service: a request
+    /// clones a finished map, whatever the rules. They come on every response about
+    /// the asset: 200, 206, 416 and 304 (they are no representation metadata, and a
+    /// cache updates its stored copy with the fields of a 304, RFC 9111 §4.3.4), at its
+    /// own URL, its fingerprinted URL, as the single-page app's page or the 404 page,
+    /// from disk and in dev mode (new files there too, by their path).
+    ///
+    /// Rules apply in the order given: when several set the same name for a path, the
+    /// last one's value is sent (write general rules first, specific ones after). A rule
+    /// with the same pattern and name as an earlier one replaces it.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// use http::{header, HeaderName, HeaderValue};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    ///
+    /// let service = ASSETS
+    ///     .service()
+    ///     .header("/**", header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"))
+    ///     .header("*.wasm", HeaderName::from_static("cross-origin-embedder-policy"), HeaderValue::from_static("require-corp"))
+    ///     .header("/admin/**", HeaderName::from_static("x-robots-tag"), HeaderValue::from_static("noindex"));
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `pattern` is no valid glob, or `name` is a field the service sets itself from
+    /// the representation or its options (`Content-Type`, `Content-Length`,
+    /// `Content-Encoding`, `Content-Range`, `Accept-Ranges`, `ETag`, `Last-Modified`,
+    /// `Vary`, `Location`, `Allow`; `Cache-Control`, which
+    /// [`cache_control_for`](Self::cache_control_for) sets) or a connection's field
+    /// (`Connection`, `Transfer-Encoding`, …): a clash would be silent otherwise.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn header(self, pattern: &str, name: HeaderName, value: HeaderValue) -> Self {
+        if let Some(why) = refused_field(&name) {
+            panic!("header({pattern:?}, {name}): {why}");
+        }
+        let matcher = match globset::GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+        {
+            Ok(glob) => glob.compile_matcher(),
+            Err(err) => panic!("header({pattern:?}, {name}): not a valid glob: {err}"),
+        };
+        let rule = HeaderRule {
+            pattern: pattern.to_owned(),
+            matcher,
+            whole_path: pattern.contains('/'),
+            name,
+            value,
+        };
+        self.configure(|options| {
+            options
+                .header_rules
+                .retain(|r| !(r.pattern == rule.pattern && r.name == rule.name));
+            options.header_rules.push(rule);
+        })
+    }
+
+    /// Sends a `Content-Security-Policy` on every HTML page, built from `template` with
+    /// that page's own hash sources: `{scripts}` stands for
+    /// [`Asset::script_hashes`](crate::Asset::script_hashes) (`'sha256-…'` of each
+    /// inline script, computed by the macro) and `{styles}` for
+    /// [`Asset::style_hashes`](crate::Asset::style_hashes), joined by spaces. So a
+    /// strict policy, with no `'unsafe-inline'` and no nonce, runs exactly the page's
+    /// own inline code, and an injected script is refused.
+    ///
+    /// Each page's policy is built once, into its prebuilt header maps (free per
+    /// request), and comes on every response about the page: its own URL, as the
+    /// single-page app's page and as the 404 page (each with its own hashes), 200, 206
+    /// and 304. It replaces a `Content-Security-Policy` of a
+    /// [`header`](Self::header) rule on pages; other files get none. A page with no
+    /// inline script gets an empty `{scripts}`, which allows none. A page read from
+    /// disk (over `max_embed_size`) has no hashes, and in dev mode the hashes are
+    /// those of the build: an edited inline script needs a rebuild.
+    ///
+    /// Event handler attributes (`onclick=`) and `javascript:` URLs cannot be allowed
+    /// by hashes: [`Asset::unhashable_inline`](crate::Asset::unhashable_inline) lists
+    /// them, and the macro's `strict_csp = true` refuses them at compile time.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().content_security_policy(
+    ///     "default-src 'self'; script-src 'self' {scripts}; style-src 'self' {styles}; object-src 'none'; base-uri 'none'",
+    /// );
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `template` holds another `{…}` placeholder, or a character a field value
+    /// cannot hold: a typo should fail at start-up, not send a policy that blocks the
+    /// site.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn content_security_policy(self, template: &str) -> Self {
+        let bare = template.replace("{scripts}", "").replace("{styles}", "");
+        if let Some(at) = bare.find(['{', '}']) {
+            let rest = &bare[at..];
+            let shown = rest.split_inclusive('}').next().unwrap_or(rest);
+            panic!(
+                "content_security_policy({template:?}): unknown placeholder `{shown}`; the template knows {{scripts}} and {{styles}}"
+            );
+        }
+        if let Err(err) = HeaderValue::from_str(&bare) {
+            panic!("content_security_policy({template:?}): not a field value: {err}");
+        }
+        let template = template.to_owned();
+        self.configure(|options| options.csp = Some(template))
+    }
+
+    /// Sends, on every HTML page, a `Link` field that announces the style sheets,
+    /// scripts and fonts its `<head>` needs before it can render
+    /// ([`Asset::preload_links`](crate::Asset::preload_links), computed by the macro,
+    /// with the fingerprinted URLs the page links to): a browser starts fetching them
+    /// while it still parses the page, and a CDN turns the field into 103 Early Hints,
+    /// sent before the page itself.
+    ///
+    /// Prebuilt into each page's header maps like the other fields (free per request),
+    /// on 200, 206 and 304 (a cache updates its stored fields from a 304), also as the
+    /// single-page app's and the 404 page. A `Link` of a [`header`](Self::header) rule
+    /// is sent as well. In [dev mode](Self::dev_folder) pages come from disk as they
+    /// are written, not as the macro read and rewrote them, so no preload links are
+    /// sent there.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().preload_links();
+    /// # let _ = service;
+    /// ```
+    pub fn preload_links(self) -> Self {
+        self.configure(|options| options.preload = true)
+    }
+
+    /// Sends no `X-Content-Type-Options: nosniff`. It is on by default on every asset
+    /// response: the service always states the exact type, so a browser has no reason
+    /// to guess one (and a guess can turn an uploaded text into a script). Under
+    /// Rocket, its `Shield` fairing sends its own `nosniff` unless configured not to.
+    pub fn without_nosniff(self) -> Self {
+        self.configure(|options| options.nosniff = false)
+    }
+
+    /// Answers unknown paths with this asset's bytes and status 404 (instead of a
+    /// plain-text 404). The page is negotiated like any asset but carries no
+    /// validators, so a cache never turns it into a 304.
+    ///
+    /// # Panics
+    /// If `path` is not an embedded asset of this table: a typo should fail at
+    /// start-up, not turn every 404 into a different error.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn not_found_page(self, path: &str) -> Self {
+        let page = self.assets.get(path).filter(|page| page.is_embedded());
+        let Some(page) = page else {
+            panic!("not_found_page: {path:?} is not an embedded asset");
+        };
+        self.configure(|options| options.not_found_page = Some(page))
+    }
+
+    /// Serves this page, with status 200 and `Cache-Control: no-cache`, for unknown
+    /// paths that look like pages of a single-page app: GET or HEAD, `Accept` listing
+    /// `text/html` (a browser navigating), and no file extension in the last segment.
+    /// Other unknown paths (`/app.js`, an `<img>`, `fetch()`) still get 404, so a
+    /// missing asset is never answered with HTML. Responses that depend on this carry
+    /// `Vary: Accept`. Separate from [`not_found_page`](Self::not_found_page).
+    /// [`spa_exclude`](Self::spa_exclude) keeps prefixes such as `/api` out.
+    ///
+    /// # Panics
+    /// If `path` is not an embedded asset of this table.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn spa_fallback(self, path: &str) -> Self {
+        let index = self
+            .assets
+            .index_of(path)
+            .filter(|&i| self.assets.files()[i].is_embedded());
+        let Some(index) = index else {
+            panic!("spa_fallback: {path:?} is not an embedded asset");
+        };
+        self.configure(|options| options.spa_fallback = Some(index))
+    }
+
+    /// Keeps the [single-page app's page](Self::spa_fallback) away from `prefix` and
+    /// every path below it, whole segments only: with `"/api"`, `/api`, `/api/` and
+    /// `/api/userz` (a typo of the API's route) get the 404 they deserve rather than
+    /// the app's `index.html` with 200, while `/apiary` still gets the app. Call it once
+    /// per prefix; it changes nothing without `spa_fallback`.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS
+    ///     .service()
+    ///     .spa_fallback("/index.html")
+    ///     .spa_exclude("/api")
+    ///     .spa_exclude("/auth/callback");
+    /// # let _ = service;
+    /// ```
+    ///
+    /// # Panics
+    /// If `prefix` does not start with `/`: it is a URL path, as the request's.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn spa_exclude(self, prefix: &str) -> Self {
+        if !prefix.starts_with('/') {
+            panic!("spa_exclude({prefix:?}): a URL path starting with `/`, such as \"/api\"");
+        }
+        let prefix = prefix.trim_end_matches('/').to_owned();
+        self.configure(|options| {
+            if !options.spa_excluded.contains(&prefix) {
+                options.spa_excluded.push(prefix);
+            }
+        })
+    }
+
+    /// Serves `/about.html` at `/about` too (clean URLs). The `.html` URL keeps working.
+    pub fn clean_urls(self) -> Self {
+        self.configure(|options| options.clean_urls = true)
+    }
+
+    /// Dev mode: answer every embedded asset from this folder instead, re-read on each
+    /// request, so CSS/JS edits show on a browser refresh without recompiling. Usually
+    /// the folder the macro embeds:
+    /// `.dev_folder(concat!(env!("CARGO_MANIFEST_DIR"), "/public"))`.
+    ///
+    /// The same header, precondition and range code runs; the ETag is computed from
+    /// the current bytes (equal to the build's while the file is unchanged); bodies go
+    /// out uncompressed. A file (or the whole folder) that is missing falls back to the
+    /// embedded bytes. It is an explicit option, never tied to debug builds: enable it
+    /// from your own flag or environment variable.
+    ///
+    /// Files added to the folder since the build are served too (so the new hashed
+    /// files of `vite build --watch` are), by the rules the macro embedded by: its
+    /// `include` and `exclude` globs, dotfiles only with `dotfiles = true`, symbolic
+    /// links only with `follow_symlinks = true`, the macro's media types, read whole;
+    /// a new file at a path the single-page app's fallback answers (no extension) is
+    /// answered by the fallback until the next build.
+    ///
+    /// Pages are served as they are on disk: `rewrite_references` does not run in dev
+    /// mode. Their links name the plain URLs, which dev mode answers with the current
+    /// bytes and `no-cache`, so they work as written; a rewritten link would name a
+    /// hashed URL that changes with every edit. For the same reason no
+    /// [preload links](Self::preload_links) are sent in dev mode.
+    pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
+        let folder = folder.into();
+        self.configure(|options| options.dev_folder = Some(folder))
+    }
+
+    /// The folder on-disk assets (files over `max_embed_size`) are read from. The
+    /// default is the absolute folder the macro read at build time, so `cargo run`
+    /// works as is; a deployment that ships the binary and its media folder elsewhere
+    /// sets this (and calls [`check_disk`](Self::check_disk) at start-up).
+    pub fn disk_root(self, root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        self.configure(|options| options.disk_root = Some(root))
+    }
+
+    /// How many bytes of an on-disk asset are read at a time (default
+    /// [`DEFAULT_CHUNK_SIZE`](Self::DEFAULT_CHUNK_SIZE), 1 MiB); memory per download is
+    /// about one chunk.
+    /// Values under 4 KiB are raised to 4 KiB.
+    pub fn chunk_size(self, bytes: usize) -> Self {
+        self.configure(|options| options.chunk_size = bytes.max(4096))
+    }
+
+    /// Checks that every on-disk asset exists under the [disk root](Self::disk_root)
+    /// as a readable file, so a deployment fails at start-up instead of answering 404
+    /// later.
+    ///
+    /// # Errors
+    /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
+    pub fn check_disk(&self) -> Result<(), Error> {
+        let problems: Vec<DiskProblem> = self
+            .assets
+            .iter()
+            .filter_map(|asset| {
+                let relative = asset.disk_path()?;
+                let path = self.disk_path(relative);
+                let result = match &path {
+                    Some(path) => disk::check(path),
+                    None => Err(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        "no disk root is set",
+                    )),
+                };
+                result.err().map(|source| DiskProblem {
+                    path: path.unwrap_or_else(|| PathBuf::from(relative)),
+                    asset: asset.path(),
+                    source,
+                })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Disk(problems))
+        }
+    }
+
+    pub(super) fn disk_path(&self, relative: &str) -> Option<PathBuf> {
+        // NOTE: `relative` comes from the macro's table (`/`-separated, no `..`), never
+        // from the request, so it cannot leave the root.
+        self.config
+            .options
+            .disk_root
+            .as_ref()
+            .map(|root| root.join(relative))
+    }
+
+    /// The assets this service answers for.
+    pub fn assets(&self) -> &'static Assets {
+        self.assets
+    }
+}
+
+/// Why `header` refuses a field name, if it does: the representation's own fields and
+/// those the service sets from its options would clash silently, and a connection's
+/// fields are not the service's to send.
+fn refused_field(name: &HeaderName) -> Option<&'static str> {
+    const REPRESENTATION: [HeaderName; 10] = [
+        header::CONTENT_TYPE,
+        header::CONTENT_LENGTH,
+        header::CONTENT_ENCODING,
+        header::CONTENT_RANGE,
+        header::ACCEPT_RANGES,
+        header::ETAG,
+        header::LAST_MODIFIED,
+        header::VARY,
+        header::LOCATION,
+        header::ALLOW,
+    ];
+    const CONNECTION: [HeaderName; 6] = [
+        header::CONNECTION,
+        header::TRANSFER_ENCODING,
+        header::TE,
+        header::TRAILER,
+        header::UPGRADE,
+        header::HeaderName::from_static("keep-alive"),
+    ];
+    if REPRESENTATION.contains(name) {
+        Some("the service sets this field from the representation itself")
+    } else if name == header::CACHE_CONTROL {
+        Some("use cache_control_for(prefix, value) for Cache-Control")
+    } else if CONNECTION.contains(name) {
+        Some("a field of the connection, not of the response")
+    } else {
+        None
+    }
+}

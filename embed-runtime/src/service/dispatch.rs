@@ -1,0 +1,198 @@
+//! A request's walk: its head → `route` (one typed target) → `respond`, from memory at
+//! once or from a file read at run time (`file`). [`ServeAssets::answer`] is the one
+//! entry: it answers, or says the request is not the assets' to answer.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use embed_assets_shared::select::FileRules;
+use http::{HeaderMap, Method, Response, StatusCode};
+
+use super::file::FileRequest;
+use super::route::{self, Policy, Target};
+use super::{RequestHead, ResponseFuture, ServeAssets};
+use crate::asset::Asset;
+use crate::body::Body;
+use crate::disk;
+use crate::representation::Representation;
+use crate::respond;
+
+/// Which requests a caller wants answered; the rest are another handler's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// Every request, 400, 404 and 405 included: the service on its own.
+    Everything,
+    /// Every request but the plain 404 (no page of ours, no choice by `Accept`): warp's
+    /// filter rejects that, so `.or(..)` goes on to the next filter.
+    #[cfg_attr(not(feature = "warp"), allow(dead_code))]
+    AllButPlainNotFound,
+    /// Only hits: a GET or HEAD of an asset at its own URL (its index, clean or
+    /// fingerprinted URL included) or the redirect of a directory to its slash. Not
+    /// the single-page app's page, 404 or 405, nothing with a bad `Host`, and not a
+    /// dev-mode file added since the build: those are the application's behind
+    /// [`WithFallback`](crate::WithFallback).
+    #[cfg_attr(not(feature = "tower"), allow(dead_code))]
+    Hits,
+}
+
+impl ServeAssets {
+    /// Answers one request given as its head: the entry point of the framework
+    /// adapters, and of any server that does not speak `http::Request`. Behaves as
+    /// [`respond`](Self::respond).
+    pub fn respond_head(&self, head: RequestHead<'_>) -> ResponseFuture {
+        match self.answer(head, Claim::Everything) {
+            Some(response) => response,
+            // NOTE: never: `Claim::Everything` answers every request.
+            None => ResponseFuture::ready(respond::status_only(StatusCode::NOT_FOUND)),
+        }
+    }
+
+    /// The one entry of every adapter: the answer to `head`, or `None` when the request
+    /// is not the assets' to answer under `claim` (another handler's: the application
+    /// behind them, warp's next filter). Decided here, from the route, before any I/O,
+    /// so that no adapter inspects a response to decide.
+    pub(crate) fn answer(&self, head: RequestHead<'_>, claim: Claim) -> Option<ResponseFuture> {
+        if !head.has_valid_host() {
+            return (claim != Claim::Hits)
+                .then(|| ResponseFuture::ready(respond::status_only(StatusCode::BAD_REQUEST)));
+        }
+        let response = match route::route(self.assets, &self.config, &head) {
+            // The single-page app's page answers for the application's paths too.
+            Target::Asset(_, policy) if policy.vary_accept && claim == Claim::Hits => return None,
+            Target::Asset(asset, policy) => return Some(self.respond_asset(asset, policy, &head)),
+            Target::Redirect(location) => respond::redirect(location),
+            Target::MethodNotAllowed if claim == Claim::Hits => return None,
+            Target::MethodNotAllowed => respond::method_not_allowed(),
+            Target::NotFound => match claim {
+                Claim::Hits => return None,
+                Claim::AllButPlainNotFound if self.is_plain_not_found() => return None,
+                _ => self.not_found(head.method, head.headers),
+            },
+            // Dev mode's files added since the build may not exist: only reading
+            // tells, and a miss must reach the application, whose fallback (the whole
+            // service) serves them.
+            Target::DevFile(_) if claim == Claim::Hits => return None,
+            Target::DevFile(relative) => return Some(self.respond_dev_file(&relative, &head)),
+        };
+        Some(ResponseFuture::ready(response))
+    }
+
+    /// Whether the 404 says nothing but "not here": no page of ours, and no choice made
+    /// by `Accept` (a single-page app's 404 varies by it, and a cache must learn so).
+    fn is_plain_not_found(&self) -> bool {
+        self.config.options.not_found_page.is_none() && !route::varies_by_accept(&self.config)
+    }
+
+    fn respond_asset(
+        &self,
+        asset: &'static Asset,
+        policy: Policy<'_>,
+        head: &RequestHead<'_>,
+    ) -> ResponseFuture {
+        let options = &self.config.options;
+        let path = match (&options.dev_folder, asset.disk_path()) {
+            (None, None) => {
+                let response = respond_embedded(asset, policy, head.method, head.headers);
+                return ResponseFuture::ready(response);
+            }
+            (Some(folder), None) => folder.join(asset.path().trim_start_matches('/')),
+            (_, Some(relative)) => match self.disk_path(relative) {
+                Some(path) => path,
+                None => return ResponseFuture::ready(self.not_found(head.method, head.headers)),
+            },
+        };
+        let request = FileRequest {
+            service: self.clone(),
+            asset: Some(asset),
+            path,
+            method: head.method.clone(),
+            headers: head.headers.clone(),
+            cache_control: policy.cache_control.clone(),
+            fields: Arc::clone(policy.fields),
+            vary_accept: policy.vary_accept,
+        };
+        ResponseFuture::boxed(request.respond())
+    }
+
+    /// Dev mode: a file of the folder added since the build, read whole and served
+    /// as its own bytes, with the type the macro would give it and the cache rules of
+    /// its path. 404 when it does not exist, is not a regular file, or (unless the
+    /// macro followed symbolic links) a link lies on its way.
+    fn respond_dev_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
+        let options = &self.config.options;
+        let Some(folder) = &options.dev_folder else {
+            return ResponseFuture::ready(self.not_found(head.method, head.headers));
+        };
+        let follow_symlinks = self
+            .config
+            .tables(self.assets)
+            .dev
+            .as_ref()
+            .is_some_and(FileRules::follows_symlinks);
+        let request = FileRequest {
+            service: self.clone(),
+            asset: None,
+            path: folder.join(relative),
+            method: head.method.clone(),
+            headers: head.headers.clone(),
+            cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
+            fields: options.fields_for(&format!("/{relative}")),
+            vary_accept: false,
+        };
+        let folder = folder.clone();
+        let relative = relative.to_owned();
+        ResponseFuture::boxed(async move {
+            let allowed = follow_symlinks || disk::no_link_on_the_way(folder, relative).await;
+            if !allowed {
+                return request.service.not_found(&request.method, &request.headers);
+            }
+            request.respond().await
+        })
+    }
+
+    /// The one 404: the configured page or a plain text, varying by `Accept` when the
+    /// single-page app's fallback made the choice.
+    pub(super) fn not_found(&self, method: &Method, headers: &HeaderMap) -> Response<Body> {
+        let options = &self.config.options;
+        let page_fields = &self.config.tables(self.assets).not_found_fields;
+        let mut response = respond::not_found(options.not_found_page, page_fields, method, headers);
+        if route::varies_by_accept(&self.config) {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+}
+
+/// An embedded asset's response: the stored variant the request negotiates.
+pub(super) fn respond_embedded(
+    asset: &'static Asset,
+    policy: Policy<'_>,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Response<Body> {
+    let variant = respond::select_variant(asset, headers);
+    let prebuilt = policy
+        .prebuilt
+        .and_then(|all| all.iter().find(|p| p.encoding == variant.encoding()));
+    let rep = match prebuilt {
+        Some(prebuilt) => prebuilt.representation(asset, variant),
+        None => Representation::embedded(asset, variant),
+    };
+    // Asked for only when a body is sent: a `compressed_only` asset's identity bytes
+    // are decoded on first use, never for a HEAD or a 304.
+    let mut response = respond::respond(
+        &rep,
+        method,
+        headers,
+        respond::Added {
+            cache_control: policy.cache_control,
+            fields: &policy.fields[..],
+        },
+        prebuilt,
+        |slices| Body::from_memory(Bytes::from_static(variant.body()), slices),
+    );
+    if policy.vary_accept {
+        respond::add_vary_accept(response.headers_mut());
+    }
+    response
+}

@@ -1,0 +1,104 @@
+//! A request answered from a file read at run time: an on-disk asset, streamed, or a
+//! dev-mode file, read whole. The file is read in `disk`; the answer is `respond`'s.
+
+use std::borrow::Cow;
+use std::io;
+use std::path::PathBuf;
+
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
+
+use super::config::Fields;
+use super::dispatch::respond_embedded;
+use super::route::Policy;
+use super::ServeAssets;
+use crate::asset::Asset;
+use crate::body::Body;
+use crate::disk::DiskFile;
+use crate::respond;
+
+/// A request answered from a file read at run time: an on-disk asset (streamed), or
+/// an embedded one in dev mode (re-read on every request, so edits show on refresh;
+/// identity only, as nothing is compressed at run time). Owned, so the future is
+/// `'static`.
+pub(super) struct FileRequest {
+    pub(super) service: ServeAssets,
+    /// The table's entry; `None` for a dev-folder file added since the build.
+    pub(super) asset: Option<&'static Asset>,
+    pub(super) path: PathBuf,
+    pub(super) method: Method,
+    pub(super) headers: HeaderMap,
+    pub(super) cache_control: HeaderValue,
+    pub(super) fields: Fields,
+    pub(super) vary_accept: bool,
+}
+
+impl FileRequest {
+    pub(super) async fn respond(self) -> Response<Body> {
+        // Dev mode reads embedded files, and files added since the build, whole.
+        let embedded = self.asset.is_none_or(Asset::is_embedded);
+        let read = if embedded {
+            DiskFile::read(self.path.clone()).await
+        } else {
+            DiskFile::open(self.path.clone()).await
+        };
+        let policy = Policy {
+            cache_control: &self.cache_control,
+            fields: &self.fields,
+            prebuilt: None,
+            vary_accept: self.vary_accept,
+        };
+        let file = match read {
+            Ok(file) => file,
+            Err(err) => return self.unreadable(&err, policy),
+        };
+        let DiskFile { meta, content } = file;
+        let content_type = match self.asset {
+            Some(asset) => Cow::Borrowed(asset.content_type()),
+            None => Cow::Owned(embed_assets_shared::content_type(&self.path, || {
+                content.is_utf8()
+            })),
+        };
+        let Some(rep) = meta.representation(&content_type) else {
+            return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        let chunk_size = self.service.config.options.chunk_size;
+        let mut response = respond::respond(
+            &rep,
+            &self.method,
+            &self.headers,
+            respond::Added {
+                cache_control: &self.cache_control,
+                fields: &self.fields,
+            },
+            None,
+            |slices| Body::from_file(content, slices, chunk_size),
+        );
+        if self.vary_accept {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+}
+
+impl FileRequest {
+    /// The answer when the file could not be read.
+    fn unreadable(&self, err: &io::Error, policy: Policy<'_>) -> Response<Body> {
+        match self.asset {
+            // Dev mode: a file (or the whole folder) that is missing falls back to the
+            // embedded bytes.
+            Some(asset) if asset.is_embedded() => {
+                respond_embedded(asset, policy, &self.method, &self.headers)
+            }
+            _ if err.kind() == io::ErrorKind::PermissionDenied => {
+                respond::status_only(StatusCode::FORBIDDEN)
+            }
+            // Deleted or replaced by a folder since start-up (as if never listed), or
+            // a dev-folder path that names no regular file.
+            None => self.service.not_found(&self.method, &self.headers),
+            Some(_) if err.kind() == io::ErrorKind::NotFound => {
+                self.service.not_found(&self.method, &self.headers)
+            }
+            Some(_) => respond::status_only(StatusCode::INTERNAL_SERVER_ERROR),
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Which files of a folder are served: the rules `embed_assets!` embeds a folder by
+//! (its `dotfiles`, `follow_symlinks`, `include` and `exclude` options), and by which
+//! dev mode serves the files added to the folder since the build. Written once, so the
+//! two never disagree.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+/// One `include` or `exclude` pattern, read the one way every selection reads it:
+/// matched against the path below the folder (`css/app.css`), `*` matching across `/`
+/// too, so `*.map` names source maps at any depth.
+///
+/// # Errors
+/// When `pattern` is no valid glob.
+pub fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    Glob::new(pattern)
+}
+
+/// The patterns as one set; `None` for no pattern at all.
+///
+/// # Errors
+/// When a pattern is no valid glob.
+pub fn glob_set(patterns: &[&str]) -> Result<Option<GlobSet>, globset::Error> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        builder.add(glob(pattern)?);
+    }
+    builder.build().map(Some)
+}
+
+/// The selection rules of one folder, compiled.
+#[derive(Debug, Clone)]
+pub struct FileRules {
+    dotfiles: bool,
+    follow_symlinks: bool,
+    include: Option<GlobSet>,
+    exclude: Option<GlobSet>,
+}
+
+impl FileRules {
+    /// Rules from compiled sets: only files matching `include` (every file when
+    /// `None`), none matching `exclude`; names starting with `.` only with `dotfiles`;
+    /// symbolic links followed only with `follow_symlinks`.
+    pub fn new(
+        dotfiles: bool,
+        follow_symlinks: bool,
+        include: Option<GlobSet>,
+        exclude: Option<GlobSet>,
+    ) -> Self {
+        FileRules {
+            dotfiles,
+            follow_symlinks,
+            include,
+            exclude,
+        }
+    }
+
+    /// Rules from the patterns as written.
+    ///
+    /// # Errors
+    /// When a pattern is no valid glob.
+    pub fn from_patterns(
+        dotfiles: bool,
+        follow_symlinks: bool,
+        include: &[&str],
+        exclude: &[&str],
+    ) -> Result<Self, globset::Error> {
+        Ok(FileRules::new(
+            dotfiles,
+            follow_symlinks,
+            glob_set(include)?,
+            glob_set(exclude)?,
+        ))
+    }
+
+    /// Whether symbolic links are followed; otherwise they are skipped, and no file
+    /// behind one is served.
+    pub fn follows_symlinks(&self) -> bool {
+        self.follow_symlinks
+    }
+
+    /// Whether a walk of the folder enters the file or folder `name`: one whose name
+    /// starts with `.` (`.env`, `.git/`) only with `dotfiles`.
+    pub fn enters(&self, name: &OsStr) -> bool {
+        self.dotfiles || name.as_encoded_bytes().first() != Some(&b'.')
+    }
+
+    /// Whether the file at `below` (its path below the folder) is selected: every
+    /// component entered, an `include` pattern matching (when there are any), no
+    /// `exclude` pattern matching.
+    pub fn selects(&self, below: &Path) -> bool {
+        below
+            .components()
+            .all(|component| self.enters(component.as_os_str()))
+            && self.include.as_ref().is_none_or(|set| set.is_match(below))
+            && !self.exclude.as_ref().is_some_and(|set| set.is_match(below))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotfiles_are_left_out_at_any_depth_unless_asked_for() {
+        let rules = FileRules::from_patterns(false, false, &[], &[]).unwrap();
+        for (path, selected) in [
+            ("index.html", true),
+            ("css/app.css", true),
+            (".env", false),
+            (".git/config", false),
+            ("css/.hidden.css", false),
+            (".well-known/security.txt", false),
+            ("a.b/c", true),
+        ] {
+            assert_eq!(rules.selects(Path::new(path)), selected, "{path}");
+        }
+        let with_dotfiles = FileRules::from_patterns(true, false, &[], &[]).unwrap();
+        assert!(with_dotfiles.selects(Path::new(".well-known/security.txt")));
+    }
+
+    #[test]
+    fn include_then_exclude_and_stars_cross_slashes() {
+        let rules =
+            FileRules::from_patterns(false, false, &["*.css", "js/**"], &["*.map"]).unwrap();
+        for (path, selected) in [
+            ("app.css", true),
+            ("deep/dir/app.css", true),
+            ("js/app.js", true),
+            ("js/app.js.map", false),
+            ("index.html", false),
+            ("img/js/x.png", false),
+        ] {
+            assert_eq!(rules.selects(Path::new(path)), selected, "{path}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_pattern_is_an_error() {
+        assert!(FileRules::from_patterns(false, false, &["a[b"], &[]).is_err());
+        assert!(glob("{a,b").is_err());
+    }
+}

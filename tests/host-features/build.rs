@@ -1,0 +1,3 @@
+//! Empty: the build dependencies are the point (see `Cargo.toml`).
+
+fn main() {}
