@@ -2,9 +2,8 @@
 # The whole test suite, on a fresh machine: installs what the tests drive (strace, nginx,
 # headless Chromium, setpriv, Node.js and npm) when it is missing, then runs every test
 # of the workspace with every feature, the HTTP tests once per framework and over
-# HTTP/2, the plain `cargo test` of the root, the benchmarks' own tests, and the library
-# with no features, each feature on its own, its defaults and all of them. Each step
-# prints how long it took.
+# HTTP/2, and the library with no features, each feature on its own, its defaults and
+# all of them. Each step prints how long it took.
 # A test that would skip itself (a program missing, root where a file permission must
 # hold) fails instead: EMBED_TEST_REQUIRE_ALL=1, see tests/src/programs.rs.
 # `.ci/run` calls this same script after its format and lint checks.
@@ -80,13 +79,11 @@ for framework in axum hyper; do
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
 
-# The root's plain `cargo test`, as someone picking the project up runs it: the default
-# members with their default features.
-run cargo test
-
-# The benchmarks' own tests (their servers answer every case as a run needs), in this
-# target folder: they are a workspace of their own.
-run env CARGO_TARGET_DIR="$PWD/target" cargo test --manifest-path bench/Cargo.toml
+# Not here, to keep the suite's time: the root's plain `cargo test` (the default
+# members with their default features: the library's defaults are in the feature sets
+# below, and every test runs above with every feature) and the benchmarks' own tests
+# (`cargo test --manifest-path bench/Cargo.toml`; .ci/run lints them). Both are
+# commands of their own in CONTRIBUTING.md.
 
 # The library as published (without the fuzz entry the repository's config turns on):
 # no features, each feature on its own, the defaults and all together (unit tests and

@@ -54,6 +54,13 @@ impl Crate {
                 .replace("{runtime}", &runtime)
                 .replace("{build}", &folder("embed-build"))
         };
+        // The macro built optimised, as the README tells users to, so every scratch
+        // crate shares what the first one built (the quick start has the lines itself).
+        let build_override = if dependencies.contains("[profile.dev.build-override]") {
+            ""
+        } else {
+            "[profile.dev.build-override]\nopt-level = 3\n\n"
+        };
         let manifest = format!(
             "[package]\n\
              name = \"{package}\"\n\
@@ -65,6 +72,7 @@ impl Crate {
              # No debug info: these crates only need to build (and the suite's disk stays small).\n\
              [profile.dev]\n\
              debug = false\n\n\
+             {build_override}\
              # Not a member of any workspace above the temp folder.\n\
              [workspace]\n",
         );
