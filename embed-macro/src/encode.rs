@@ -298,9 +298,9 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         last_modified: http_date(file.modified),
         modified: file.modified,
         len: file.len,
-        // The runtime's `FileIdentity::etag` computes it from the file it opens, so a
-        // file changed after the build gets a new tag.
-        etag: embed_assets_shared::etag::on_disk(file.mtime_nanos, file.len),
+        // None: the runtime computes it from the bytes of the file it opens, which may
+        // have changed since the build (see `Asset::etag`).
+        etag: String::new(),
         body: Body::OnDisk {
             relative: file.relative.clone(),
         },
@@ -532,7 +532,6 @@ mod tests {
             relative: "css/app.css".into(),
             len: 1,
             modified: 0,
-            mtime_nanos: 0,
             embed: true,
         };
         let err = encoder

@@ -18,8 +18,6 @@ pub(crate) struct FileEntry {
     /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
     /// (reproducible builds), else the file's modification time.
     pub(crate) modified: u64,
-    /// The file's own modification time in nanoseconds, for on-disk validators.
-    pub(crate) mtime_nanos: u128,
     /// `false` when the file is over `max_embed_size` and is served from disk.
     pub(crate) embed: bool,
 }

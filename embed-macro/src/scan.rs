@@ -120,7 +120,6 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             } else {
                 mtime
             },
-            mtime_nanos: since_epoch.as_nanos(),
             embed,
         });
     }

@@ -197,7 +197,12 @@ impl Asset {
         self.content_type
     }
 
-    /// The strong ETag of the identity (unencoded) representation, quoted.
+    /// The strong ETag of the identity (unencoded) representation, quoted: from the
+    /// SHA-256 of its bytes.
+    ///
+    /// Empty for a file read from disk (over `max_embed_size`): its bytes can change
+    /// after the build, so its ETag is computed from them at run time, once per version
+    /// of the file (see [`ServeAssets::check_disk`](crate::ServeAssets::check_disk)).
     pub fn etag(&self) -> &'static str {
         self.identity.etag
     }

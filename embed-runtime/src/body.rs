@@ -3,12 +3,13 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
 
-use crate::disk::{Content, DiskBody};
+use crate::disk::{Content, DiskBody, ReadBudget};
 use crate::error::Error;
 use crate::plan::{Segment, Slices};
 use crate::range::ByteRange;
@@ -92,7 +93,12 @@ impl Body {
 
     /// The slices of a file read at run time: shared slices of bytes read whole, or
     /// chunks read `chunk_size` at a time from the open file.
-    pub(crate) fn from_file(content: Content, slices: Slices, chunk_size: usize) -> Self {
+    pub(crate) fn from_file(
+        content: Content,
+        slices: Slices,
+        chunk_size: usize,
+        budget: Arc<ReadBudget>,
+    ) -> Self {
         match content {
             Content::Whole(bytes) => Body::from_memory(bytes, slices),
             Content::Open(opened) => {
@@ -101,7 +107,9 @@ impl Body {
                     return Body::empty();
                 }
                 Body {
-                    inner: Inner::Disk(Box::new(DiskBody::new(opened, segments, chunk_size))),
+                    inner: Inner::Disk(Box::new(DiskBody::new(
+                        opened, segments, chunk_size, budget,
+                    ))),
                 }
             }
         }

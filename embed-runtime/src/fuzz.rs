@@ -50,7 +50,10 @@ pub fn evaluate_preconditions(
     etag: &str,
     modified: u64,
 ) -> Precondition {
-    let v = Validators { etag, modified };
+    let v = Validators {
+        etag: Some(etag),
+        modified,
+    };
     match crate::precondition::evaluate(method, headers, &v) {
         crate::precondition::Precondition::Proceed => Precondition::Proceed,
         crate::precondition::Precondition::NotModified => Precondition::NotModified,
@@ -131,7 +134,10 @@ pub fn select_ranges(
     modified: u64,
     len: u64,
 ) -> RangeSelection {
-    let v = Validators { etag, modified };
+    let v = Validators {
+        etag: Some(etag),
+        modified,
+    };
     crate::range::select_ranges(method, headers, &v, len).into()
 }
 

@@ -9,8 +9,10 @@ use http::{HeaderMap, HeaderValue, Method};
 /// The validators of the selected representation.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Validators<'a> {
-    /// Quoted strong entity tag, e.g. `"abc"`.
-    pub(crate) etag: &'a str,
+    /// Quoted strong entity tag, e.g. `"abc"`; `None` while a file read at run time
+    /// has none yet (its content tag is being computed): then no entity tag matches,
+    /// and `*` still does.
+    pub(crate) etag: Option<&'a str>,
     /// `Last-Modified`, in whole seconds since the Unix epoch.
     pub(crate) modified: u64,
 }
@@ -44,7 +46,7 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
     let mut lines = if_none_match.iter();
     if let Some(first) = lines.next() {
         let alone = lines.next().is_none();
-        if (alone && is_exactly(first, v.etag))
+        if (alone && v.etag.is_some_and(|etag| is_exactly(first, etag)))
             || EntityTagList::new(if_none_match).matches_weak(v.etag)
         {
             return if is_get_or_head {
@@ -140,17 +142,17 @@ impl<'h> EntityTagList<'h> {
         EntityTagList { lines }
     }
 
-    fn matches_strong(&self, etag: &str) -> bool {
+    fn matches_strong(&self, etag: Option<&str>) -> bool {
         self.any(|member| match member {
             ListMember::Any => true,
-            ListMember::Tag(tag) => tag.strong_eq(etag),
+            ListMember::Tag(tag) => etag.is_some_and(|etag| tag.strong_eq(etag)),
         })
     }
 
-    fn matches_weak(&self, etag: &str) -> bool {
+    fn matches_weak(&self, etag: Option<&str>) -> bool {
         self.any(|member| match member {
             ListMember::Any => true,
-            ListMember::Tag(tag) => tag.weak_eq(etag),
+            ListMember::Tag(tag) => etag.is_some_and(|etag| tag.weak_eq(etag)),
         })
     }
 
@@ -262,7 +264,7 @@ pub(crate) mod tests {
     fn eval_with(method: Method, fields: &[(http::HeaderName, &str)]) -> Precondition {
         let headers = header_map(fields);
         let v = Validators {
-            etag: ETAG,
+            etag: Some(ETAG),
             modified: MODIFIED,
         };
         evaluate(&method, &headers, &v)

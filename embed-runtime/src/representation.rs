@@ -26,7 +26,8 @@ pub(crate) struct Representation<'a> {
 /// The header values stating a representation, ready to clone into responses.
 #[derive(Debug, Clone)]
 pub(crate) struct HeaderValues {
-    pub(crate) etag: HeaderValue,
+    /// `None` for a file read at run time whose content tag is not known yet.
+    pub(crate) etag: Option<HeaderValue>,
     pub(crate) last_modified: HeaderValue,
     pub(crate) content_type: HeaderValue,
     /// `Content-Length` of the whole representation.
@@ -44,7 +45,7 @@ impl<'a> Representation<'a> {
             HeaderValues {
                 // The macro writes only values that are valid headers: a quoted hex
                 // ETag, an HTTP date and a MIME type (`embed-macro/src/codegen.rs`).
-                etag: HeaderValue::from_static(variant.etag()),
+                etag: Some(HeaderValue::from_static(variant.etag())),
                 last_modified: HeaderValue::from_static(asset.last_modified()),
                 content_type: HeaderValue::from_static(asset.content_type()),
                 content_length: variant.content_length(),
@@ -61,7 +62,7 @@ impl<'a> Representation<'a> {
             content_type: asset.content_type(),
             encoding: variant.encoding(),
             validators: Validators {
-                etag: variant.etag(),
+                etag: Some(variant.etag()),
                 modified: asset.modified_secs(),
             },
             len: variant.len(),

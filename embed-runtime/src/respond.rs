@@ -229,7 +229,9 @@ pub(crate) fn representation_headers(
     // Room for every field below (up to 9) at once: no regrowth mid-response.
     let mut out = HeaderMap::with_capacity(12 + added.fields.len());
     if !matches!(part, Part::ErrorPage) {
-        out.insert(ETAG, rep.values.etag.clone());
+        if let Some(etag) = &rep.values.etag {
+            out.insert(ETAG, etag.clone());
+        }
         out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
     }
     out.insert(CACHE_CONTROL, added.cache_control.clone());
@@ -295,15 +297,17 @@ fn content_range_unsatisfied(len: u64) -> HeaderValue {
 }
 
 /// The boundary: derived from the ETag (a hash of the bytes), so it cannot occur in
-/// them except by a sha256 collision, and the same request gets the same bytes.
+/// them except by a sha256 collision, and the same request gets the same bytes. A file
+/// whose content tag is not known yet gets one from its length and time, 40 characters
+/// long, as unlikely in its bytes.
 fn boundary(rep: &Representation<'_>) -> String {
-    let tag: String = rep
-        .validators
-        .etag
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .collect();
-    format!("embed-{tag}")
+    match rep.validators.etag {
+        Some(etag) => {
+            let tag: String = etag.chars().filter(char::is_ascii_alphanumeric).collect();
+            format!("embed-{tag}")
+        }
+        None => format!("embed-{:016x}{:016x}x", rep.len, rep.validators.modified),
+    }
 }
 
 fn multipart_type(rep: &Representation<'_>) -> HeaderValue {

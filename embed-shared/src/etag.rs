@@ -1,8 +1,9 @@
 //! The strong ETag formats, defined once.
 //!
 //! `embed_assets!` computes ETags while the crate compiles, and the runtime computes
-//! them again for files it reads at run time (the dev folder, files left on disk). An
-//! unchanged file must keep its build-time ETag, so both call these functions.
+//! them for files it reads at run time (the dev folder, files left on disk), from their
+//! bytes as well: an unchanged file keeps its build-time ETag, and two servers with the
+//! same bytes send the same one, whatever the files' times.
 //!
 //! Changing a format changes every ETag, so every client revalidates once.
 
@@ -21,14 +22,6 @@ pub fn content(digest: &[u8]) -> String {
     tag
 }
 
-/// The ETag of a file served from disk, from what its metadata says:
-/// `"<mtime in nanoseconds since the epoch, hex>-<length, hex>"`. Strong for our
-/// purposes: any write changes the mtime, at nanosecond resolution where the file
-/// system has it.
-pub fn on_disk(mtime_nanos: u128, len: u64) -> String {
-    format!("\"{mtime_nanos:x}-{len:x}\"")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -37,11 +30,5 @@ mod tests {
     fn content_tags_are_quoted_hex_of_128_bits() {
         let digest: [u8; 32] = core::array::from_fn(|i| (i as u8).wrapping_mul(17));
         assert_eq!(content(&digest), "\"00112233445566778899aabbccddeeff\"");
-    }
-
-    #[test]
-    fn on_disk_tags_are_quoted_hex_of_time_and_length() {
-        assert_eq!(on_disk(1_000_000_001, 10), "\"3b9aca01-a\"");
-        assert_eq!(on_disk(0, 0), "\"0-0\"");
     }
 }

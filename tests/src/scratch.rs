@@ -139,10 +139,15 @@ impl Crate {
     /// `cargo <subcommand>` as [`cargo`](Self::cargo), with `env` set for it (and so
     /// for the build script and the program it runs).
     pub fn cargo_with_env(&self, subcommand: &str, env: &[(&str, &str)]) -> Outcome {
+        self.cargo_with_args(&[subcommand], env)
+    }
+
+    /// `cargo <args>` in the crate, with the shared target folder and `env`.
+    fn cargo_with_args(&self, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let output = Command::new(cargo)
             .envs(env.iter().copied())
-            .arg(subcommand)
+            .args(args)
             .arg("--quiet")
             .arg("--color=never")
             .current_dir(&self.dir)
@@ -159,8 +164,13 @@ impl Crate {
 
     /// `cargo <subcommand>` as [`cargo`](Self::cargo), but killed after `limit`:
     /// `None` when it had not finished by then (a build that hangs).
+    /// The limit counts from after the dependencies are built (without a limit: that
+    /// may wait for other tests' builds on the shared folder's lock), so it bounds this
+    /// crate's own compilation, the macro's run, and the program.
     pub fn cargo_within(&self, subcommand: &str, limit: std::time::Duration) -> Option<Outcome> {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let dependencies = self.cargo_with_args(&["build", "--package", "embed-assets"], &[]);
+        assert!(dependencies.success, "{}", dependencies.stderr);
         let mut child = Command::new(cargo)
             .arg(subcommand)
             .arg("--quiet")

@@ -351,3 +351,114 @@ fn the_report_counts_embedded_encoded_and_on_disk_files() {
     );
     assert!(line.ends_with("1 on disk (3.0 MiB)"), "{line}");
 }
+
+/// The content ETag the runtime computes for `bytes` (SHA-256, the first 128 bits in hex).
+fn content_etag(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+fn set_mtime(path: &Path, secs: u64) {
+    let time = std::time::UNIX_EPOCH + Duration::from_secs(secs);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(time)
+        .unwrap();
+}
+
+#[tokio::test]
+async fn replicas_with_the_same_bytes_and_other_mtimes_send_the_same_validator() {
+    // Two servers, as two replicas behind a balancer: the same file, copied without its
+    // times (`rsync` without `-t`, a container layer).
+    let (a, b) = (Root::new("replica-a"), Root::new("replica-b"));
+    set_mtime(&a.big(), 1_600_000_000);
+    set_mtime(&b.big(), 1_700_000_000);
+    let at_a = spawn_service(DISK.service().disk_root(&a.0)).await;
+    let at_b = spawn_service(DISK.service().disk_root(&b.0)).await;
+    let (_, from_a, _) = get(at_a, BIG, &[]).await;
+    let (_, from_b, _) = get(at_b, BIG, &[]).await;
+    let etag = header(&from_a, ETAG).expect("an ETag").to_owned();
+    assert_eq!(header(&from_b, ETAG), Some(&*etag));
+    assert_eq!(etag, content_etag(&fixture(BIG)), "the tag is the bytes'");
+    assert_ne!(
+        header(&from_a, LAST_MODIFIED),
+        header(&from_b, LAST_MODIFIED)
+    );
+    // A cache that stored A's answer revalidates at B; a player resumes at B.
+    let (status, _, _) = get(at_b, BIG, &[("if-none-match", &etag)]).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    let resume = [("range", "bytes=1000-1999"), ("if-range", &*etag)];
+    let (status, _, body) = get(at_b, BIG, &resume).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(&body[..], &fixture(BIG)[1000..2000]);
+}
+
+#[tokio::test]
+async fn an_overwrite_that_keeps_length_and_mtime_gets_a_new_etag_and_no_stale_range() {
+    let root = Root::new("cp-p");
+    let addr = spawn_service(DISK.service().disk_root(&root.0)).await;
+    let (_, before, _) = get(addr, BIG, &[]).await;
+    let old_etag = header(&before, ETAG).expect("an ETag").to_owned();
+    let mtime = std::fs::metadata(root.big()).unwrap().modified().unwrap();
+    // What `cp -p new big.bin` does: the same length written in place, the times put
+    // back, so only the ctime (the kernel's) tells.
+    std::thread::sleep(Duration::from_millis(20));
+    let new = noise(3 << 20, 99);
+    {
+        use std::io::Write;
+        let mut file = std::fs::File::options()
+            .write(true)
+            .open(root.big())
+            .unwrap();
+        file.write_all(&new).unwrap();
+        file.set_modified(mtime).unwrap();
+    }
+    assert_eq!(
+        std::fs::metadata(root.big()).unwrap().modified().unwrap(),
+        mtime
+    );
+    let (status, after, body) = get(addr, BIG, &[("if-none-match", &old_etag)]).await;
+    assert_eq!(status, StatusCode::OK, "the old tag names other bytes");
+    assert!(body[..] == new[..]);
+    assert_eq!(header(&after, ETAG), Some(&*content_etag(&new)));
+    // A download resumed with the old tag gets the whole new file, not a tail of it.
+    let resume = [("range", "bytes=1048576-"), ("if-range", &*old_etag)];
+    let (status, _, body) = get(addr, BIG, &resume).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body[..] == new[..]);
+}
+
+#[tokio::test]
+async fn a_large_file_is_served_at_once_and_its_content_etag_follows() {
+    let root = Root::new("large");
+    // Over the size hashed at once: the first answers do not wait for the hash.
+    let large = noise(24 << 20, 5);
+    std::fs::write(root.big(), &large).unwrap();
+    let addr = spawn_service(DISK.service().disk_root(&root.0)).await;
+    let started = std::time::Instant::now();
+    let (status, first, _) = head(addr, BIG, &[]).await;
+    let first_answer = started.elapsed();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(header(&first, CONTENT_LENGTH), Some("25165824"));
+    eprintln!(
+        "first answer for a 24 MiB file after {first_answer:?}, ETag {:?}",
+        header(&first, ETAG)
+    );
+    let expected = content_etag(&large);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let etag = loop {
+        let (_, headers, _) = head(addr, BIG, &[]).await;
+        if let Some(etag) = header(&headers, ETAG) {
+            break etag.to_owned();
+        }
+        assert!(std::time::Instant::now() < deadline, "no ETag after 20 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(etag, expected);
+    let (status, _, body) = get(addr, BIG, &[("if-none-match", &etag)]).await;
+    assert_eq!((status, body.len()), (StatusCode::NOT_MODIFIED, 0));
+}

@@ -1,7 +1,8 @@
 //! File-system faults under concurrent load: while eight clients download an on-disk
 //! file in loops (and others download a second on-disk file and request embedded
-//! ones), the file is deleted, truncated, overwritten in place, replaced by a rename,
-//! and made unreadable. Only downloads of that file may be affected, and only cleanly:
+//! ones), the file is deleted, truncated, overwritten in place (with a new mtime, and
+//! as `cp -p` does, with the old mtime put back), given another mtime (`touch -r`),
+//! replaced by a rename, and made unreadable. Only downloads of that file may be affected, and only cleanly:
 //! a complete body is always one whole version of the file, a cut one ends short of
 //! its `Content-Length` with the connection closed, and a new request gets 404
 //! (deleted), 403 (unreadable) or the new content. Nothing panics, and the process's
@@ -287,6 +288,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
 
     let replaced = Arc::new(noise(5 << 20, 13));
     let overwritten = Arc::new(noise(6 << 20, 14));
+    let copied_over = Arc::new(noise(6 << 20, 15));
     type Fault = (&'static str, Allowed, Box<dyn Fn(&Path) + Send>);
     let faults: Vec<Fault> = vec![
         (
@@ -331,6 +333,40 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             }),
         ),
         (
+            // `cp -p new big.bin`: the same length written in place, then the old mtime
+            // put back. Only the ctime, which no program can set, tells.
+            "overwritten as cp -p does, same length and mtime",
+            Allowed {
+                cut: true,
+                gone: false,
+                forbidden: false,
+            },
+            Box::new({
+                let copied_over = copied_over.clone();
+                move |big: &Path| {
+                    use std::io::Write;
+                    let mtime = std::fs::metadata(big).unwrap().modified().unwrap();
+                    let mut file = std::fs::OpenOptions::new().write(true).open(big).unwrap();
+                    file.write_all(&copied_over).unwrap();
+                    file.set_modified(mtime).unwrap();
+                }
+            }),
+        ),
+        (
+            // `touch -r other big.bin`: the bytes stay, the mtime changes.
+            "given another mtime",
+            Allowed {
+                cut: true,
+                gone: false,
+                forbidden: false,
+            },
+            Box::new(|big: &Path| {
+                let time = std::time::UNIX_EPOCH + Duration::from_secs(1_500_000_000);
+                let file = std::fs::OpenOptions::new().write(true).open(big).unwrap();
+                file.set_modified(time).unwrap();
+            }),
+        ),
+        (
             "replaced by a rename",
             Allowed {
                 cut: false,
@@ -343,9 +379,11 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             }),
         ),
         (
+            // A chmod changes the ctime, which a stream cannot tell from an in-place
+            // rewrite that put the mtime back: downloads in flight may end early.
             "made unreadable (mode 000)",
             Allowed {
-                cut: false,
+                cut: true,
                 gone: false,
                 forbidden: true,
             },
@@ -362,6 +400,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
         let after: Arc<Vec<u8>> = match name {
             "truncated to 1 KiB" => Arc::new(original[..1024].to_vec()),
             "overwritten in place, same length" => overwritten.clone(),
+            "overwritten as cp -p does, same length and mtime" => copied_over.clone(),
             "replaced by a rename" => replaced.clone(),
             _ => original.clone(),
         };
@@ -407,6 +446,9 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
             Download::Gone
         } else if allowed.forbidden {
             Download::Forbidden
+        } else if name == "given another mtime" {
+            // The same bytes: the first version they match.
+            Download::Complete(0)
         } else {
             Download::Complete(1)
         };

@@ -93,3 +93,22 @@ fn the_quick_start_builds_as_written() {
         "the added file is embedded: {listed}"
     );
 }
+
+#[test]
+fn the_timeouts_server_is_the_example_that_builds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let block = block_after(&readme, "### Big files, slow clients and timeouts", "rust");
+    let example = fs::read_to_string(root.join("examples/src/bin/timeouts.rs")).unwrap();
+    // The example is the README's block after its own `//!` lines; the workspace's
+    // clippy and test builds compile it.
+    let code: String = example
+        .split_inclusive('\n')
+        .skip_while(|line| line.starts_with("//!") || line.trim().is_empty())
+        .collect();
+    assert_eq!(
+        code, block,
+        "README and examples/src/bin/timeouts.rs differ"
+    );
+    assert!(block.contains(".header_read_timeout("), "{block}");
+}

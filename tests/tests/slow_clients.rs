@@ -1,7 +1,9 @@
 //! Slow clients of a large on-disk file hold about one chunk of the server's memory
 //! each, not the file: eight clients with a 4 KiB receive buffer read a few KiB at a
 //! time from a 64 MiB file while the server (`disk-server`, a process of its own) is
-//! watched through `/proc/PID/status`.
+//! watched through `/proc/PID/status`. And 400 clients that stop reading hold the read
+//! budget and a small chunk each, 64 MiB in all, not two chunks each, while others are
+//! answered.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -28,9 +30,13 @@ struct Server {
 
 impl Server {
     fn start(root: &std::path::Path) -> Self {
+        Self::start_with_chunk(root, CHUNK)
+    }
+
+    fn start_with_chunk(root: &std::path::Path, chunk: usize) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_disk-server"))
             .arg(root)
-            .arg(CHUNK.to_string())
+            .arg(chunk.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -173,6 +179,118 @@ async fn slow_clients_hold_about_a_chunk_each_not_the_file() {
         mib(growth),
         mib(budget)
     );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Opens a download of `/big.bin` that reads its first `first` bytes (the head and a
+/// little body) and then stops reading, its receive window 4 KiB; returns the stream
+/// and what it read, for resuming later.
+async fn stalled_download(addr: SocketAddr, first: usize) -> (tokio::net::TcpStream, Vec<u8>) {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let mut stream = socket.connect(addr).await.expect("connect");
+    stream
+        .write_all(
+            format!("GET /big.bin HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .expect("write request");
+    let mut received = vec![0u8; first];
+    let mut got = 0;
+    while got < first {
+        match stream.read(&mut received[got..]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    received.truncate(got);
+    (stream, received)
+}
+
+/// Reads the rest of a download; the whole of it, head included.
+async fn resume(mut stream: tokio::net::TcpStream, mut received: Vec<u8>) -> Vec<u8> {
+    stream
+        .read_to_end(&mut received)
+        .await
+        .expect("read to the end");
+    received
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_clients_hold_the_read_budget_and_a_small_chunk_each() {
+    const STALLED: usize = 400;
+    const RESUMED: usize = 16;
+    const LEN: usize = 8 << 20;
+    let root = std::env::temp_dir().join(format!("embed-stalled-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let file: Vec<u8> = (0..LEN as u32)
+        .map(|i| (i.wrapping_mul(2_246_822_519) >> 11) as u8)
+        .collect();
+    std::fs::write(root.join("big.bin"), &file).unwrap();
+    // 1 MiB chunks, the default read budget (32 MiB).
+    let server = Server::start_with_chunk(&root, 1 << 20);
+    let addr = server.addr;
+    assert_eq!(fast_download(addr).await, LEN);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let idle = server.rss();
+
+    let mut stalled = Vec::with_capacity(STALLED);
+    for _ in 0..STALLED {
+        stalled.push(stalled_download(addr, 1024).await);
+    }
+    let mut peak = idle;
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        peak = peak.max(server.rss());
+    }
+    // Others are answered meanwhile, an embedded file and a whole download.
+    let started = Instant::now();
+    let (status, _, body) = get(addr, "/api/health", &[]).await;
+    let health = started.elapsed();
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"ok"[..]));
+    let started = Instant::now();
+    assert_eq!(fast_download(addr).await, LEN);
+    let download = started.elapsed();
+    peak = peak.max(server.rss());
+
+    let growth = peak.saturating_sub(idle);
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    eprintln!(
+        "{STALLED} stalled clients, chunk 1 MiB, read budget 32 MiB: RSS idle {:.1} MiB, \
+         peak {:.1} MiB, growth {:.1} MiB; meanwhile /api/health in {health:?}, an 8 MiB \
+         download in {download:?}",
+        mib(idle),
+        mib(peak),
+        mib(growth),
+    );
+    // Two chunks each would be 800 MiB, hyper's write queue 160 MiB more. The goal:
+    // 64 MiB in all (the 32 MiB budget, 32 KiB outside it per stalled client, and
+    // the connections' own state).
+    let bound = 64 << 20;
+    assert!(
+        growth < bound,
+        "RSS grew by {:.1} MiB with {STALLED} stalled clients; bound {:.1} MiB",
+        mib(growth),
+        mib(bound)
+    );
+    // When they read again, every byte arrives.
+    let resumed: Vec<_> = stalled
+        .drain(..RESUMED)
+        .map(|(stream, received)| tokio::spawn(resume(stream, received)))
+        .collect();
+    drop(stalled);
+    for download in resumed {
+        let whole = download.await.expect("resumed client");
+        let end = whole
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a head")
+            + 4;
+        assert!(whole[end..] == file[..], "a resumed download differs");
+    }
     drop(server);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -1,15 +1,23 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
-//! streamed in chunks (`stream`), dev-mode files read whole, the start-up check, and
-//! the link checks of dev mode. Every HTTP decision stays in `respond`.
+//! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
+//! the background (`tags`), dev-mode files read whole, the start-up check, and the link
+//! checks of dev mode. What a file is, and whether it changed, is `identity`. Every
+//! HTTP decision stays in `respond`.
 
+mod budget;
+mod identity;
 mod stream;
+mod tags;
 
+pub(crate) use self::budget::{ReadBudget, DEFAULT_BUDGET};
+pub(crate) use self::identity::FileIdentity;
 pub(crate) use self::stream::DiskBody;
+pub(crate) use self::tags::ContentTags;
 
-use std::fs::{File, Metadata};
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use bytes::Bytes;
 
@@ -31,61 +39,16 @@ pub(crate) struct Opened {
     pub(crate) identity: FileIdentity,
 }
 
-/// Size and modification time: what the validators describe, re-checked as the body
-/// is read so a file changed mid-download never goes out under the old ETag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileIdentity {
-    pub(crate) len: u64,
-    pub(crate) modified: SystemTime,
-}
-
-impl FileIdentity {
-    fn of(meta: &Metadata) -> Self {
-        FileIdentity {
-            len: meta.len(),
-            modified: clamp_to_http_date(meta.modified().unwrap_or(UNIX_EPOCH)),
-        }
-    }
-
-    /// `"<mtime in ns, hex>-<len, hex>"`: strong for our purposes (any write changes
-    /// the mtime, at nanosecond resolution where the file system has it).
-    /// The macro computes the same at build time for `Asset::etag` (`embed_assets_shared::etag`).
-    pub(crate) fn etag(&self) -> String {
-        let nanos = self
-            .modified
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        embed_assets_shared::etag::on_disk(nanos, self.len)
-    }
-
-    /// Whole seconds since the epoch, as `Last-Modified` states it.
-    pub(crate) fn modified_secs(&self) -> u64 {
-        self.modified
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-    }
-}
-
-/// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
-const LAST_HTTP_DATE: u64 = 253_402_300_799;
-
-/// A file time an HTTP-date can state: an mtime before 1970 or after 9999 (clock
-/// mishaps, `touch -d`) is clamped, so formatting `Last-Modified` can never panic.
-fn clamp_to_http_date(time: SystemTime) -> SystemTime {
-    let last = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE);
-    time.clamp(UNIX_EPOCH, last)
-}
-
 /// Opens `path` and reads its metadata from the open handle (no race between the
-/// two), on the blocking pool. `NotFound` also when it is not a regular file.
-async fn open(path: PathBuf) -> io::Result<Opened> {
+/// two), on the blocking pool, with its content ETag when `tags` knows it or it is
+/// small enough to hash at once. `NotFound` also when it is not a regular file.
+async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
     let opened = tokio::task::spawn_blocking(move || {
-        let (file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
+        let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
+        let identity = FileIdentity::of(&meta);
+        let etag = tags.of_open(&path, &identity, &mut file);
         advise_sequential(&file);
-        Ok(Opened {
-            file,
-            identity: FileIdentity::of(&meta),
-        })
+        Ok((Opened { file, identity }, etag))
     })
     .await;
     opened.unwrap_or_else(|join| Err(io::Error::other(join)))
@@ -100,10 +63,10 @@ pub(crate) struct DiskFile {
     pub(crate) content: Content,
 }
 
-/// What a file's validators come from.
+/// What a file's validators come from: its identity, and its content ETag once known.
 #[derive(Debug)]
 pub(crate) struct FileMeta {
-    etag: String,
+    etag: Option<Arc<str>>,
     identity: FileIdentity,
 }
 
@@ -115,12 +78,14 @@ pub(crate) enum Content {
 }
 
 impl DiskFile {
-    /// An on-disk asset, opened; validators from the open handle's metadata.
-    pub(crate) async fn open(path: PathBuf) -> io::Result<Self> {
-        let opened = open(path).await?;
+    /// An on-disk asset, opened; `Last-Modified` from the open handle's metadata, the
+    /// ETag from its bytes once `tags` knows it (they are hashed in the background,
+    /// never while a response waits).
+    pub(crate) async fn open(path: PathBuf, tags: &Arc<ContentTags>) -> io::Result<Self> {
+        let (opened, etag) = open(path, Arc::clone(tags)).await?;
         Ok(DiskFile {
             meta: FileMeta {
-                etag: opened.identity.etag(),
+                etag,
                 identity: opened.identity,
             },
             content: Content::Open(opened),
@@ -133,7 +98,7 @@ impl DiskFile {
         let (bytes, identity) = read_whole(path).await?;
         Ok(DiskFile {
             meta: FileMeta {
-                etag: content_etag(&bytes),
+                etag: Some(content_etag(&bytes).into()),
                 identity,
             },
             content: Content::Whole(bytes),
@@ -155,12 +120,15 @@ impl FileMeta {
             content_type,
             encoding: Encoding::Identity,
             validators: Validators {
-                etag: &self.etag,
+                etag: self.etag.as_deref(),
                 modified: identity.modified_secs(),
             },
             len: identity.len,
             values: HeaderValues {
-                etag: HeaderValue::try_from(self.etag.as_str()).ok()?,
+                etag: match &self.etag {
+                    Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
+                    None => None,
+                },
                 last_modified: HeaderValue::try_from(last_modified).ok()?,
                 content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(identity.len),
@@ -257,41 +225,11 @@ mod tests {
 
     #[tokio::test]
     async fn missing_files_and_folders_are_not_found() {
-        let err = open(std::env::temp_dir().join("embed-assets-no-such-file"))
-            .await
-            .unwrap_err();
+        let tags = Arc::new(ContentTags::default());
+        let missing = std::env::temp_dir().join("embed-assets-no-such-file");
+        let err = open(missing, Arc::clone(&tags)).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        let err = open(std::env::temp_dir()).await.unwrap_err();
+        let err = open(std::env::temp_dir(), tags).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
-    }
-
-    #[test]
-    fn file_times_outside_http_dates_are_clamped() {
-        let before = UNIX_EPOCH - std::time::Duration::from_secs(10);
-        assert_eq!(clamp_to_http_date(before), UNIX_EPOCH);
-        let after = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE + 100);
-        let clamped = clamp_to_http_date(after);
-        // Formatting must not panic at the bound.
-        assert_eq!(
-            httpdate::fmt_http_date(clamped),
-            "Fri, 31 Dec 9999 23:59:59 GMT"
-        );
-    }
-
-    #[test]
-    fn etags_change_with_size_and_time() {
-        let a = FileIdentity {
-            len: 10,
-            modified: UNIX_EPOCH + std::time::Duration::from_nanos(1_000_000_001),
-        };
-        let b = FileIdentity { len: 11, ..a };
-        let c = FileIdentity {
-            modified: UNIX_EPOCH + std::time::Duration::from_nanos(1_000_000_002),
-            ..a
-        };
-        assert_eq!(a.etag(), "\"3b9aca01-a\"");
-        assert_ne!(a.etag(), b.etag());
-        assert_ne!(a.etag(), c.etag());
-        assert_eq!(a.modified_secs(), 1);
     }
 }

@@ -30,6 +30,10 @@ impl ServeAssets {
     /// [`chunk_size`](Self::chunk_size) says otherwise: 1 MiB.
     pub const DEFAULT_CHUNK_SIZE: usize = disk::DEFAULT_CHUNK_SIZE;
 
+    /// What the downloads of files over `max_embed_size` may hold in full-size chunks
+    /// in all, unless [`read_budget`](Self::read_budget) says otherwise: 32 MiB.
+    pub const DEFAULT_READ_BUDGET: usize = disk::DEFAULT_BUDGET;
+
     fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
         Arc::make_mut(&mut self.config).change(change);
         self
@@ -348,13 +352,42 @@ impl ServeAssets {
         self.configure(|options| options.chunk_size = bytes.max(4096))
     }
 
+    /// What the downloads of files over `max_embed_size` may hold in full-size chunks
+    /// at once, across all of them (default
+    /// [`DEFAULT_READ_BUDGET`](Self::DEFAULT_READ_BUDGET), 32 MiB).
+    ///
+    /// A server takes a body's chunks before its socket does (hyper queues up to
+    /// ~400 KiB per connection), and a download reads a [chunk](Self::chunk_size)
+    /// ahead so that disk and socket overlap: a client that stops reading would pin
+    /// all of that, 765 MiB for 400 clients at 1 MiB chunks. So a download gets a
+    /// further chunk while the server still holds one only within the budget, and
+    /// otherwise waits until the socket takes it; one the server holds nothing of reads
+    /// a full chunk within the budget or 32 KiB outside it; nothing is read ahead for a
+    /// client slower than the disk. So memory stays under the budget plus 32 KiB per
+    /// stalled download, and every download goes on. A consumer that keeps chunks
+    /// instead of sending them (collecting a whole body) is served too. Pair it
+    /// with your server's header-read and idle timeouts (see the README), so idle
+    /// connections do not pile up either. A budget below one chunk counts as one.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().read_budget(64 << 20);
+    /// # let _ = service;
+    /// ```
+    pub fn read_budget(self, bytes: usize) -> Self {
+        self.configure(|options| options.read_budget = bytes)
+    }
+
     /// Checks that every on-disk asset exists under the [disk root](Self::disk_root)
     /// as a readable file, so a deployment fails at start-up instead of answering 404
-    /// later.
+    /// later. It also starts computing their content ETags, in the background, so that
+    /// they are known when the files are first requested.
     ///
     /// # Errors
     /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
     pub fn check_disk(&self) -> Result<(), Error> {
+        let tags = &self.config.tables(self.assets).tags;
         let problems: Vec<DiskProblem> = self
             .assets
             .iter()
@@ -362,7 +395,9 @@ impl ServeAssets {
                 let relative = asset.disk_path()?;
                 let path = self.disk_path(relative);
                 let result = match &path {
-                    Some(path) => disk::check(path),
+                    // Checked, and queued for its content ETag, so that it is known by
+                    // the time the file is first requested.
+                    Some(path) => disk::check(path).inspect(|()| tags.prepare(path)),
                     None => Err(io::Error::new(
                         io::ErrorKind::NotFound,
                         "no disk root is set",

@@ -11,6 +11,7 @@ use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
 use crate::asset::Asset;
+use crate::disk::{ContentTags, ReadBudget};
 use crate::representation::Representation;
 use crate::respond::{Added, PrebuiltHeaders};
 use crate::table::Assets;
@@ -65,6 +66,8 @@ pub(super) struct Options {
     /// Where on-disk assets are read from; `None` if the table has none.
     pub(super) disk_root: Option<PathBuf>,
     pub(super) chunk_size: usize,
+    /// What full-size chunks of on-disk files in flight may hold in all.
+    pub(super) read_budget: usize,
     /// `header` rules, in the order given.
     pub(super) header_rules: Vec<HeaderRule>,
     /// `X-Content-Type-Options: nosniff` on every asset response.
@@ -108,6 +111,10 @@ pub(super) struct Tables {
     /// (added since the build): the macro's selection. `None` outside dev mode, or
     /// if a glob does not compile here (then nothing new is served).
     pub(super) dev: Option<FileRules>,
+    /// The content ETags of the files read at run time, as they are hashed.
+    pub(super) tags: Arc<ContentTags>,
+    /// What the downloads of files on disk may hold in full-size chunks, in all.
+    pub(super) budget: Arc<ReadBudget>,
 }
 
 impl Config {
@@ -311,6 +318,9 @@ impl Tables {
                 )
                 .ok()
             }),
+            tags: Arc::default(),
+            // At least one full chunk, so that every download can get one.
+            budget: ReadBudget::new(options.read_budget.max(options.chunk_size)),
         };
         if options.clean_urls {
             for (i, asset) in assets.iter().enumerate() {

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
@@ -39,7 +40,8 @@ impl FileRequest {
         let read = if embedded {
             DiskFile::read(self.path.clone()).await
         } else {
-            DiskFile::open(self.path.clone()).await
+            let tags = &self.service.config.tables(self.service.assets).tags;
+            DiskFile::open(self.path.clone(), tags).await
         };
         let policy = Policy {
             cache_control: &self.cache_control,
@@ -62,6 +64,7 @@ impl FileRequest {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
         let chunk_size = self.service.config.options.chunk_size;
+        let budget = Arc::clone(&self.service.config.tables(self.service.assets).budget);
         let mut response = respond::respond(
             &rep,
             &self.method,
@@ -71,7 +74,7 @@ impl FileRequest {
                 fields: &self.fields,
             },
             None,
-            |slices| Body::from_file(content, slices, chunk_size),
+            |slices| Body::from_file(content, slices, chunk_size, budget),
         );
         if self.vary_accept {
             respond::add_vary_accept(response.headers_mut());

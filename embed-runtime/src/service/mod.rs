@@ -97,6 +97,7 @@ impl Assets {
             dev_folder: None,
             disk_root: self.build_root().map(PathBuf::from),
             chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
+            read_budget: ServeAssets::DEFAULT_READ_BUDGET,
             header_rules: Vec::new(),
             nosniff: true,
             csp: None,
@@ -127,6 +128,7 @@ impl fmt::Debug for ServeAssets {
             .field("dev_folder", &config.dev_folder)
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
+            .field("read_budget", &config.read_budget)
             .field(
                 "header_rules",
                 &config

@@ -392,7 +392,8 @@ impl<'r> Expectation<'r> {
             return;
         };
         let served = self.served(asset);
-        let (encoding, etag, modified) = (served.encoding, served.etag, modified_secs(asset));
+        let (encoding, modified) = (served.encoding, modified_secs(asset));
+        let etag = &*served.etag;
         let len = served.bytes.len() as u64;
         let request = self.request.headers();
         let expected = match evaluate_preconditions(method, request, etag, modified) {
@@ -522,7 +523,7 @@ impl Expectation<'_> {
 /// The representation a request for an asset gets.
 struct Served<'a> {
     encoding: Encoding,
-    etag: &'a str,
+    etag: std::borrow::Cow<'a, str>,
     bytes: &'a [u8],
     /// Other encodings could have been chosen: `Vary: Accept-Encoding`.
     negotiated: bool,
@@ -530,13 +531,16 @@ struct Served<'a> {
 
 impl Expectation<'_> {
     /// From memory, the stored variant of highest q; from a file (dev mode, on disk),
-    /// its identity bytes with the ETag the build computed for the unchanged file.
+    /// its identity bytes with the content ETag of those bytes (the build's, for an
+    /// unchanged file in dev mode; computed when the file is read, for one on disk).
     fn served(&self, asset: &'static Asset) -> Served<'_> {
         if !asset.is_embedded() {
             let bytes = &self.fixture.on_disk[asset.path()];
+            use sha2::Digest;
+            let etag = embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes));
             return Served {
                 encoding: Encoding::Identity,
-                etag: asset.etag(),
+                etag: etag.into(),
                 bytes,
                 negotiated: false,
             };
@@ -545,7 +549,7 @@ impl Expectation<'_> {
             let identity = asset.variant(Encoding::Identity).unwrap();
             return Served {
                 encoding: Encoding::Identity,
-                etag: identity.etag(),
+                etag: identity.etag().into(),
                 bytes: identity.body(),
                 negotiated: false,
             };
@@ -559,7 +563,7 @@ impl Expectation<'_> {
         let variant = asset.variant(encoding).unwrap();
         Served {
             encoding,
-            etag: variant.etag(),
+            etag: variant.etag().into(),
             bytes: variant.body(),
             negotiated: asset.is_negotiated(),
         }

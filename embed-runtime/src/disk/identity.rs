@@ -1,0 +1,156 @@
+//! [`FileIdentity`]: which bytes a file holds, as far as its metadata can tell, taken
+//! when it is opened and checked again with every chunk read.
+
+use std::fs::Metadata;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// What a response from a file is about: its length and modification time (which the
+/// validators state), and where the platform tells them, its device and inode (which
+/// file it is) and its status change time.
+///
+/// The status change time (ctime) is set by the kernel alone, on every write,
+/// truncation and metadata change, and no program can set it back: `cp -p` or
+/// `touch -r` restore a file's mtime after changing it, never its ctime. So an
+/// overwrite of the same length that keeps the mtime is still seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileIdentity {
+    pub(crate) len: u64,
+    pub(crate) modified: SystemTime,
+    #[cfg(unix)]
+    unix: Unix,
+}
+
+/// The inode's part of the identity.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Unix {
+    dev: u64,
+    ino: u64,
+    ctime: (i64, i64),
+    /// How many names the inode has; 0 once it was removed or renamed over.
+    nlink: u64,
+}
+
+impl FileIdentity {
+    pub(crate) fn of(meta: &Metadata) -> Self {
+        FileIdentity {
+            len: meta.len(),
+            modified: clamp_to_http_date(meta.modified().unwrap_or(UNIX_EPOCH)),
+            #[cfg(unix)]
+            unix: {
+                use std::os::unix::fs::MetadataExt;
+                Unix {
+                    dev: meta.dev(),
+                    ino: meta.ino(),
+                    ctime: (meta.ctime(), meta.ctime_nsec()),
+                    nlink: meta.nlink(),
+                }
+            },
+        }
+    }
+
+    /// Whether `now`, the same open file looked at again, still holds the bytes this
+    /// identity was taken of: the same inode, length and mtime, and an unchanged ctime,
+    /// unless the file has no name left. A file removed (`rm`) or replaced by a rename
+    /// (`mv new file`, the atomic way to deploy) keeps its bytes for whoever has it
+    /// open, although the unlink changed its ctime: such a download goes on, whole.
+    pub(crate) fn holds(&self, now: &FileIdentity) -> bool {
+        let same = self.len == now.len && self.modified == now.modified;
+        #[cfg(unix)]
+        let same = same
+            && self.unix.dev == now.unix.dev
+            && self.unix.ino == now.unix.ino
+            && (self.unix.ctime == now.unix.ctime || now.unix.nlink == 0);
+        same
+    }
+
+    /// Whole seconds since the epoch, as `Last-Modified` states it.
+    pub(crate) fn modified_secs(&self) -> u64 {
+        self.modified
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    }
+}
+
+/// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
+const LAST_HTTP_DATE: u64 = 253_402_300_799;
+
+/// A file time an HTTP-date can state: an mtime before 1970 or after 9999 (clock
+/// mishaps, `touch -d`) is clamped, so formatting `Last-Modified` can never panic.
+pub(crate) fn clamp_to_http_date(time: SystemTime) -> SystemTime {
+    let last = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE);
+    time.clamp(UNIX_EPOCH, last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!(
+            "embed-assets-identity-{}-{name}",
+            std::process::id()
+        ));
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(bytes)
+            .unwrap();
+        path
+    }
+
+    fn identity(file: &std::fs::File) -> FileIdentity {
+        FileIdentity::of(&file.metadata().unwrap())
+    }
+
+    #[test]
+    fn file_times_outside_http_dates_are_clamped() {
+        let before = UNIX_EPOCH - std::time::Duration::from_secs(10);
+        assert_eq!(clamp_to_http_date(before), UNIX_EPOCH);
+        let after = UNIX_EPOCH + std::time::Duration::from_secs(LAST_HTTP_DATE + 100);
+        let clamped = clamp_to_http_date(after);
+        // Formatting must not panic at the bound.
+        assert_eq!(
+            httpdate::fmt_http_date(clamped),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_same_length_overwrite_with_its_mtime_put_back_is_seen() {
+        let path = temp_file("cp-p", &[1u8; 4096]);
+        let open = std::fs::File::open(&path).unwrap();
+        let before = identity(&open);
+        let mtime = open.metadata().unwrap().modified().unwrap();
+        // What `cp -p new file` does: write in place, then restore the times.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let mut writer = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        writer.write_all(&[2u8; 4096]).unwrap();
+        writer.set_modified(mtime).unwrap();
+        drop(writer);
+        let after = identity(&open);
+        assert_eq!((after.len, after.modified), (before.len, before.modified));
+        assert!(!before.holds(&after), "{before:?} {after:?}");
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_removed_or_renamed_over_file_keeps_its_bytes_for_whoever_has_it_open() {
+        let path = temp_file("renamed", &[1u8; 4096]);
+        let open = std::fs::File::open(&path).unwrap();
+        let before = identity(&open);
+        assert!(before.holds(&identity(&open)));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let new = path.with_extension("new");
+        std::fs::write(&new, [2u8; 4096]).unwrap();
+        std::fs::rename(&new, &path).unwrap();
+        let after = identity(&open);
+        assert!(before.holds(&after), "{before:?} {after:?}");
+        // The name now names another file: opened again, it is not this identity.
+        let reopened = identity(&std::fs::File::open(&path).unwrap());
+        assert!(!before.holds(&reopened));
+        std::fs::remove_file(path).unwrap();
+    }
+}

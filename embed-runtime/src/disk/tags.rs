@@ -1,0 +1,249 @@
+//! [`ContentTags`]: the strong ETags of files read at run time, computed from their
+//! bytes, once per file identity, in the background.
+//!
+//! Why from the bytes: two replicas holding the same file under different mtimes (a
+//! copy, an `rsync` without `-t`, a container layer) must send the same validator, or a
+//! cache's revalidation and a player's `If-Range` resume across a load balancer turn
+//! into full downloads; and a rewrite that keeps the length and the mtime must get a new
+//! one. Why in the background: hashing a 2 GiB file takes seconds, and the first
+//! response must not wait for it. Until the hash is known, responses carry no ETag
+//! (only `Last-Modified`): correct, only less useful to caches for that moment.
+//! Why once per identity: the identity (inode, length, mtime, ctime) changes with any
+//! change of the bytes, and a hash taken of other bytes than the ones opened is thrown
+//! away, so a tag is never given to bytes it was not computed from.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use sha2::{Digest, Sha256};
+
+use super::identity::FileIdentity;
+use super::open_regular;
+
+/// Files up to this size are hashed at once, on the read of their first request (a few
+/// milliseconds); larger ones in the background, while their first responses go out
+/// without an ETag.
+pub(crate) const HASH_AT_ONCE: u64 = 4 << 20;
+
+/// The content ETags of one service's files, by path.
+#[derive(Debug, Default)]
+pub(crate) struct ContentTags {
+    tags: Mutex<HashMap<PathBuf, Tag>>,
+}
+
+#[derive(Debug, Clone)]
+enum Tag {
+    /// Being hashed for this identity.
+    Hashing(FileIdentity),
+    /// The tag of the bytes of this identity.
+    Known(FileIdentity, Arc<str>),
+}
+
+/// One file to hash, for the tags it goes to (if they still exist).
+struct Job {
+    path: PathBuf,
+    identity: FileIdentity,
+    tags: Weak<ContentTags>,
+}
+
+impl ContentTags {
+    /// The content ETag of `file`, open at `path` with `identity`: known already, or
+    /// computed now from `file` when it is small ([`HASH_AT_ONCE`]); for a larger one
+    /// `None`, and it is queued for hashing in the background (once per identity).
+    pub(crate) fn of_open(
+        self: &Arc<Self>,
+        path: &Path,
+        identity: &FileIdentity,
+        file: &mut File,
+    ) -> Option<Arc<str>> {
+        if identity.len > HASH_AT_ONCE {
+            return self.get(path, identity);
+        }
+        if let Some(known) = self.known(path, identity) {
+            return Some(known);
+        }
+        let mut buffer = vec![0u8; identity.len.min(64 << 10) as usize + 1];
+        let tag: Arc<str> = hash_open(file, identity, &mut buffer)?.into();
+        let mut tags = self
+            .tags
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        tags.insert(path.to_owned(), Tag::Known(*identity, Arc::clone(&tag)));
+        Some(tag)
+    }
+
+    fn known(&self, path: &Path, identity: &FileIdentity) -> Option<Arc<str>> {
+        let tags = self
+            .tags
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match tags.get(path) {
+            Some(Tag::Known(known, tag)) if known == identity => Some(Arc::clone(tag)),
+            _ => None,
+        }
+    }
+
+    /// The content ETag of the file at `path` as `identity` describes it, if it is
+    /// known; otherwise `None`, and the file is queued for hashing (once per
+    /// identity).
+    pub(crate) fn get(self: &Arc<Self>, path: &Path, identity: &FileIdentity) -> Option<Arc<str>> {
+        let mut tags = self
+            .tags
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match tags.get(path) {
+            Some(Tag::Known(known, tag)) if known == identity => return Some(Arc::clone(tag)),
+            Some(Tag::Hashing(hashing)) if hashing == identity => return None,
+            _ => {}
+        }
+        tags.insert(path.to_owned(), Tag::Hashing(*identity));
+        drop(tags);
+        let job = Job {
+            path: path.to_owned(),
+            identity: *identity,
+            tags: Arc::downgrade(self),
+        };
+        if worker().send(job).is_err() {
+            // No worker thread (it could not be started): no tag, as before the hash.
+            self.forget(path, identity);
+        }
+        None
+    }
+
+    /// Starts hashing the file at `path` now, if it exists, so its tag is ready when it
+    /// is first requested (for [`check_disk`](crate::ServeAssets::check_disk)).
+    pub(crate) fn prepare(self: &Arc<Self>, path: &Path) {
+        if let Ok((_, meta)) = open_regular(path, std::io::ErrorKind::NotFound) {
+            let _ = self.get(path, &FileIdentity::of(&meta));
+        }
+    }
+
+    fn finish(&self, path: PathBuf, identity: FileIdentity, tag: Option<String>) {
+        let mut tags = self
+            .tags
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        // A newer identity may have been queued meanwhile: that one decides.
+        if matches!(tags.get(&path), Some(Tag::Hashing(hashing)) if *hashing == identity) {
+            match tag {
+                Some(tag) => tags.insert(path, Tag::Known(identity, tag.into())),
+                None => tags.remove(&path),
+            };
+        }
+    }
+
+    fn forget(&self, path: &Path, identity: &FileIdentity) {
+        self.finish(path.to_owned(), *identity, None);
+    }
+}
+
+/// The one thread that hashes files, for every service of the process: one file at a
+/// time, so that hashing never competes with itself for the disk.
+fn worker() -> &'static Sender<Job> {
+    static WORKER: OnceLock<Sender<Job>> = OnceLock::new();
+    WORKER.get_or_init(|| {
+        let (sender, jobs) = mpsc::channel::<Job>();
+        let spawned = std::thread::Builder::new()
+            .name("embed-assets-hash".to_owned())
+            .spawn(move || {
+                let mut buffer = vec![0u8; 1 << 20];
+                for job in jobs {
+                    let Some(tags) = job.tags.upgrade() else {
+                        continue;
+                    };
+                    let tag = hash(&job.path, &job.identity, &mut buffer);
+                    tags.finish(job.path, job.identity, tag);
+                }
+            });
+        // NOTE: without the thread, the receiver is dropped and every send fails:
+        // files are then served without an ETag, never with a wrong one.
+        drop(spawned);
+        sender
+    })
+}
+
+/// The content ETag of the file at `path`, if what is read is the file `identity`
+/// describes from the first byte to the last.
+fn hash(path: &Path, identity: &FileIdentity, buffer: &mut [u8]) -> Option<String> {
+    let (mut file, meta) = open_regular(path, std::io::ErrorKind::NotFound).ok()?;
+    if !identity.holds(&FileIdentity::of(&meta)) {
+        return None;
+    }
+    hash_open(&mut file, identity, buffer)
+}
+
+/// The content ETag of the open `file`, read from its start, if it still holds the
+/// bytes of `identity` once read.
+fn hash_open(file: &mut File, identity: &FileIdentity, buffer: &mut [u8]) -> Option<String> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let mut digest = Sha256::new();
+    let mut read = 0u64;
+    loop {
+        let n = file.read(buffer).ok()?;
+        if n == 0 {
+            break;
+        }
+        digest.update(&buffer[..n]);
+        read += n as u64;
+    }
+    let after = FileIdentity::of(&File::metadata(file).ok()?);
+    (read == identity.len && identity.holds(&after))
+        .then(|| embed_assets_shared::etag::content(&digest.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn wait_for(tags: &Arc<ContentTags>, path: &Path) -> Option<Arc<str>> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let meta = std::fs::metadata(path).unwrap();
+            if let Some(tag) = tags.get(path, &FileIdentity::of(&meta)) {
+                return Some(tag);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn the_tag_is_the_content_etag_of_the_bytes_whatever_the_mtime() {
+        let dir = std::env::temp_dir().join(format!("embed-assets-tags-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
+        std::fs::write(&a, b"the same bytes").unwrap();
+        std::fs::write(&b, b"the same bytes").unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        File::options()
+            .write(true)
+            .open(&b)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let tags = Arc::new(ContentTags::default());
+        let first = std::fs::metadata(&a).unwrap();
+        assert_eq!(
+            tags.get(&a, &FileIdentity::of(&first)),
+            None,
+            "not known at once"
+        );
+        let (tag_a, tag_b) = (wait_for(&tags, &a).unwrap(), wait_for(&tags, &b).unwrap());
+        assert_eq!(tag_a, tag_b, "replicas with other mtimes agree");
+        let expected = embed_assets_shared::etag::content(&Sha256::digest(b"the same bytes"));
+        assert_eq!(&*tag_a, expected);
+        // Other bytes, another tag.
+        std::fs::write(&a, b"other bytes, same...").unwrap();
+        let changed = wait_for(&tags, &a).unwrap();
+        assert_ne!(changed, tag_a);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
