@@ -32,6 +32,7 @@ fn main() -> io::Result<()> {
     let out_dir = std::env::var_os("OUT_DIR").ok_or_else(|| io::Error::other("no OUT_DIR"))?;
     let out_dir = Path::new(&out_dir);
     write_media(&out_dir.join("media"))?;
+    write_cold_names(&out_dir.join("cold"))?;
     let site = out_dir.join("site");
     let precompressed = out_dir.join("site-precompressed");
     write_site(&site, &precompressed)?;
@@ -65,6 +66,20 @@ fn write_media(media: &Path) -> io::Result<()> {
     let video = media.join("video.bin");
     if fs::metadata(&video).map(|m| m.len()).ok() != Some(VIDEO_LEN) {
         write_video(&video)?;
+    }
+    Ok(())
+}
+
+/// How many files `bench-disk cold` serves; `bench::COLD_FILES` must say the same.
+const COLD_FILES: usize = 32;
+
+/// The names of the cold-cache files, each a 2 KiB stand-in (over the table's 1 KiB
+/// `max_embed_size`, so it is listed as on disk): `bench-disk cold` writes the real,
+/// large files under another folder and serves them with `.disk_root()`.
+fn write_cold_names(cold: &Path) -> io::Result<()> {
+    fs::create_dir_all(cold)?;
+    for i in 0..COLD_FILES {
+        write_if_changed(&cold.join(format!("f{i:02}.bin")), &[b'.'; 2048])?;
     }
     Ok(())
 }

@@ -49,6 +49,14 @@ pub const VIDEO_LEN: u64 = 64 << 20;
 /// (over 1 MiB) listed and streamed from disk.
 pub static MEDIA: Assets = embed_assets!("$OUT_DIR/media", max_embed_size = "1 MiB");
 
+/// The files of `bench-disk cold`, by name only (`f00.bin` … `f31.bin`): listed as on
+/// disk, and read at run time from the folder given to `.disk_root()`, where
+/// `bench-disk cold` writes them large.
+pub static COLD: Assets = embed_assets!("$OUT_DIR/cold", max_embed_size = "1 KiB");
+
+/// How many files [`COLD`] names.
+pub const COLD_FILES: usize = 32;
+
 /// A command-line value that must be a whole number from `min` to `max`, or the
 /// message that says so.
 ///

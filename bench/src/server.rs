@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 
 use tower_http::services::ServeDir;
 
-use crate::{MEDIA, MEDIA_DIR};
+use crate::{COLD, MEDIA, MEDIA_DIR};
 
 /// Which implementation serves the files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,11 +32,13 @@ pub struct Options {
     /// Exit when standard input reaches end of file, so the process never outlives the
     /// driver that holds the other end of the pipe.
     pub exit_with_stdin: bool,
+    /// Serve [`COLD`]'s files from this folder instead of [`MEDIA_DIR`].
+    pub cold: Option<std::path::PathBuf>,
 }
 
 /// The usage line of the server's arguments.
 pub const USAGE: &str = "--mode ours|servedir [--port N] [--chunk BYTES] [--workers N] \
-                         [--exit-with-stdin]";
+                         [--exit-with-stdin] [--cold DIR]";
 
 impl Options {
     /// Parses the arguments after the program name.
@@ -50,6 +52,7 @@ impl Options {
             chunk: None,
             workers: None,
             exit_with_stdin: false,
+            cold: None,
         };
         let mut mode = None;
         let mut args = args.into_iter();
@@ -70,6 +73,7 @@ impl Options {
                 "--chunk" => options.chunk = Some(number(&value("--chunk")?)?),
                 "--workers" => options.workers = Some(number(&value("--workers")?)?),
                 "--exit-with-stdin" => options.exit_with_stdin = true,
+                "--cold" => options.cold = Some(value("--cold")?.into()),
                 other => return Err(format!("unknown argument `{other}`; usage: {USAGE}")),
             }
         }
@@ -103,8 +107,17 @@ pub fn run(options: &Options) -> io::Result<()> {
         runtime.worker_threads(workers.max(1));
     }
     let runtime = runtime.build()?;
-    let app = match options.mode {
-        Mode::Ours => {
+    let app = match (options.mode, &options.cold) {
+        (Mode::Ours, Some(dir)) => {
+            let mut service = COLD.service().disk_root(dir);
+            if let Some(chunk) = options.chunk {
+                service = service.chunk_size(chunk);
+            }
+            service.check_disk().map_err(io::Error::other)?;
+            axum::Router::new().fallback_service(service)
+        }
+        (Mode::ServeDir, Some(dir)) => axum::Router::new().fallback_service(ServeDir::new(dir)),
+        (Mode::Ours, None) => {
             let mut service = MEDIA.service();
             if let Some(chunk) = options.chunk {
                 service = service.chunk_size(chunk);
@@ -112,14 +125,17 @@ pub fn run(options: &Options) -> io::Result<()> {
             service.check_disk().map_err(io::Error::other)?;
             axum::Router::new().fallback_service(service)
         }
-        Mode::ServeDir => axum::Router::new().fallback_service(ServeDir::new(MEDIA_DIR)),
+        (Mode::ServeDir, None) => axum::Router::new().fallback_service(ServeDir::new(MEDIA_DIR)),
     };
     runtime.block_on(async move {
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], options.port))).await?;
         let addr = listener.local_addr()?;
         let mut out = io::stdout().lock();
-        writeln!(out, "media folder: {MEDIA_DIR}")?;
+        match &options.cold {
+            Some(dir) => writeln!(out, "media folder: {}", dir.display())?,
+            None => writeln!(out, "media folder: {MEDIA_DIR}")?,
+        }
         writeln!(out, "listening on {addr}")?;
         out.flush()?;
         drop(out);

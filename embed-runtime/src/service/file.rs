@@ -9,7 +9,7 @@ use std::sync::Arc;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use super::config::Fields;
-use super::dispatch::respond_embedded;
+use super::memory::respond_embedded;
 use super::route::Policy;
 use super::ServeAssets;
 use crate::asset::Asset;

@@ -9,6 +9,8 @@
 //!   entry that answers or says "not mine";
 //! - `route`: the path → one typed target with its header policy;
 //! - `file`: a request answered from a file read at run time;
+//! - `memory`: the answers made from memory alone (an embedded asset, the 404), for
+//!   `dispatch` and `file` both;
 //! - `future`: [`ResponseFuture`].
 
 mod builder;
@@ -17,6 +19,7 @@ mod dispatch;
 mod file;
 mod future;
 mod head;
+mod memory;
 mod route;
 
 use std::fmt;

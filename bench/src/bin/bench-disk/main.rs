@@ -7,6 +7,7 @@
 //! CPU 1, so each server has one core and the client never competes with it. Rounds are
 //! interleaved (the order rotates every round) and the table shows medians.
 
+mod cold;
 mod procs;
 
 use std::fmt::Write as _;
@@ -40,6 +41,7 @@ const USAGE: &str = "\
 usage: bench-disk [--rounds N] [--singles N] [--concurrency N] [--mem-concurrency N]
                   [--chunks 64K,256K,1M,4M] [--no-pin] [--nginx PATH]
                   [--server-env KEY=VALUE]... [--raw] [--discard]
+       bench-disk cold --help   (the cold-cache workload: many large files, evicted)
        bench-disk serve --mode ours|servedir [--port N] [--chunk BYTES]
 
   --rounds N           interleaved rounds; medians are over them (default 9)
@@ -77,6 +79,9 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("serve") {
         return serve(argv[1..].to_vec());
+    }
+    if argv.first().map(String::as_str) == Some("cold") {
+        return cold::main(argv[1..].to_vec());
     }
     let args = match parse_args(argv) {
         Ok(Some(args)) => args,

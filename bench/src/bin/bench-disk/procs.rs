@@ -49,9 +49,22 @@ impl Server {
         cpu: Option<usize>,
         env: &[(String, String)],
     ) -> Result<Self, String> {
+        Self::start_rust_with(name, kind, cpu, env, &[])
+    }
+
+    /// As [`start_rust`](Self::start_rust), with `extra` server arguments (`--cold DIR`).
+    pub(crate) fn start_rust_with(
+        name: String,
+        kind: Kind,
+        cpu: Option<usize>,
+        env: &[(String, String)],
+        extra: &[&std::ffi::OsStr],
+    ) -> Result<Self, String> {
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         let mut command = pinned(cpu, &exe);
-        command.args(["serve", "--port", "0", "--exit-with-stdin", "--mode"]);
+        command.args(["serve", "--port", "0", "--exit-with-stdin"]);
+        command.args(extra);
+        command.arg("--mode");
         match kind {
             Kind::ServeDir => {
                 command.arg("servedir");
@@ -75,17 +88,38 @@ impl Server {
         media: &str,
         cpu: Option<usize>,
     ) -> Result<Self, String> {
+        Self::start_nginx_with(
+            nginx,
+            media,
+            cpu,
+            "nginx (sendfile)",
+            NGINX_SENDFILE,
+            "bench-disk",
+        )
+    }
+
+    /// nginx with one worker, the `http` block's settings `http` and the types of
+    /// the media, serving `media`; `tag` names its temporary folder.
+    pub(crate) fn start_nginx_with(
+        nginx: &Path,
+        media: &str,
+        cpu: Option<usize>,
+        name: &str,
+        http: &str,
+        tag: &str,
+    ) -> Result<Self, String> {
+        let http = format!(
+            "{http}\x20   keepalive_timeout 65;\n\
+             \x20   types {{ text/html html; application/octet-stream bin; }}\n\
+             \x20   default_type application/octet-stream;\n"
+        );
         let config = NginxConfig {
             main: "",
-            http: "\x20   sendfile on;\n\
-                   \x20   tcp_nopush on;\n\
-                   \x20   keepalive_timeout 65;\n\
-                   \x20   types { text/html html; application/octet-stream bin; }\n\
-                   \x20   default_type application/octet-stream;\n",
+            http: &http,
             root: media,
-            tag: "bench-disk",
+            tag,
         };
-        let inner = ChildServer::start_nginx(nginx, cpu, "nginx (sendfile)".into(), config)?;
+        let inner = ChildServer::start_nginx(nginx, cpu, name.into(), config)?;
         Ok(Server {
             kind: Kind::Nginx,
             inner,
@@ -122,6 +156,9 @@ impl Server {
             .all(|pid| fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok())
     }
 }
+
+/// nginx as the hot-cache benchmark runs it: `sendfile on`, `tcp_nopush on`.
+pub(crate) const NGINX_SENDFILE: &str = "\x20   sendfile on;\n\x20   tcp_nopush on;\n";
 
 /// `(VmRSS, VmHWM)` of one process, in bytes.
 pub(crate) fn memory(pid: u32) -> Option<(u64, u64)> {
