@@ -152,8 +152,11 @@ impl Crate {
             .arg("--color=never")
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", shared_target_dir())
-            // The OUT_DIR of the tests' own build means nothing to this crate.
+            // The OUT_DIR of the tests' own build means nothing to this crate, and
+            // the lints CI makes while building the tests (.ci/run) are not for it.
             .env_remove("OUT_DIR")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
             .output()
             .unwrap();
         Outcome {
@@ -178,6 +181,8 @@ impl Crate {
             .current_dir(&self.dir)
             .env("CARGO_TARGET_DIR", shared_target_dir())
             .env_remove("OUT_DIR")
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())

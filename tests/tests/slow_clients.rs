@@ -75,11 +75,10 @@ impl Drop for Server {
     }
 }
 
-/// Reads `GET /big.bin` `step` bytes at a time with a pause after each read, for
-/// `reads` reads at most; returns the bytes received (head included).
-async fn slow_download(addr: SocketAddr, reads: usize, step: usize, pause: Duration) -> usize {
+/// A connection with a 4 KiB receive buffer (set before connecting, so the window the
+/// server sees is small from the start) that has sent `GET /big.bin`.
+async fn request_big(addr: SocketAddr) -> tokio::net::TcpStream {
     let socket = TcpSocket::new_v4().expect("socket");
-    // Before connecting, so the window the server sees is small from the start.
     socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
     let mut stream = socket.connect(addr).await.expect("connect");
     stream
@@ -89,6 +88,13 @@ async fn slow_download(addr: SocketAddr, reads: usize, step: usize, pause: Durat
         )
         .await
         .expect("write request");
+    stream
+}
+
+/// Reads `GET /big.bin` `step` bytes at a time with a pause after each read, for
+/// `reads` reads at most; returns the bytes received (head included).
+async fn slow_download(addr: SocketAddr, reads: usize, step: usize, pause: Duration) -> usize {
+    let mut stream = request_big(addr).await;
     let mut buf = vec![0u8; step];
     let mut total = 0;
     for _ in 0..reads {
@@ -187,16 +193,7 @@ async fn slow_clients_hold_about_a_chunk_each_not_the_file() {
 /// little body) and then stops reading, its receive window 4 KiB; returns the stream
 /// and what it read, for resuming later.
 async fn stalled_download(addr: SocketAddr, first: usize) -> (tokio::net::TcpStream, Vec<u8>) {
-    let socket = TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let mut stream = socket.connect(addr).await.expect("connect");
-    stream
-        .write_all(
-            format!("GET /big.bin HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
-                .as_bytes(),
-        )
-        .await
-        .expect("write request");
+    let mut stream = request_big(addr).await;
     let mut received = vec![0u8; first];
     let mut got = 0;
     while got < first {

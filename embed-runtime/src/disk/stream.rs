@@ -262,6 +262,30 @@ mod tests {
         path
     }
 
+    /// A body streaming all of `data`, written to a temp file named after `name`, in
+    /// chunks of `chunk` bytes within `budget`; and the file's path.
+    async fn whole_body(
+        name: &str,
+        data: &[u8],
+        chunk: usize,
+        budget: Arc<ReadBudget>,
+    ) -> (DiskBody, PathBuf) {
+        let path = temp_file(name, data);
+        let tags = Arc::new(super::super::ContentTags::default());
+        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
+        let whole = ByteRange {
+            start: 0,
+            end: data.len() as u64 - 1,
+        };
+        let body = DiskBody::new(
+            opened,
+            VecDeque::from([Segment::Range(whole)]),
+            chunk,
+            budget,
+        );
+        (body, path)
+    }
+
     async fn collect(mut body: DiskBody) -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();
         while let Some(chunk) = std::future::poll_fn(|cx| body.poll_chunk(cx)).await {
@@ -301,18 +325,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_file_truncated_mid_stream_ends_with_an_error() {
-        let path = temp_file("truncated", &[7u8; 4_000]);
-        let tags = Arc::new(super::super::ContentTags::default());
-        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
-        let mut body = DiskBody::new(
-            opened,
-            VecDeque::from([Segment::Range(ByteRange {
-                start: 0,
-                end: 3_999,
-            })]),
-            1_000,
-            ReadBudget::new(1 << 20),
-        );
+        let (mut body, path) =
+            whole_body("truncated", &[7u8; 4_000], 1_000, ReadBudget::new(1 << 20)).await;
         let first = std::future::poll_fn(|cx| body.poll_chunk(cx))
             .await
             .unwrap()
@@ -348,19 +362,7 @@ mod tests {
     #[tokio::test]
     async fn the_next_chunk_is_read_while_one_is_sent() {
         let data: Vec<u8> = (0..3_000u32).map(|i| (i % 253) as u8).collect();
-        let path = temp_file("ahead", &data);
-        let tags = Arc::new(super::super::ContentTags::default());
-        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
-        let whole = ByteRange {
-            start: 0,
-            end: 2_999,
-        };
-        let mut body = DiskBody::new(
-            opened,
-            VecDeque::from([Segment::Range(whole)]),
-            1_000,
-            ReadBudget::new(1 << 20),
-        );
+        let (mut body, path) = whole_body("ahead", &data, 1_000, ReadBudget::new(1 << 20)).await;
         let first = std::future::poll_fn(|cx| body.poll_chunk(cx))
             .await
             .unwrap()
@@ -416,22 +418,10 @@ mod tests {
     #[tokio::test]
     async fn with_no_room_a_chunk_waits_until_the_server_drops_the_last_or_room_comes() {
         let data: Vec<u8> = (0..5_000u32).map(|i| (i % 249) as u8).collect();
-        let path = temp_file("stalled", &data);
-        let tags = Arc::new(super::super::ContentTags::default());
-        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
-        let whole = ByteRange {
-            start: 0,
-            end: 4_999,
-        };
         let budget = ReadBudget::new(1_000);
         // Other downloads hold the whole budget.
         let others = budget.try_take(1_000).unwrap();
-        let mut body = DiskBody::new(
-            opened,
-            VecDeque::from([Segment::Range(whole)]),
-            1_000,
-            Arc::clone(&budget),
-        );
+        let (mut body, path) = whole_body("stalled", &data, 1_000, Arc::clone(&budget)).await;
         // The server holds nothing yet: a chunk outside the budget, none read ahead.
         let first = next(&mut body).await;
         assert_eq!(&first[..], &data[..1_000]);
@@ -471,21 +461,9 @@ mod tests {
     #[tokio::test]
     async fn a_consumer_that_keeps_every_chunk_still_gets_the_whole_body() {
         let data: Vec<u8> = (0..20_000u32).map(|i| (i % 241) as u8).collect();
-        let path = temp_file("collector", &data);
-        let tags = Arc::new(super::super::ContentTags::default());
-        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
-        let whole = ByteRange {
-            start: 0,
-            end: 19_999,
-        };
         // Room for four chunks; the body is twenty.
         let budget = ReadBudget::new(4_000);
-        let mut body = DiskBody::new(
-            opened,
-            VecDeque::from([Segment::Range(whole)]),
-            1_000,
-            Arc::clone(&budget),
-        );
+        let (mut body, path) = whole_body("collector", &data, 1_000, Arc::clone(&budget)).await;
         let mut kept = Vec::new();
         let collected = tokio::time::timeout(std::time::Duration::from_secs(10), async {
             while let Some(chunk) = std::future::poll_fn(|cx| body.poll_chunk(cx)).await {
@@ -506,19 +484,7 @@ mod tests {
     #[tokio::test]
     async fn with_no_room_in_the_budget_chunks_are_small_and_never_read_ahead() {
         let data: Vec<u8> = (0..300_000u32).map(|i| (i % 247) as u8).collect();
-        let path = temp_file("no-budget", &data);
-        let tags = Arc::new(super::super::ContentTags::default());
-        let (opened, _) = super::super::open(path.clone(), tags).await.unwrap();
-        let whole = ByteRange {
-            start: 0,
-            end: 299_999,
-        };
-        let mut body = DiskBody::new(
-            opened,
-            VecDeque::from([Segment::Range(whole)]),
-            256 << 10,
-            ReadBudget::new(0),
-        );
+        let (mut body, path) = whole_body("no-budget", &data, 256 << 10, ReadBudget::new(0)).await;
         let mut out = Vec::new();
         while let Some(chunk) = std::future::poll_fn(|cx| body.poll_chunk(cx)).await {
             let chunk = chunk.unwrap();
