@@ -114,14 +114,6 @@ impl ContentTags {
         None
     }
 
-    /// Starts hashing the file at `path` now, if it exists, so its tag is ready when it
-    /// is first requested (for [`check_disk`](crate::ServeAssets::check_disk)).
-    pub(crate) fn prepare(self: &Arc<Self>, path: &Path) {
-        if let Ok((_, meta)) = open_regular(path, std::io::ErrorKind::NotFound) {
-            let _ = self.get(path, &FileIdentity::of(&meta));
-        }
-    }
-
     fn finish(&self, path: PathBuf, identity: FileIdentity, tag: Option<String>) {
         let mut tags = self
             .tags

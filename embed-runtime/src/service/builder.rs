@@ -381,13 +381,12 @@ impl ServeAssets {
 
     /// Checks that every on-disk asset exists under the [disk root](Self::disk_root)
     /// as a readable file, so a deployment fails at start-up instead of answering 404
-    /// later. It also starts computing their content ETags, in the background, so that
-    /// they are known when the files are first requested.
+    /// later. It reads no file's bytes: content ETags are computed when a file is
+    /// first requested, so a library of large files costs nothing at start-up.
     ///
     /// # Errors
     /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
     pub fn check_disk(&self) -> Result<(), Error> {
-        let tags = &self.config.tables(self.assets).tags;
         let problems: Vec<DiskProblem> = self
             .assets
             .iter()
@@ -395,9 +394,7 @@ impl ServeAssets {
                 let relative = asset.disk_path()?;
                 let path = self.disk_path(relative);
                 let result = match &path {
-                    // Checked, and queued for its content ETag, so that it is known by
-                    // the time the file is first requested.
-                    Some(path) => disk::check(path).inspect(|()| tags.prepare(path)),
+                    Some(path) => disk::check(path),
                     None => Err(io::Error::new(
                         io::ErrorKind::NotFound,
                         "no disk root is set",
