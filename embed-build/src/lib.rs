@@ -1,5 +1,6 @@
 //! Helpers for a crate's `build.rs`: tell cargo which files the embedded folder depends
-//! on, and build an npm frontend (Vite, esbuild, …) before the crate compiles.
+//! on, build an npm frontend (Vite, esbuild, …) before the crate compiles, and keep
+//! earlier releases of the folder.
 //!
 //! A build dependency, next to `embed-assets` in `[dependencies]`; it has no proc macro,
 //! no HTTP and no async runtime in its own dependencies, so build scripts stay quick to
@@ -59,6 +60,19 @@
 //!
 //! A failed npm step fails the build with npm's own output and the command that
 //! reproduces it; a missing npm says what to install.
+//!
+//! # Keeping earlier releases
+//!
+//! ```no_run
+//! // build.rs: after each release build, public/ is kept in releases/ (the newest 3).
+//! fn main() -> Result<(), embed_assets_build::Error> {
+//!     embed_assets_build::track("public");
+//!     embed_assets_build::Releases::new("releases").keep(3).record("public")?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! See [`Releases`].
 
 // The examples are whole `build.rs` files: their `fn main` is the point.
 #![allow(clippy::needless_doctest_main)]
@@ -71,6 +85,10 @@ use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
+
+mod releases;
+
+pub use releases::{Recorded, Releases};
 
 /// The environment variable that skips every npm step ([`Npm::run`] then only checks
 /// that the output exists).
@@ -114,8 +132,9 @@ pub struct Built {
     pub built: bool,
 }
 
-/// Why [`Npm::run`] failed: a message for the person running `cargo build`, with npm's
-/// own output and the command that reproduces the failure.
+/// Why a helper failed ([`Npm::run`], [`Releases::record`]): a message for the person
+/// running `cargo build`, with npm's own output and the command that reproduces an npm
+/// failure.
 ///
 /// Its `Debug` is its `Display`, so `fn main() -> Result<(), Error>` in a `build.rs`
 /// prints it readably.

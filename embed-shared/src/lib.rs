@@ -1,6 +1,7 @@
 //! What the macro (at compile time) and the runtime (for files it reads at run time)
-//! must compute alike: the strong ETag formats, the media types, and which files of a
-//! folder are selected. Not a stable API: use `embed-assets`.
+//! must compute alike: the strong ETag formats, the media types, which files of a
+//! folder are selected, and the parts of a content-hashed name. Not a stable API: use
+//! `embed-assets`.
 //!
 //! A proc-macro crate can export nothing but macros, and a source file shared with
 //! `#[path]` would fall outside each crate's published package: hence this crate,
@@ -8,6 +9,8 @@
 
 mod content_type;
 pub mod etag;
+pub mod hashed;
+pub mod release;
 pub mod select;
 
 pub use content_type::{content_type, is_precompressed};
