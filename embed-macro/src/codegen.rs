@@ -26,9 +26,14 @@ pub(crate) fn assets_expr(
     assets: &[EncodedAsset],
     root: &Path,
     selection: &TokenStream,
+    release: Option<&str>,
     runtime: &TokenStream,
 ) -> TokenStream {
     let import = runtime_import(runtime);
+    let release = match release {
+        Some(id) => quote!(__embed::Some(#id)),
+        None => quote!(__embed::None),
+    };
     let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
         let root = root.to_string_lossy();
         quote!(__embed::Some(#root))
@@ -42,7 +47,7 @@ pub(crate) fn assets_expr(
         #import
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::assets(&MAP, &FILES, #root, #selection)
+        __embed::assets(&MAP, &FILES, #root, #selection, #release)
     }}
 }
 
@@ -86,6 +91,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         integrity,
         inline,
         preload,
+        release,
     } = asset;
     let page = match inline {
         Some(inline) => {
@@ -116,6 +122,10 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     };
     let fingerprinted = match fingerprinted {
         Some(url) => quote!(__embed::Some(#url)),
+        None => quote!(__embed::None),
+    };
+    let release = match release {
+        Some(id) => quote!(__embed::Some(#id)),
         None => quote!(__embed::None),
     };
     let source = match body {
@@ -160,6 +170,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             url: #url,
             integrity: #integrity,
             page: #page,
+            release: #release,
             source: #source,
         })
     }
@@ -209,7 +220,13 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     let mut values: Vec<TokenStream> = Vec::with_capacity(assets.len());
     for (index, asset) in assets.iter().enumerate() {
         let index = index as u32;
-        // A bundler's hashed file is fingerprinted at its own URL: one key.
+        // A bundler's hashed file is fingerprinted at its own URL: one key; an earlier
+        // release's file is served at its hashed URL only.
+        if let (Some(url), Some(_)) = (&asset.fingerprinted, &asset.release) {
+            keys.push(url);
+            values.push(quote!(#index | __embed::FINGERPRINTED));
+            continue;
+        }
         if asset.fingerprinted.as_deref() == Some(asset.url_path.as_str()) {
             keys.push(&asset.url_path);
             values.push(quote!(#index | __embed::FINGERPRINTED));
@@ -259,8 +276,10 @@ pub(crate) fn paths_module(
     runtime: &TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
+    // Earlier releases' files are no file of this build to link to.
+    let current: Vec<&EncodedAsset> = assets.iter().filter(|a| a.release.is_none()).collect();
     let consts = named_consts(
-        assets,
+        &current,
         |asset| &asset.url_path,
         |other, this, name| {
             format!("`{other}` and `{this}` would both be `paths::{name}`; rename or `exclude` one of them")
@@ -396,6 +415,7 @@ mod tests {
             integrity: None,
             inline: None,
             preload: Vec::new(),
+            release: None,
         }
     }
 
@@ -430,6 +450,7 @@ mod tests {
             &assets,
             Path::new("/abs/public"),
             &quote!(__embed::Selection::DEFAULT),
+            None,
             &quote!(::embed_assets),
         );
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
@@ -448,6 +469,22 @@ mod tests {
         assert!(
             text.contains("Some (\"/abs/public\")"),
             "root for on-disk files: {text}"
+        );
+    }
+
+    #[test]
+    fn an_earlier_release_file_is_in_the_map_at_its_hashed_url_only() {
+        let mut old = asset("/js/app.js", embedded(None));
+        old.fingerprinted = Some("/js/app.0badf00d.js".into());
+        old.release = Some("0123456789abcdef".into());
+        let mut current = asset("/js/app.js", embedded(None));
+        current.fingerprinted = Some("/js/app.3f2a1b9c.js".into());
+        let text = phf_map(&[current, old]).to_string();
+        assert_eq!(text.matches("\"/js/app.js\"").count(), 1, "{text}");
+        assert_eq!(text.matches("\"/js/app.3f2a1b9c.js\"").count(), 1, "{text}");
+        assert!(
+            text.contains("(\"/js/app.0badf00d.js\" , 1u32 | __embed :: FINGERPRINTED)"),
+            "{text}"
         );
     }
 
@@ -478,6 +515,7 @@ mod tests {
             &assets,
             root,
             &quote!(__embed::Selection::DEFAULT),
+            None,
             &runtime,
         )
         .to_string();
@@ -487,6 +525,7 @@ mod tests {
                 &assets,
                 root,
                 &quote!(__embed::Selection::DEFAULT),
+                None,
                 &runtime
             )
             .to_string()

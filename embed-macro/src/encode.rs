@@ -285,6 +285,7 @@ impl<'a> Encoder<'a> {
             integrity: Some(integrity(&bytes)),
             inline: inline_code(file, &bytes),
             preload: Vec::new(),
+            release: None,
         })
     }
 }
@@ -308,6 +309,7 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         integrity: None,
         inline: None,
         preload: Vec::new(),
+        release: None,
     }
 }
 

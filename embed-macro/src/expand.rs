@@ -8,9 +8,9 @@ use crate::args::{Args, CallInput, ItemHeader};
 use crate::bundler;
 use crate::encode::Encoder;
 use crate::errors::Errors;
-use crate::model::{EncodedAsset, Entry};
+use crate::model::{EncodedAsset, Entry, FileEntry};
 use crate::options::{self, Options};
-use crate::{codegen, fingerprint, preload, rewrite, scan};
+use crate::{codegen, fingerprint, preload, releases, rewrite, scan};
 
 /// The names the attribute form defines in the module.
 const ASSETS: &str = "ASSETS";
@@ -42,10 +42,21 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
         item,
         args,
     } = syn::parse2(input)?;
-    let (options, assets, entries) = run_phases(&args, runtime_path)?;
+    let Expansion {
+        options,
+        assets,
+        entries,
+        release,
+    } = run_phases(&args, runtime_path)?;
     let runtime = &options.runtime_path.value;
     let selection = codegen::selection(&options);
-    let table = codegen::assets_expr(&assets, &options.root, &selection, runtime);
+    let table = codegen::assets_expr(
+        &assets,
+        &options.root,
+        &selection,
+        release.as_deref(),
+        runtime,
+    );
     let Some(ItemHeader { vis, name }) = &item else {
         return Ok(table);
     };
@@ -106,10 +117,21 @@ pub(crate) fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn try_embed(args: &Args) -> syn::Result<TokenStream> {
-    let (options, assets, entries) = run_phases(args, None)?;
+    let Expansion {
+        options,
+        assets,
+        entries,
+        release,
+    } = run_phases(args, None)?;
     let runtime = &options.runtime_path.value;
     let selection = codegen::selection(&options);
-    let table = codegen::assets_expr(&assets, &options.root, &selection, runtime);
+    let table = codegen::assets_expr(
+        &assets,
+        &options.root,
+        &selection,
+        release.as_deref(),
+        runtime,
+    );
     let vis: syn::Visibility = syn::parse_quote!(pub);
     let name = syn::Ident::new(ASSETS, Span::call_site());
     let paths = codegen::paths_module(&assets, &entries, &vis, options.root_span, runtime)?;
@@ -120,18 +142,78 @@ fn try_embed(args: &Args) -> syn::Result<TokenStream> {
     })
 }
 
-/// The phases, shared by both forms: options, scan, encode, the bundler's hashed
-/// files, fingerprint, rewrite. Also returns the entry points of a Vite manifest.
-fn run_phases(
-    args: &Args,
-    runtime: Option<TokenStream>,
-) -> syn::Result<(Options, Vec<EncodedAsset>, Vec<Entry>)> {
-    let options = options::validate(args, runtime)?;
-    let files = scan::scan_dir(&options)?;
-    let encoder = Encoder::new(&options);
+/// What the phases make of one invocation.
+struct Expansion {
+    options: Options,
+    /// This build's files, then earlier releases' (sorted by path).
+    assets: Vec<EncodedAsset>,
+    /// The entry points of a Vite manifest.
+    entries: Vec<Entry>,
+    /// This build's release id (`releases.rs`).
+    release: Option<String>,
+}
+
+/// The phases, shared by both forms: options, then the folder's pipeline, then the
+/// kept releases' hashed files.
+fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansion> {
+    let options = options::validate(args, runtime.clone())?;
+    let (mut assets, entries, files) = pipeline(&options)?;
+    let Some(dir) = &options.releases.value else {
+        return Ok(Expansion {
+            options,
+            assets,
+            entries,
+            release: None,
+        });
+    };
+    let span = options.releases.value_span_or(options.root_span);
+    let kept = releases::read(dir, span)?;
+    let current = releases::current_id(kept.first(), &options.root, &files);
+    let cache = crate::encode::cache_dir();
+    for (release, listed) in &kept {
+        let root = releases::lay_out(dir, release, listed, &cache).map_err(|err| {
+            syn::Error::new(
+                span,
+                format!(
+                    "cannot lay out kept release `{}` in `{}`: {}",
+                    release.id,
+                    cache.display(),
+                    crate::errors::io_cause(&err)
+                ),
+            )
+        })?;
+        // The same options over the release's folder: its hashed URLs are the ones its
+        // pages named. Its pages are not served, so no policy is checked on them.
+        let mut earlier_options = options::validate(args, runtime.clone())?;
+        earlier_options.root = root;
+        earlier_options.root_display = releases::display(release);
+        earlier_options.releases.value = None;
+        earlier_options.strict_csp.value = false;
+        earlier_options.earlier_release = true;
+        let (earlier, _, _) =
+            pipeline(&earlier_options).map_err(|err| releases::in_release(err, release))?;
+        releases::merge(&mut assets, earlier, release, span)?;
+    }
+    // By path, this build's file before earlier releases' at the same path.
+    assets.sort_by(|a, b| {
+        (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))
+    });
+    Ok(Expansion {
+        options,
+        assets,
+        entries,
+        release: current,
+    })
+}
+
+/// One folder's phases: scan, encode, the bundler's hashed files, fingerprint, rewrite,
+/// preload. Also returns the entry points of a Vite manifest and the scanned files.
+fn pipeline(options: &Options) -> syn::Result<(Vec<EncodedAsset>, Vec<Entry>, Vec<FileEntry>)> {
+    let files = scan::scan_dir(options)?;
+    let encoder = Encoder::new(options);
     let mut assets = encoder.encode_all(&files, options.root_span)?;
-    let entries = bundler::apply(&mut assets, &options)?;
-    fingerprint::assign(&mut assets, &options)?;
+    let entries = bundler::apply(&mut assets, options)?;
+    fingerprint::assign(&mut assets, options)?;
     if options.rewrite_references.value {
         rewrite::apply(
             &mut assets,
@@ -149,7 +231,7 @@ fn run_phases(
     if options.strict_csp.value {
         check_strict_csp(&assets, options.strict_csp.value_span_or(options.root_span))?;
     }
-    Ok((options, assets, entries))
+    Ok((assets, entries, files))
 }
 
 /// `strict_csp = true`: an error at the option for each page with an event handler

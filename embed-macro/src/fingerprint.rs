@@ -44,6 +44,9 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
         }
     }
     let mut errors = Errors::default();
+    if options.earlier_release {
+        return Ok(());
+    }
     for (((pattern, span), _), on_disk) in globs
         .iter()
         .flat_map(|g| &g.patterns)
@@ -128,6 +131,7 @@ mod tests {
             integrity: None,
             inline: None,
             preload: Vec::new(),
+            release: None,
         }
     }
 

@@ -8,11 +8,21 @@ use syn::LitStr;
 use crate::errors::Errors;
 use crate::interpolate::expand_env;
 
-/// The folder `lit` names, absolute; `None` after recording why not.
-pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+/// A path literal as written, with its `$VAR`s expanded, made absolute.
+struct Written {
+    written: String,
+    expanded: String,
+    relative: bool,
+    absolute: PathBuf,
+}
+
+/// `lit`'s path, `$VAR`s expanded and made absolute against the crate root; `None`
+/// after recording why not. `what` and `example` name it in the message for an empty
+/// path (`"folder"`, `"public"`).
+fn written(lit: &LitStr, what: &str, example: &str, errors: &mut Errors) -> Option<Written> {
     let written = lit.value();
     if written.is_empty() {
-        errors.at(lit, "the folder path is empty; expected a folder relative to the crate root, like `\"public\"`");
+        errors.at(lit, format!("the {what} path is empty; expected a folder relative to the crate root, like `\"{example}\"`"));
         return None;
     }
     let expanded = match expand_env(&written) {
@@ -24,11 +34,42 @@ pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
     };
     let path = PathBuf::from(&expanded);
     let relative = !path.is_absolute();
-    let root = if relative {
+    let absolute = if relative {
         crate_root(lit, errors)?.join(&path)
     } else {
         path
     };
+    Some(Written {
+        written,
+        expanded,
+        relative,
+        absolute,
+    })
+}
+
+/// The folder `lit` names, absolute; `None` after recording why not.
+pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+    let path = written(lit, "folder", "public", errors)?;
+    folder(lit, path, false, errors)
+}
+
+/// The folder of kept releases `lit` names (the `releases` option), absolute, `$VAR`s
+/// expanded as in the folder argument. It need not exist: a debug build, or the first
+/// release build of a crate, has recorded none.
+pub(crate) fn resolve_releases(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
+    let path = written(lit, "releases folder", "releases", errors)?;
+    folder(lit, path, true, errors)
+}
+
+/// `path` when it is a folder (or, with `missing_ok`, nothing yet); `None` after
+/// recording why not.
+fn folder(lit: &LitStr, path: Written, missing_ok: bool, errors: &mut Errors) -> Option<PathBuf> {
+    let Written {
+        written,
+        expanded,
+        relative,
+        absolute: root,
+    } = path;
     // Checked here, with the option errors, so that one round reports everything.
     match std::fs::metadata(&root) {
         Ok(meta) if meta.is_dir() => Some(root),
@@ -36,6 +77,7 @@ pub(crate) fn resolve(lit: &LitStr, errors: &mut Errors) -> Option<PathBuf> {
             errors.at(lit, format!("`{written}` is not a folder"));
             None
         }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && missing_ok => Some(root),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             // Show what was looked at when it differs from what was written.
             let looked_at = if relative || expanded != written {

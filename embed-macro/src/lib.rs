@@ -22,6 +22,7 @@ mod model;
 mod opt_level;
 mod options;
 mod preload;
+mod releases;
 mod rewrite;
 mod scan;
 mod url;

@@ -71,6 +71,9 @@ pub(crate) struct EncodedAsset {
     pub(crate) inline: Option<Inline>,
     /// An embedded HTML page's `Link` preload values (`preload.rs`).
     pub(crate) preload: Vec<String>,
+    /// The id of the earlier release it is kept from (`releases.rs`): then it is served
+    /// at its hashed URL only. `None` for this build's files.
+    pub(crate) release: Option<String>,
 }
 
 /// Where the bytes are.

@@ -72,6 +72,9 @@ macro_rules! option_table {
             pub(crate) root_display: String,
             /// The path literal: where I/O errors point.
             pub(crate) root_span: Span,
+            /// The folder is a kept release's (`releases.rs`): patterns that select
+            /// nothing in it, and an empty folder, are no mistake of the options.
+            pub(crate) earlier_release: bool,
             $($(#[doc = $doc])* pub(crate) $field: Setting<$ty>,)*
         }
 
@@ -84,6 +87,7 @@ macro_rules! option_table {
                     root,
                     root_display: path.value(),
                     root_span: path.span(),
+                    earlier_release: false,
                     $($field: Setting::default_to($default),)*
                 }
             }
@@ -115,6 +119,9 @@ option_table! {
     "fingerprint" => fingerprint: Option<Fingerprint> = None, parse_fingerprint;
     /// Files a bundler already content-hashed, besides those of a Vite manifest.
     "hashed" => hashed: Option<Globs> = None, parse_optional_globs;
+    /// The folder of kept releases (`embed_assets_build::Releases`): their hashed files
+    /// are served too.
+    "releases" => releases: Option<PathBuf> = None, parse_releases;
     /// Point links in HTML and CSS at fingerprinted URLs.
     "rewrite_references" => rewrite_references: bool = false, parse_bool;
     /// The URL path the site is served under (`/static`): rewritten absolute links
@@ -235,6 +242,16 @@ pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result
             options.integrity.value_span_or(options.root_span),
             "`integrity = true` is written by the HTML rewrite of `rewrite_references`: it needs `rewrite_references = true`",
         );
+    }
+    if let Some(releases) = &options.releases.value {
+        if !options.root.as_os_str().is_empty()
+            && (releases.starts_with(&options.root) || options.root.starts_with(releases))
+        {
+            errors.at_span(
+                options.releases.value_span_or(options.root_span),
+                "the releases folder and the embedded folder must not be inside one another: keep `releases` beside the folder, not in it",
+            );
+        }
     }
     if options.compressed_only.value && !options.gzip.value {
         errors.at_span(
@@ -495,6 +512,21 @@ fn is_size_syntax(text: &str) -> bool {
         && size_from_str(&format!("1{digits_as_one}")).is_some()
 }
 
+fn parse_releases(value: &Expr, errors: &mut Errors) -> Option<Option<PathBuf>> {
+    match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => crate::folder::resolve_releases(lit, errors).map(Some),
+        other => {
+            errors.at(
+                other,
+                "expected the folder `embed_assets_build::Releases` records into, like `\"releases\"`",
+            );
+            None
+        }
+    }
+}
+
 fn parse_optional_globs(value: &Expr, errors: &mut Errors) -> Option<Option<Globs>> {
     parse_globs(value, errors).map(Some)
 }
@@ -670,7 +702,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_every_key_once() {
-        assert_eq!(KEYS.len(), 19);
+        assert_eq!(KEYS.len(), 20);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

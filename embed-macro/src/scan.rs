@@ -123,11 +123,11 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             embed,
         });
     }
-    if let Some(include) = include {
+    if let Some(include) = include.filter(|_| !options.earlier_release) {
         report_unmatched(include, &include_hits, options, &mut errors);
     }
     errors.finish()?;
-    if files.is_empty() && !options.allow_empty.value {
+    if files.is_empty() && !options.allow_empty.value && !options.earlier_release {
         return Err(empty_folder(options));
     }
     files.sort_by(|a, b| a.url_path.cmp(&b.url_path));

@@ -36,6 +36,8 @@ pub struct AssetInit {
     /// What the macro found in an HTML page; `None` for other files, so that a table
     /// of many files has one field to type-check for each, not four.
     pub page: Option<&'static PageInit>,
+    /// The id of the earlier release the file is kept from; `None` for this build's.
+    pub release: Option<&'static str>,
     /// Where the bytes come from.
     pub source: Source,
 }
@@ -117,6 +119,7 @@ pub const fn asset(init: AssetInit) -> Asset {
         url: init.url,
         integrity: init.integrity,
         page: init.page,
+        release: init.release,
     }
 }
 
@@ -141,12 +144,14 @@ pub const fn assets(
     files: &'static [Asset],
     root: Option<&'static str>,
     selection: Selection,
+    release: Option<&'static str>,
 ) -> Assets {
     Assets {
         map,
         files,
         root,
         selection,
+        release,
     }
 }
 
@@ -161,6 +166,7 @@ pub const EMPTY: Assets = Assets {
     files: &[],
     root: None,
     selection: Selection::DEFAULT,
+    release: None,
 };
 
 /// An entry point of a Vite build, from the folder's `.vite/manifest.json`.

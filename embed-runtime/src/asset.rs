@@ -184,6 +184,7 @@ pub struct Asset {
     pub(crate) url: Option<&'static str>,
     pub(crate) integrity: Option<&'static str>,
     pub(crate) page: Option<&'static PageInit>,
+    pub(crate) release: Option<&'static str>,
 }
 
 impl Asset {
@@ -314,6 +315,14 @@ impl Asset {
     /// `fingerprint` option selected it.
     pub fn fingerprinted_path(&self) -> Option<&'static str> {
         self.fingerprinted
+    }
+
+    /// The id of the earlier release this file is kept from (the macro's `releases`
+    /// option): then it is served at its [`fingerprinted_path`](Self::fingerprinted_path)
+    /// only, and [`path`](Self::path) is where it was in that release's folder. `None`
+    /// for the files of this build.
+    pub fn release(&self) -> Option<&'static str> {
+        self.release
     }
 
     /// The URL to link to: the fingerprinted one when there is one, else

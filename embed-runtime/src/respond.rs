@@ -371,6 +371,17 @@ pub(crate) fn not_found(
     response
 }
 
+/// The plain 404 with `Cache-Control: no-store`: for a version of a content-hashed file
+/// this build does not have, which a later deploy may bring (RFC 9111 §5.2.2.5: no cache
+/// keeps it).
+pub(crate) fn not_found_no_store(method: &Method) -> Response<Body> {
+    let mut response = not_found(None, &[], method, &HeaderMap::new());
+    response
+        .headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
 /// Adds `Accept` to `Vary`: for responses whose choice between a single-page app and a
 /// 404 depended on the request's `Accept` (RFC 9110 §12.5.5).
 pub(crate) fn add_vary_accept(headers: &mut HeaderMap) {

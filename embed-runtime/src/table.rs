@@ -32,6 +32,7 @@ pub struct Assets {
     pub(crate) files: &'static [Asset],
     pub(crate) root: Option<&'static str>,
     pub(crate) selection: Selection,
+    pub(crate) release: Option<&'static str>,
 }
 
 /// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
@@ -82,7 +83,17 @@ impl Assets {
         self.get(path).map(Asset::url)
     }
 
-    /// Every asset, sorted by path.
+    /// This build's release id: the newest release the macro's `releases` option found
+    /// kept, when it is this build's folder (what `embed_assets_build::Releases`
+    /// recorded before this release build compiled). `None` without the option, and in
+    /// a debug build, which records no release.
+    pub fn release(&self) -> Option<&'static str> {
+        self.release
+    }
+
+    /// Every asset, sorted by path; with the `releases` option, the earlier releases'
+    /// files too, each after this build's file of its path
+    /// ([`Asset::release`] tells them apart).
     pub fn iter(&self) -> std::slice::Iter<'static, Asset> {
         self.files.iter()
     }

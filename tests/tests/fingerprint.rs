@@ -118,3 +118,89 @@ async fn the_policy_at_hashed_urls_is_configurable() {
     let (_, headers, _) = get(addr, SITE.url("/js/app.js").unwrap(), &[]).await;
     assert_eq!(header(&headers, CACHE_CONTROL), Some("public, max-age=600"));
 }
+
+/// The answer to a version of a hashed file that this build does not have: what a page
+/// of another release asks for during a rolling deploy.
+fn assert_final_miss(reply: &integration_tests::Reply, method: &http::Method, what: &str) {
+    let (status, headers, body) = reply;
+    assert_eq!(*status, StatusCode::NOT_FOUND, "{what}");
+    // RFC 9111 §5.2.2.5: no cache keeps it, so the deploy that brings the file is seen.
+    assert_eq!(header(headers, CACHE_CONTROL), Some("no-store"), "{what}");
+    assert_eq!(
+        header(headers, http::header::CONTENT_TYPE),
+        Some("text/plain; charset=utf-8"),
+        "{what}: never a page, which a script tag would run as a script"
+    );
+    assert_eq!(header(headers, VARY), None, "{what}: it depends on nothing");
+    let expected: &[u8] = if method == http::Method::HEAD {
+        b""
+    } else {
+        b"404 Not Found\n"
+    };
+    assert_eq!(&body[..], expected, "{what}");
+}
+
+#[tokio::test]
+async fn another_version_of_a_hashed_file_is_a_404_that_no_cache_keeps() {
+    let service = SITE
+        .service()
+        .spa_fallback("/index.html")
+        .not_found_page("/docs/guide.html");
+    let addr = spawn_service(service).await;
+    let current = SITE.url("/js/app.js").unwrap();
+    let other = "/js/app.0badf00d.js";
+    assert_ne!(current, other);
+    for (path, what) in [
+        (other, "another hex hash"),
+        ("/js/app.BxK3abc1.js", "a base64url hash"),
+        ("/js/app.0badf%30%30d.js", "escaped"),
+        ("/css/app.0badf00d.css", "another file's"),
+    ] {
+        for accept in ["text/html", "*/*", "application/javascript"] {
+            for method in [http::Method::GET, http::Method::HEAD] {
+                let reply =
+                    integration_tests::send(addr, method.clone(), path, &[("accept", accept)])
+                        .await;
+                assert_final_miss(
+                    &reply,
+                    &method,
+                    &format!("{what}: {method} {path} {accept}"),
+                );
+            }
+        }
+    }
+    // Every other miss is as before: the configured page, revalidated, varying by
+    // `Accept` since the single-page app's page answers some.
+    for miss in [
+        "/js/nope.js",
+        "/js/app.js.0badf00d",
+        "/js/app.0bad.js",
+        "/js/app.0badf00d.mjs",
+        "/js/other.0badf00d.js",
+        "/app.0badf00d.js",
+    ] {
+        let (status, headers, body) = get(addr, miss, &[("accept", "*/*")]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{miss}");
+        assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"), "{miss}");
+        assert!(body == fixture("/docs/guide.html"), "{miss}: the 404 page");
+    }
+    // The file this build has is served at its hashed URL as ever.
+    let (status, headers, _) = get(addr, current, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(header(&headers, CACHE_CONTROL), Some(IMMUTABLE));
+}
+
+#[tokio::test]
+async fn another_version_of_a_hashed_file_never_reaches_the_application_behind() {
+    let app = axum::Router::new().fallback(|| async { "the application's page" });
+    let service = SITE.service().with_fallback(app);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, service.into_make_service()).await });
+    let reply = get(addr, "/js/app.0badf00d.js", &[]).await;
+    assert_final_miss(&reply, &http::Method::GET, "behind with_fallback");
+    // Any other miss is the application's, as with_fallback promises.
+    let (status, _, body) = get(addr, "/js/nope.js", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"the application's page");
+}

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use embed_assets_shared::hashed::HashedName;
 use embed_assets_shared::select::FileRules;
 use globset::GlobMatcher;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
@@ -107,6 +108,9 @@ pub(super) struct Tables {
     pub(super) bare_directories: HashMap<&'static str, &'static str>,
     /// `/about` → index of `/about.html`, with clean URLs on.
     pub(super) clean: HashMap<&'static str, usize>,
+    /// The names of the files served at a content-hashed URL, by folder (`/js/` →
+    /// `/js/app.*.js`): a miss that names another version of one of them is final.
+    pub(super) hashed: HashMap<String, Vec<HashedName>>,
     /// In dev mode, which files of the folder that the table does not list are served
     /// (added since the build): the macro's selection. `None` outside dev mode, or
     /// if a glob does not compile here (then nothing new is served).
@@ -237,6 +241,15 @@ fn is_page(asset: &Asset) -> bool {
 }
 
 impl Tables {
+    /// Whether `path` (decoded, not in the table) names a version of a file the table
+    /// serves at a content-hashed URL: `/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`.
+    pub(super) fn is_other_version(&self, path: &str) -> bool {
+        let folder = &path[..path.rfind('/').map_or(0, |slash| slash + 1)];
+        self.hashed
+            .get(folder)
+            .is_some_and(|names| names.iter().any(|name| name.matches(path)))
+    }
+
     fn derive(options: &Options, assets: &'static Assets) -> Self {
         let cache_control: Vec<HeaderValue> = assets
             .iter()
@@ -308,6 +321,7 @@ impl Tables {
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
+            hashed: hashed_names(assets),
             dev: options.dev_folder.as_ref().and_then(|_| {
                 let selection = assets.selection();
                 FileRules::from_patterns(
@@ -324,6 +338,9 @@ impl Tables {
         };
         if options.clean_urls {
             for (i, asset) in assets.iter().enumerate() {
+                if asset.release().is_some() {
+                    continue; // at its hashed URL only
+                }
                 if let Some(bare) = asset.path().strip_suffix(".html") {
                     if !bare.ends_with('/') {
                         tables.clean.insert(bare, i);
@@ -336,6 +353,9 @@ impl Tables {
         };
         for (i, asset) in assets.iter().enumerate() {
             let path = asset.path();
+            if asset.release().is_some() {
+                continue;
+            }
             let Some(dir) = path.strip_suffix(index_file.as_str()) else {
                 continue;
             };
@@ -353,4 +373,20 @@ impl Tables {
         }
         tables
     }
+}
+
+/// The hashed names of the table's files at content-hashed URLs, by folder, each once.
+fn hashed_names(assets: &'static Assets) -> HashMap<String, Vec<HashedName>> {
+    let mut by_folder: HashMap<String, Vec<HashedName>> = HashMap::new();
+    for name in assets
+        .iter()
+        .filter_map(Asset::fingerprinted_path)
+        .filter_map(HashedName::of)
+    {
+        let names = by_folder.entry(name.folder().to_owned()).or_default();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    by_folder
 }

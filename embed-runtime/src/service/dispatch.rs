@@ -61,6 +61,9 @@ impl ServeAssets {
             Target::Redirect(location) => respond::redirect(location),
             Target::MethodNotAllowed if claim == Claim::Hits => return None,
             Target::MethodNotAllowed => respond::method_not_allowed(),
+            // Final in every claim: the application behind the assets would answer
+            // with its own page, which is what breaks the page that asked.
+            Target::OtherVersion => respond::not_found_no_store(head.method),
             Target::NotFound => match claim {
                 Claim::Hits => return None,
                 Claim::AllButPlainNotFound if self.is_plain_not_found() => return None,
@@ -89,11 +92,15 @@ impl ServeAssets {
     ) -> ResponseFuture {
         let options = &self.config.options;
         let path = match (&options.dev_folder, asset.disk_path()) {
-            (None, None) => {
+            // Dev mode reads this build's files from the folder; an earlier release's
+            // file is in memory only.
+            (Some(folder), None) if asset.release().is_none() => {
+                folder.join(asset.path().trim_start_matches('/'))
+            }
+            (_, None) => {
                 let response = respond_embedded(asset, policy, head.method, head.headers);
                 return ResponseFuture::ready(response);
             }
-            (Some(folder), None) => folder.join(asset.path().trim_start_matches('/')),
             (_, Some(relative)) => match self.disk_path(relative) {
                 Some(path) => path,
                 None => return ResponseFuture::ready(self.not_found(head.method, head.headers)),

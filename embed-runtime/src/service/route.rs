@@ -47,6 +47,9 @@ pub(super) enum Target<'t> {
     Redirect(HeaderValue),
     MethodNotAllowed,
     NotFound,
+    /// A version of a content-hashed file that this build does not have (a page of
+    /// another release asking for its own): 404, final, and kept by no cache.
+    OtherVersion,
     /// Dev mode: a file of the folder that the table does not list (added since the
     /// build), selected by the macro's rules; its path below the folder. It may not
     /// exist: reading it tells.
@@ -76,13 +79,16 @@ pub(super) fn route<'t>(
     let options = &config.options;
     let tables = config.tables(assets);
     let method = head.method;
-    let (index, url) = match find(assets, config, head) {
+    let found = find(assets, config, head);
+    let found_other = matches!(found, Found::OtherVersion);
+    let (index, url) = match found {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
-        Found::Nothing => {
+        Found::Nothing | Found::OtherVersion => {
             return match dev_file(tables.dev.as_ref(), head) {
                 Some(relative) => Target::DevFile(relative),
+                None if found_other => Target::OtherVersion,
                 None => Target::NotFound,
             }
         }
@@ -93,8 +99,9 @@ pub(super) fn route<'t>(
     let asset = &assets.files()[index];
     let dev = options.dev_folder.is_some();
     let policy = match url {
-        // In dev mode the file behind a hashed URL can change: no immutable policy.
-        Url::Fingerprinted if !dev => Policy {
+        // In dev mode the file behind a hashed URL can change: no immutable policy;
+        // an earlier release's file cannot.
+        Url::Fingerprinted if !dev || asset.release().is_some() => Policy {
             cache_control: &options.fingerprinted_cache_control,
             fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
@@ -129,6 +136,8 @@ enum Url {
 enum Found {
     Asset(usize, Url),
     Redirect(HeaderValue),
+    /// Another version of a file the table has at a content-hashed URL.
+    OtherVersion,
     Nothing,
 }
 
@@ -170,6 +179,11 @@ fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Fou
     }
     if let Some(&index) = tables.clean.get(&*path) {
         return Found::Asset(index, Url::Own);
+    }
+    // Never the single-page app's page: a script loaded as HTML breaks the page that
+    // asked, and a cache must not keep the miss past the deploy that brings the file.
+    if tables.is_other_version(&path) {
+        return Found::OtherVersion;
     }
     match options.spa_fallback {
         Some(index)

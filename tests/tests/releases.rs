@@ -1,0 +1,273 @@
+//! Rolling deploys: the `releases` option serves the hashed files of the earlier
+//! releases `embed_assets_build::Releases` kept, at their hashed URLs, beside this
+//! build's; a version of a hashed file no kept release has is a final 404.
+//!
+//! `fixtures/rolling/releases` holds three releases of `fixtures/rolling/public`, the
+//! newest being the folder as it is (the first test checks that the recorder writes
+//! exactly these files). Each release has its own `js/app.js` (fingerprinted) and lazy
+//! chunk `assets/lazy-<hash>.js` (hashed by name, as a bundler does); `css/app.css`
+//! never changed; release 1 also had `notes.txt`, which this build no longer has.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG};
+use http::{Method, StatusCode};
+use integration_tests::{decode_body, get, header, send, spawn_service};
+
+mod rolling {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/rolling/public",
+        fingerprint = true,
+        hashed = "assets/*",
+        releases = "fixtures/rolling/releases",
+    );
+}
+
+use rolling::SITE;
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// The releases' ids, oldest first, as the recorder named them.
+const RELEASE_1: &str = "d1dad7cfb7d75121";
+const RELEASE_2: &str = "5bf77a53ffd05cec";
+const RELEASE_3: &str = "0f23ce79dced1716";
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rolling")
+}
+
+/// `js/app.js` of release `n`, as the fixture's recording wrote it.
+fn app_js(n: u32, lazy: &str) -> String {
+    format!(
+        "// The application, release {n}.\nconst release = {n};\ndocument.querySelector('h1').dataset.release = String(release);\nexport async function lazy() {{\n  return import('/assets/lazy-{lazy}.js');\n}}\n"
+    )
+}
+
+fn lazy_js(n: u32) -> String {
+    format!("export const chunk = 'lazy chunk of release {n}';\n")
+}
+
+/// Writes the three versions of the site into `base/public`, recording each into
+/// `base/releases` as a release build's `build.rs` would.
+fn record_versions(base: &Path) {
+    let public = base.join("public");
+    let releases = base.join("releases");
+    let css = "body { color: #333; font-family: sans-serif; }\n";
+    for (n, lazy) in [(1, "A1a1a1a1"), (2, "B2b2b2b2"), (3, "C3c3c3c3")] {
+        let _ = std::fs::remove_dir_all(&public);
+        let write = |path: &str, text: &str| {
+            let path = public.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "index.html",
+            &format!("<!doctype html>\n<html><head><title>Release {n}</title>\n<link rel=\"stylesheet\" href=\"css/app.css\">\n</head><body>\n<h1>Release {n}</h1>\n<script type=\"module\" src=\"js/app.js\"></script>\n</body></html>\n"),
+        );
+        write("css/app.css", css);
+        write("js/app.js", &app_js(n, lazy));
+        write(&format!("assets/lazy-{lazy}.js"), &lazy_js(n));
+        if n == 1 {
+            write("notes.txt", "only in release 1\n");
+        }
+        embed_assets_build::Releases::new(&releases)
+            .keep(3)
+            .record(&public)
+            .unwrap()
+            .expect("a test is no debug build script: it records");
+    }
+}
+
+/// Every file below `dir`, by relative path.
+fn files_below(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                found.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_fixture_is_what_the_recorder_writes() {
+    let base = std::env::temp_dir().join(format!("embed-rolling-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    record_versions(&base);
+    for folder in ["public", "releases"] {
+        let made = files_below(&base.join(folder));
+        let committed = files_below(&fixture_dir().join(folder));
+        assert_eq!(
+            made.keys().collect::<Vec<_>>(),
+            committed.keys().collect::<Vec<_>>(),
+            "{folder}: the same files"
+        );
+        assert!(made == committed, "{folder}: the same bytes");
+    }
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+/// The URL an earlier release's file is served at.
+fn earlier(path: &str, release: &str) -> &'static embed_assets::Asset {
+    SITE.iter()
+        .find(|asset| asset.path() == path && asset.release() == Some(release))
+        .unwrap_or_else(|| panic!("{path} of release {release} is kept"))
+}
+
+#[test]
+fn the_table_has_this_build_and_earlier_releases_hashed_files() {
+    assert_eq!(
+        SITE.release(),
+        Some(RELEASE_3),
+        "the newest kept release is this folder"
+    );
+    // This build: its own paths, as without the option.
+    assert_eq!(
+        SITE.get("/js/app.js").unwrap().release(),
+        None,
+        "the plain path is this build's file"
+    );
+    let current: Vec<&str> = SITE
+        .iter()
+        .filter(|asset| asset.release().is_none())
+        .map(|asset| asset.path())
+        .collect();
+    assert_eq!(
+        current,
+        [
+            "/assets/lazy-C3c3c3c3.js",
+            "/css/app.css",
+            "/index.html",
+            "/js/app.js"
+        ]
+    );
+    // Earlier releases: each changed hashed file once, at its hashed URL (`notes.txt`
+    // too: `fingerprint = true` hashed it); the style sheet never changed (one URL,
+    // this build's); pages are not kept.
+    let mut kept: Vec<(&str, &str)> = SITE
+        .iter()
+        .filter_map(|asset| Some((asset.path(), asset.release()?)))
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            ("/assets/lazy-A1a1a1a1.js", RELEASE_1),
+            ("/assets/lazy-B2b2b2b2.js", RELEASE_2),
+            // Sorted: release 2's id sorts first.
+            ("/js/app.js", RELEASE_2),
+            ("/js/app.js", RELEASE_1),
+            ("/notes.txt", RELEASE_1),
+        ]
+    );
+    for (n, release, lazy) in [(1, RELEASE_1, "A1a1a1a1"), (2, RELEASE_2, "B2b2b2b2")] {
+        let app = earlier("/js/app.js", release);
+        let url = app.fingerprinted_path().unwrap();
+        assert_ne!(
+            Some(url),
+            SITE.url("/js/app.js"),
+            "release {n}: another hash"
+        );
+        assert_eq!(SITE.get(url).map(|a| a.etag()), Some(app.etag()), "{url}");
+        assert!(url.starts_with("/js/app.") && url.ends_with(".js"), "{url}");
+        let chunk = earlier(&format!("/assets/lazy-{lazy}.js"), release);
+        assert_eq!(chunk.fingerprinted_path(), Some(chunk.path()));
+    }
+    // Earlier releases' files are no `paths` constant: nothing of this build links to
+    // them.
+    assert_eq!(rolling::paths::JS_APP_JS, SITE.url("/js/app.js").unwrap());
+    assert_eq!(SITE.get("/notes.txt").map(|a| a.path()), None);
+}
+
+#[tokio::test]
+async fn a_page_of_an_earlier_release_loads_its_own_files_from_this_build() {
+    let addr = spawn_service(SITE.service().spa_fallback("/index.html")).await;
+    for (n, release, lazy) in [(1, RELEASE_1, "A1a1a1a1"), (2, RELEASE_2, "B2b2b2b2")] {
+        let app_url = earlier("/js/app.js", release).fingerprinted_path().unwrap();
+        let chunk_url = format!("/assets/lazy-{lazy}.js");
+        for (url, expected) in [(app_url, app_js(n, lazy)), (&chunk_url, lazy_js(n))] {
+            for accept in ["", "gzip, br"] {
+                let (status, headers, body) = get(addr, url, &[("accept-encoding", accept)]).await;
+                assert_eq!(status, StatusCode::OK, "{url}");
+                assert_eq!(decode_body(&headers, &body), expected.as_bytes(), "{url}");
+                assert_eq!(header(&headers, CACHE_CONTROL), Some(IMMUTABLE), "{url}");
+                assert_eq!(
+                    header(&headers, CONTENT_TYPE),
+                    Some("text/javascript; charset=utf-8"),
+                    "{url}"
+                );
+                // Revalidation works as for any file (RFC 9110 §13.1.2).
+                let etag = header(&headers, ETAG).unwrap().to_owned();
+                let fields = [
+                    ("accept-encoding", accept),
+                    ("if-none-match", etag.as_str()),
+                ];
+                assert_eq!(get(addr, url, &fields).await.0, StatusCode::NOT_MODIFIED);
+            }
+        }
+    }
+    // This build's files at their own and hashed URLs, as ever.
+    let (status, _, body) = get(addr, "/js/app.js", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, app_js(3, "C3c3c3c3").as_bytes());
+    let (status, _, body) = get(addr, SITE.url("/js/app.js").unwrap(), &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, app_js(3, "C3c3c3c3").as_bytes())
+    );
+    // No kept release has this version: final, kept by no cache, never the page.
+    for missing in ["/assets/lazy-D4d4d4d4.js", "/js/app.0badf00d.js"] {
+        for method in [Method::GET, Method::HEAD] {
+            let (status, headers, _) =
+                send(addr, method.clone(), missing, &[("accept", "text/html")]).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{method} {missing}");
+            assert_eq!(
+                header(&headers, CACHE_CONTROL),
+                Some("no-store"),
+                "{missing}"
+            );
+        }
+    }
+    // An earlier release's file is served at its hashed URL only: its plain path is
+    // this build's, which has no `notes.txt`; its page is this build's page.
+    let notes = earlier("/notes.txt", RELEASE_1)
+        .fingerprinted_path()
+        .unwrap();
+    let (status, _, body) = get(addr, notes, &[]).await;
+    assert_eq!(status, StatusCode::OK, "{notes}");
+    assert_eq!(body, &b"only in release 1\n"[..]);
+    let (status, _, _) = get(addr, "/notes.txt", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, body) = get(addr, "/index.html", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&body).contains("<h1>Release 3</h1>"));
+}
+
+#[tokio::test]
+async fn earlier_releases_files_are_served_from_memory_in_dev_mode_too() {
+    let dev = fixture_dir().join("public");
+    let addr = spawn_service(SITE.service().dev_folder(dev)).await;
+    let url = earlier("/js/app.js", RELEASE_1)
+        .fingerprinted_path()
+        .unwrap();
+    let (status, headers, body) = get(addr, url, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, app_js(1, "A1a1a1a1").as_bytes());
+    assert_eq!(
+        header(&headers, CACHE_CONTROL),
+        Some(IMMUTABLE),
+        "its bytes cannot change"
+    );
+}
