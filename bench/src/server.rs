@@ -27,6 +27,8 @@ pub struct Options {
     pub port: u16,
     /// `.chunk_size()` for [`Mode::Ours`]; `None` keeps the library's default.
     pub chunk: Option<usize>,
+    /// `.read_budget()` for [`Mode::Ours`]; `None` keeps the library's default.
+    pub read_budget: Option<usize>,
     /// Tokio worker threads; `None` is tokio's default (the CPUs this process may use).
     pub workers: Option<usize>,
     /// Exit when standard input reaches end of file, so the process never outlives the
@@ -37,8 +39,8 @@ pub struct Options {
 }
 
 /// The usage line of the server's arguments.
-pub const USAGE: &str = "--mode ours|servedir [--port N] [--chunk BYTES] [--workers N] \
-                         [--exit-with-stdin] [--cold DIR]";
+pub const USAGE: &str = "--mode ours|servedir [--port N] [--chunk BYTES] \
+                         [--read-budget BYTES] [--workers N] [--exit-with-stdin] [--cold DIR]";
 
 impl Options {
     /// Parses the arguments after the program name.
@@ -50,6 +52,7 @@ impl Options {
             mode: Mode::Ours,
             port: 0,
             chunk: None,
+            read_budget: None,
             workers: None,
             exit_with_stdin: false,
             cold: None,
@@ -71,6 +74,7 @@ impl Options {
                 }
                 "--port" => options.port = number(&value("--port")?)?,
                 "--chunk" => options.chunk = Some(number(&value("--chunk")?)?),
+                "--read-budget" => options.read_budget = Some(number(&value("--read-budget")?)?),
                 "--workers" => options.workers = Some(number(&value("--workers")?)?),
                 "--exit-with-stdin" => options.exit_with_stdin = true,
                 "--cold" => options.cold = Some(value("--cold")?.into()),
@@ -113,6 +117,9 @@ pub fn run(options: &Options) -> io::Result<()> {
             if let Some(chunk) = options.chunk {
                 service = service.chunk_size(chunk);
             }
+            if let Some(budget) = options.read_budget {
+                service = service.read_budget(budget);
+            }
             service.check_disk().map_err(io::Error::other)?;
             axum::Router::new().fallback_service(service)
         }
@@ -121,6 +128,9 @@ pub fn run(options: &Options) -> io::Result<()> {
             let mut service = MEDIA.service();
             if let Some(chunk) = options.chunk {
                 service = service.chunk_size(chunk);
+            }
+            if let Some(budget) = options.read_budget {
+                service = service.read_budget(budget);
             }
             service.check_disk().map_err(io::Error::other)?;
             axum::Router::new().fallback_service(service)

@@ -44,6 +44,11 @@ pub struct Report {
     pub on_disk: usize,
     /// Their size at build time.
     pub on_disk_bytes: u64,
+    /// Files kept from earlier releases (the macro's `releases` option), counted in
+    /// the figures above too.
+    pub earlier_release_files: usize,
+    /// The bytes the binary carries for them: stored identity and encoded bodies.
+    pub earlier_release_bytes: u64,
 }
 
 impl Report {
@@ -92,7 +97,16 @@ impl fmt::Display for Report {
             Size(self.gzip_bytes),
             self.on_disk,
             Size(self.on_disk_bytes),
-        )
+        )?;
+        if self.earlier_release_files > 0 {
+            write!(
+                f,
+                "; {} files of earlier releases ({} stored)",
+                self.earlier_release_files,
+                Size(self.earlier_release_bytes)
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -127,21 +127,31 @@ impl Assets {
             }
             report.embedded += 1;
             report.identity_bytes += asset.len;
-            if !asset.identity.is_stored() {
+            let mut stored = 0;
+            if asset.identity.is_stored() {
+                stored += asset.len;
+            } else {
                 report.decoded_on_demand += 1;
                 report.decoded_on_demand_bytes += asset.len;
             }
             if let Some(gzip) = &asset.gzip {
                 report.gzip_files += 1;
                 report.gzip_bytes += gzip.len();
+                stored += gzip.len();
             }
             if let Some(br) = &asset.br {
                 report.br_files += 1;
                 report.br_bytes += br.len();
+                stored += br.len();
             }
             if let Some(zstd) = &asset.zstd {
                 report.zstd_files += 1;
                 report.zstd_bytes += zstd.len();
+                stored += zstd.len();
+            }
+            if asset.release().is_some() {
+                report.earlier_release_files += 1;
+                report.earlier_release_bytes += stored;
             }
         }
         report

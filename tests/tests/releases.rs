@@ -185,6 +185,24 @@ fn the_table_has_this_build_and_earlier_releases_hashed_files() {
         let chunk = earlier(&format!("/assets/lazy-{lazy}.js"), release);
         assert_eq!(chunk.fingerprinted_path(), Some(chunk.path()));
     }
+    // What they cost the binary, in the start-up report.
+    let report = SITE.report();
+    assert_eq!(report.earlier_release_files, 5);
+    let kept_bytes: u64 = SITE
+        .iter()
+        .filter(|asset| asset.release().is_some())
+        .map(|asset| asset.len())
+        .sum();
+    assert!(
+        report.earlier_release_bytes >= kept_bytes,
+        "at least their own bytes: {report:?}"
+    );
+    assert!(
+        report
+            .to_string()
+            .contains("; 5 files of earlier releases ("),
+        "{report}"
+    );
     // Earlier releases' files are no `paths` constant: nothing of this build links to
     // them.
     assert_eq!(rolling::paths::JS_APP_JS, SITE.url("/js/app.js").unwrap());

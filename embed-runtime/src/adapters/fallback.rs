@@ -34,6 +34,11 @@ use crate::{RequestHead, ServeAssets};
 /// since the build go to the application too (whether one exists takes a read), so
 /// they are served through that fallback.
 ///
+/// One miss is the assets' own: a version of a content-hashed file that the table does
+/// not have (`/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`, asked for by a page of
+/// another release) gets the assets' `404` with `Cache-Control: no-store`, since an
+/// application's fallback would answer it with a page.
+///
 /// Responses come in a [`FallbackBody`]: the assets' [`Body`] for a hit, the
 /// application's own body for a miss, neither boxed. With axum 0.8, `axum::serve`
 /// takes it through [`into_make_service`](Self::into_make_service) (feature `axum`):

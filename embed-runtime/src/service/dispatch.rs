@@ -28,7 +28,8 @@ pub(crate) enum Claim {
     /// fingerprinted URL included) or the redirect of a directory to its slash. Not
     /// the single-page app's page, 404 or 405, nothing with a bad `Host`, and not a
     /// dev-mode file added since the build: those are the application's behind
-    /// [`WithFallback`](crate::WithFallback).
+    /// [`WithFallback`](crate::WithFallback). (Another version of a hashed file is
+    /// answered under every claim: `Target::OtherVersion`.)
     #[cfg_attr(not(feature = "tower"), allow(dead_code))]
     Hits,
 }

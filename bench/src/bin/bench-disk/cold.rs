@@ -214,16 +214,24 @@ fn run(args: &Args) -> Result<bool, String> {
     }
     let cold = OsStr::new("--cold");
     let folder = args.dir.as_os_str();
-    for (name, chunk) in [
-        ("ours 1 MiB (default)".to_owned(), None),
-        ("ours 4 MiB".to_owned(), Some(4 << 20)),
+    // The default read budget (32 MiB) holds two 1 MiB chunks (the one being sent and
+    // the one read ahead) for 16 downloads; 32 at once need twice that, so the last row
+    // doubles it to show what the budget costs at that concurrency.
+    let doubled = format!("{}", 2 * embed_assets::ServeAssets::DEFAULT_READ_BUDGET);
+    let budget = [OsStr::new("--read-budget"), OsStr::new(&doubled)];
+    for (name, chunk, extra) in [
+        ("ours 1 MiB (default)", None, &[][..]),
+        ("ours 4 MiB", Some(4 << 20), &[][..]),
+        ("ours, 64 MiB read budget", None, &budget[..]),
     ] {
+        let mut server_args = vec![cold, folder];
+        server_args.extend_from_slice(extra);
         servers.push(Server::start_rust_with(
-            name,
+            name.to_owned(),
             Kind::Ours { chunk },
             server_cpu,
             &[],
-            &[cold, folder],
+            &server_args,
         )?);
     }
     servers.push(Server::start_rust_with(
