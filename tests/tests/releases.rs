@@ -49,7 +49,8 @@ fn lazy_js(n: u32) -> String {
 }
 
 /// Writes the three versions of the site into `base/public`, recording each into
-/// `base/releases` as a release build's `build.rs` would.
+/// `base/releases` as a release build's `build.rs` would, and keeps a copy of the
+/// second in `base/release-2`.
 fn record_versions(base: &Path) {
     let public = base.join("public");
     let releases = base.join("releases");
@@ -76,6 +77,15 @@ fn record_versions(base: &Path) {
             .record(&public)
             .unwrap()
             .expect("a test is no debug build script: it records");
+        if n == 2 {
+            // The folder as release 2 had it: `browser_rolling.rs` serves it as the
+            // replica a page was loaded from.
+            for (path, bytes) in files_below(&public) {
+                let to = base.join("release-2").join(path);
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::write(to, bytes).unwrap();
+            }
+        }
     }
 }
 
@@ -106,7 +116,7 @@ fn the_fixture_is_what_the_recorder_writes() {
     let base = std::env::temp_dir().join(format!("embed-rolling-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     record_versions(&base);
-    for folder in ["public", "releases"] {
+    for folder in ["public", "releases", "release-2"] {
         let made = files_below(&base.join(folder));
         let committed = files_below(&fixture_dir().join(folder));
         assert_eq!(

@@ -1,0 +1,167 @@
+//! A rolling deploy in a real browser: headless Chromium opens a page of release 2,
+//! then the server behind its origin becomes release 3 (one listener whose service is
+//! swapped, as a balancer moves a client to a new replica), and the open page loads its
+//! lazy chunk, `/assets/lazy-B2b2b2b2.js`, which release 3 does not have.
+//!
+//! With the `releases` option release 3 still serves that chunk, and the page gets
+//! release 2's own bytes; without it, the import fails on a 404 that no cache keeps.
+//! The fixtures are `tests/fixtures/rolling/` (see `releases.rs`).
+//!
+//! Needs `chromium` and `chromedriver`, as `browser.rs`.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::middleware;
+use axum::response::IntoResponse;
+use axum::Router;
+use embed_assets::ServeAssets;
+use http::StatusCode;
+use integration_tests::browser::{
+    record, wait_for_request, BrowserPrograms, Chromedriver, ServerLog, Session, COMMAND_TIMEOUT,
+};
+use integration_tests::spawn_router;
+use serde_json::{json, Value};
+
+mod release_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/rolling/release-2",
+        fingerprint = true,
+        hashed = "assets/*",
+    );
+}
+
+mod release_3 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/rolling/public",
+        fingerprint = true,
+        hashed = "assets/*",
+        releases = "fixtures/rolling/releases",
+    );
+}
+
+mod release_3_alone {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/rolling/public",
+        fingerprint = true,
+        hashed = "assets/*",
+    );
+}
+
+/// The whole test, browser start to the last check, must finish within this.
+const TEST_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Release 2's lazy chunk, as its `js/app.js` imports it.
+const CHUNK: &str = "/assets/lazy-B2b2b2b2.js";
+
+/// The service answering the origin's requests now; swapped to deploy.
+type Current = Arc<Mutex<ServeAssets>>;
+
+/// One origin on 127.0.0.1 whose requests the current service answers, recorded.
+async fn spawn_origin(current: Current, log: ServerLog) -> SocketAddr {
+    let router = Router::new()
+        .fallback(move |request: Request| {
+            let mut service = current.lock().expect("current service").clone();
+            async move {
+                let response = tower_service::Service::call(&mut service, request)
+                    .await
+                    .unwrap_or_else(|never| match never {});
+                response.map(axum::body::Body::new).into_response()
+            }
+        })
+        .layer(middleware::from_fn_with_state(log, record));
+    spawn_router(router).await
+}
+
+/// What the open page got when it imported its lazy chunk: the chunk's export, or the
+/// error the import failed with.
+async fn load_lazy_chunk(session: &Session) -> (Value, Value) {
+    session
+        .execute(
+            "window.__chunk = undefined; window.__failed = undefined;
+             import('/js/app.js')
+               .then(app => app.lazy())
+               .then(chunk => { window.__chunk = chunk.chunk; },
+                     error => { window.__failed = String(error); });",
+        )
+        .await;
+    assert!(
+        session
+            .wait_until("window.__chunk !== undefined || window.__failed !== undefined")
+            .await,
+        "the import neither loaded nor failed"
+    );
+    let outcome = session
+        .execute("return [window.__chunk ?? null, window.__failed ?? null];")
+        .await;
+    (outcome[0].clone(), outcome[1].clone())
+}
+
+/// Opens release 2's page, deploys `next`, and returns what the page's lazy import got
+/// and what the server saw for the chunk.
+async fn deploy_under_an_open_page(
+    programs: &BrowserPrograms,
+    next: ServeAssets,
+) -> ((Value, Value), integration_tests::browser::Seen) {
+    let current: Current = Arc::new(Mutex::new(release_2::SITE.service()));
+    let log = ServerLog::default();
+    let addr = spawn_origin(current.clone(), log.clone()).await;
+    let driver = Chromedriver::start(&programs.chromedriver);
+    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, programs))
+        .await
+        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
+    let outcome = tokio::time::timeout(TEST_TIMEOUT, async {
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert!(
+            session
+                .wait_until("document.querySelector('h1').dataset.release === '2'")
+                .await,
+            "release 2's page ran its script"
+        );
+        assert!(
+            log.snapshot().iter().all(|seen| seen.path != CHUNK),
+            "the chunk is loaded only when asked for"
+        );
+        // The deploy: the origin's replica is release 3 from now on.
+        *current.lock().expect("current service") = next;
+        let got = load_lazy_chunk(&session).await;
+        (got, wait_for_request(&log, CHUNK).await)
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the browser test took more than {TEST_TIMEOUT:?}"));
+    session.quit().await;
+    outcome
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_page_of_the_last_release_loads_its_lazy_chunk_from_the_new_one() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    assert_eq!(
+        release_3::SITE.get(CHUNK).and_then(|a| a.release()),
+        Some("5bf77a53ffd05cec")
+    );
+    let ((chunk, failed), seen) =
+        deploy_under_an_open_page(&programs, release_3::SITE.service()).await;
+    assert_eq!(
+        (chunk, failed),
+        (json!("lazy chunk of release 2"), Value::Null),
+        "release 2's own chunk, from release 3's server"
+    );
+    assert_eq!(seen.status, StatusCode::OK);
+
+    // The control: release 3 without its releases breaks the same page.
+    let ((chunk, failed), seen) =
+        deploy_under_an_open_page(&programs, release_3_alone::SITE.service()).await;
+    assert_eq!(chunk, Value::Null);
+    assert!(
+        failed
+            .as_str()
+            .is_some_and(|e| e.contains("Failed to fetch dynamically imported module")),
+        "{failed}"
+    );
+    assert_eq!(seen.status, StatusCode::NOT_FOUND);
+}
