@@ -42,30 +42,11 @@ fn try_embed_assets(input: TokenStream) -> syn::Result<TokenStream> {
         item,
         args,
     } = syn::parse2(input)?;
-    let Expansion {
-        options,
-        assets,
-        entries,
-        release,
-    } = run_phases(&args, runtime_path)?;
-    let runtime = &options.runtime_path.value;
-    let selection = codegen::selection(&options);
-    let table = codegen::assets_expr(
-        &assets,
-        &options.root,
-        &selection,
-        release.as_deref(),
-        runtime,
-    );
-    let Some(ItemHeader { vis, name }) = &item else {
-        return Ok(table);
-    };
-    let paths = codegen::paths_module(&assets, &entries, vis, options.root_span, runtime)?;
-    let assets = codegen::static_item(vis, name, runtime, table, &options.root_display);
-    Ok(quote! {
-        #assets
-        #paths
-    })
+    let expansion = run_phases(&args, runtime_path)?;
+    match &item {
+        None => Ok(expansion.table()),
+        Some(ItemHeader { vis, name }) => expansion.items(vis, name),
+    }
 }
 
 /// `#[embed("dir", ...)] mod name { ... }`: the module with its own items, then
@@ -117,29 +98,9 @@ pub(crate) fn embed(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn try_embed(args: &Args) -> syn::Result<TokenStream> {
-    let Expansion {
-        options,
-        assets,
-        entries,
-        release,
-    } = run_phases(args, None)?;
-    let runtime = &options.runtime_path.value;
-    let selection = codegen::selection(&options);
-    let table = codegen::assets_expr(
-        &assets,
-        &options.root,
-        &selection,
-        release.as_deref(),
-        runtime,
-    );
     let vis: syn::Visibility = syn::parse_quote!(pub);
     let name = syn::Ident::new(ASSETS, Span::call_site());
-    let paths = codegen::paths_module(&assets, &entries, &vis, options.root_span, runtime)?;
-    let assets = codegen::static_item(&vis, &name, runtime, table, &options.root_display);
-    Ok(quote! {
-        #assets
-        #paths
-    })
+    run_phases(args, None)?.items(&vis, &name)
 }
 
 /// What the phases make of one invocation.
@@ -151,6 +112,39 @@ struct Expansion {
     entries: Vec<Entry>,
     /// This build's release id (`releases.rs`).
     release: Option<String>,
+}
+
+impl Expansion {
+    /// `static NAME: Assets = <table>;` and its `paths` module: the item form and the
+    /// attribute's module.
+    fn items(&self, vis: &syn::Visibility, name: &syn::Ident) -> syn::Result<TokenStream> {
+        let runtime = &self.options.runtime_path.value;
+        let paths = codegen::paths_module(
+            &self.assets,
+            &self.entries,
+            vis,
+            self.options.root_span,
+            runtime,
+        )?;
+        let assets =
+            codegen::static_item(vis, name, runtime, self.table(), &self.options.root_display);
+        Ok(quote! {
+            #assets
+            #paths
+        })
+    }
+
+    /// The `Assets` expression, the same in both forms.
+    fn table(&self) -> TokenStream {
+        let selection = codegen::selection(&self.options);
+        codegen::assets_expr(
+            &self.assets,
+            &self.options.root,
+            &selection,
+            self.release.as_deref(),
+            &self.options.runtime_path.value,
+        )
+    }
 }
 
 /// The phases, shared by both forms: options, then the folder's pipeline, then the
