@@ -196,7 +196,7 @@ impl Releases {
             let bytes =
                 fs::read(entry.path()).map_err(|err| Error::io("reading", entry.path(), err))?;
             files.push(Found {
-                hash: release::hex(&Sha256::digest(&bytes)),
+                hash: embed_assets_shared::hex(&Sha256::digest(&bytes)),
                 len: bytes.len() as u64,
                 path,
             });
@@ -234,9 +234,10 @@ struct Found {
 
 /// A kept release's list.
 fn read_release(kept: &Kept) -> Result<Release, Error> {
-    let text =
-        fs::read_to_string(&kept.path).map_err(|err| Error::io("reading", &kept.path, err))?;
-    Release::parse(&text).map_err(|why| Error::new(format!("{}: {why}", kept.path.display())))
+    kept.read().map_err(|why| {
+        let folder = kept.path.parent().unwrap_or(Path::new(""));
+        Error::new(format!("{}: {why}", folder.display()))
+    })
 }
 
 /// Copies `source` into the releases folder as the bytes with SHA-256 `hash`, unless
@@ -248,7 +249,7 @@ fn store_object(dir: &Path, hash: &str, source: &Path) -> Result<bool, Error> {
     }
     let bytes = fs::read(source).map_err(|err| Error::io("reading", source, err))?;
     // The file changed since it was hashed: its release would list other bytes.
-    if release::hex(&Sha256::digest(&bytes)) != hash {
+    if embed_assets_shared::hex(&Sha256::digest(&bytes)) != hash {
         return Err(Error::new(format!(
             "{} changed while it was recorded: build again",
             source.display()
@@ -391,7 +392,7 @@ mod tests {
     }
 
     fn sha(bytes: &[u8]) -> String {
-        release::hex(&Sha256::digest(bytes))
+        embed_assets_shared::hex(&Sha256::digest(bytes))
     }
 
     #[test]

@@ -30,10 +30,7 @@ pub(crate) fn assets_expr(
     runtime: &TokenStream,
 ) -> TokenStream {
     let import = runtime_import(runtime);
-    let release = match release {
-        Some(id) => quote!(__embed::Some(#id)),
-        None => quote!(__embed::None),
-    };
+    let release = optional_str(release);
     let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
         let root = root.to_string_lossy();
         quote!(__embed::Some(#root))
@@ -107,10 +104,7 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         }
         None => quote!(__embed::None),
     };
-    let integrity = match integrity {
-        Some(value) => quote!(__embed::Some(#value)),
-        None => quote!(__embed::None),
-    };
+    let integrity = optional_str(integrity.as_deref());
     // The URL to link to, percent-encoded as the `paths` constants are; written only
     // where encoding changes it (a space, `?`, `#`, non-ASCII), so most files add `None`.
     let link = fingerprinted.as_deref().unwrap_or(url_path);
@@ -120,14 +114,8 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     } else {
         quote!(__embed::Some(#encoded))
     };
-    let fingerprinted = match fingerprinted {
-        Some(url) => quote!(__embed::Some(#url)),
-        None => quote!(__embed::None),
-    };
-    let release = match release {
-        Some(id) => quote!(__embed::Some(#id)),
-        None => quote!(__embed::None),
-    };
+    let fingerprinted = optional_str(fingerprinted.as_deref());
+    let release = optional_str(release.as_deref());
     let source = match body {
         Body::Embedded {
             identity,
@@ -176,6 +164,14 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
     }
 }
 
+/// `Some("…")` or `None`, in the scope of `assets_expr`'s import.
+fn optional_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(text) => quote!(__embed::Some(#text)),
+        None => quote!(__embed::None),
+    }
+}
+
 fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
     let Some(Blob { path, etag, .. }) = blob else {
         return quote!(__embed::None);
@@ -220,20 +216,14 @@ fn phf_map(assets: &[EncodedAsset]) -> TokenStream {
     let mut values: Vec<TokenStream> = Vec::with_capacity(assets.len());
     for (index, asset) in assets.iter().enumerate() {
         let index = index as u32;
-        // A bundler's hashed file is fingerprinted at its own URL: one key; an earlier
-        // release's file is served at its hashed URL only.
-        if let (Some(url), Some(_)) = (&asset.fingerprinted, &asset.release) {
-            keys.push(url);
-            values.push(quote!(#index | __embed::FINGERPRINTED));
-            continue;
-        }
-        if asset.fingerprinted.as_deref() == Some(asset.url_path.as_str()) {
+        // Its own URL, unless that is its hashed one (a bundler's hashed file: one key)
+        // or it is an earlier release's file, served at its hashed URL only.
+        let own = asset.release.is_none()
+            && asset.fingerprinted.as_deref() != Some(asset.url_path.as_str());
+        if own {
             keys.push(&asset.url_path);
-            values.push(quote!(#index | __embed::FINGERPRINTED));
-            continue;
+            values.push(quote!(#index));
         }
-        keys.push(&asset.url_path);
-        values.push(quote!(#index));
         if let Some(url) = &asset.fingerprinted {
             keys.push(url);
             values.push(quote!(#index | __embed::FINGERPRINTED));

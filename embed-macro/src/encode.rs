@@ -140,9 +140,10 @@ impl<'a> Encoder<'a> {
             if !rewritten {
                 return self.encode_bytes(file, bytes, file.abs_path.clone(), true);
             }
-            let blob = self
-                .cache
-                .join(format!("{}.rewritten", hex(&Sha256::digest(&bytes))));
+            let blob = self.cache.join(format!(
+                "{}.rewritten",
+                embed_assets_shared::hex(&Sha256::digest(&bytes))
+            ));
             match cached(&blob, || bytes.clone()) {
                 Ok(_) => self.encode_bytes(file, bytes, blob, true),
                 Err(err) => Err(format!(
@@ -209,7 +210,7 @@ impl<'a> Encoder<'a> {
         let last_modified = http_date(file.modified);
         let digest = Sha256::digest(&bytes);
         let compress = compress && !bytes.is_empty() && !is_precompressed(&file.abs_path);
-        let key = hex(&digest);
+        let key = embed_assets_shared::hex(&digest);
         let (gzip_level, brotli_quality) = levels(options.compression);
         let blob = |enabled: bool,
                     suffix: &str,
@@ -349,10 +350,6 @@ pub(crate) fn pays(original: usize, encoded: usize) -> bool {
 /// runtime's dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
     embed_assets_shared::etag::content(digest)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {

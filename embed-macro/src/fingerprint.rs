@@ -43,10 +43,10 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
             asset.fingerprinted = Some(hashed_url(&asset.url_path, &asset.etag));
         }
     }
-    let mut errors = Errors::default();
     if options.earlier_release {
         return Ok(());
     }
+    let mut errors = Errors::default();
     for (((pattern, span), _), on_disk) in globs
         .iter()
         .flat_map(|g| &g.patterns)

@@ -37,12 +37,9 @@ pub(crate) fn read(dir: &Path, span: Span) -> syn::Result<Vec<(Kept, Release)>> 
     let mut errors = Errors::default();
     let mut read = Vec::new();
     for kept in kept.into_iter().rev() {
-        let listed = fs::read_to_string(&kept.path)
-            .map_err(|err| io_cause(&err))
-            .and_then(|text| Release::parse(&text));
-        match listed {
+        match kept.read() {
             Ok(listed) => read.push((kept, listed)),
-            Err(why) => errors.at_span(span, format!("release list `{}`: {why}", list_name(&kept))),
+            Err(why) => errors.at_span(span, why),
         }
     }
     errors.finish().map(|()| read)
@@ -132,7 +129,7 @@ pub(crate) fn merge(
                     format!(
                         "kept release `{}` (`{}`) has other bytes at `{url}` than {whose} (ETag {} vs {etag}): a hashed URL must name one content. Remove that release's list from the releases folder, or give the file a new name",
                         kept.id,
-                        list_name(kept),
+                        kept.name(),
                         asset.etag
                     ),
                 );
@@ -157,7 +154,7 @@ pub(crate) fn current_id(
     let (kept, listed) = newest?;
     let same = |relative: &str, hash: &str| {
         fs::read(root.join(relative))
-            .is_ok_and(|bytes| release::hex(&Sha256::digest(&bytes)) == hash)
+            .is_ok_and(|bytes| embed_assets_shared::hex(&Sha256::digest(&bytes)) == hash)
     };
     let all_listed_here = listed.files.iter().all(|(path, hash)| same(path, hash));
     let all_here_listed = files
@@ -173,25 +170,13 @@ pub(crate) fn in_release(err: syn::Error, kept: &Kept) -> syn::Error {
     for one in err {
         errors.at_span(
             one.span(),
-            format!(
-                "in kept release `{}` (`{}`): {one}",
-                kept.id,
-                list_name(kept)
-            ),
+            format!("in kept release `{}` (`{}`): {one}", kept.id, kept.name()),
         );
     }
     match errors.finish() {
         Ok(()) => syn::Error::new(Span::call_site(), format!("in kept release `{}`", kept.id)),
         Err(err) => err,
     }
-}
-
-/// A release's list, as messages name it: its file name in the releases folder.
-fn list_name(kept: &Kept) -> String {
-    kept.path.file_name().map_or_else(
-        || kept.id.clone(),
-        |name| name.to_string_lossy().into_owned(),
-    )
 }
 
 /// The root shown in messages about a kept release's laid-out folder.

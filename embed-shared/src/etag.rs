@@ -13,13 +13,7 @@
 /// # Panics
 /// If `digest` is shorter than 16 bytes (a SHA-256 digest has 32).
 pub fn content(digest: &[u8]) -> String {
-    let mut tag = String::with_capacity(34);
-    tag.push('"');
-    for byte in &digest[..16] {
-        tag.push_str(&format!("{byte:02x}"));
-    }
-    tag.push('"');
-    tag
+    format!("\"{}\"", crate::hex(&digest[..16]))
 }
 
 #[cfg(test)]

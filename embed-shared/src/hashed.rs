@@ -63,9 +63,14 @@ impl HashedName {
     /// The folder part of the prefix, up to and including its last `/`: requests are
     /// grouped by it, so a miss is compared with the names of its own folder only.
     pub fn folder(&self) -> &str {
-        let end = self.prefix.rfind('/').map_or(0, |slash| slash + 1);
-        &self.prefix[..end]
+        folder(&self.prefix)
     }
+}
+
+/// The folder part of a URL path, up to and including its last `/` (`/js/` of
+/// `/js/app.js`): what [`HashedName::folder`] groups names by.
+pub fn folder(path: &str) -> &str {
+    &path[..path.rfind('/').map_or(0, |slash| slash + 1)]
 }
 
 /// Where the hash starts in a file name's stem: after its last `.` or `-`, or after the

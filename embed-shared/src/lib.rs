@@ -14,3 +14,14 @@ pub mod release;
 pub mod select;
 
 pub use content_type::{content_type, is_precompressed};
+
+/// Lowercase hex of `bytes`: how digests are written in ETags, release lists and the
+/// names of kept files.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}

@@ -100,7 +100,7 @@ impl Release {
 
     /// The release's id: the first 16 hex digits of the SHA-256 of its text.
     pub fn id(&self) -> String {
-        hex(&Sha256::digest(self.to_text().as_bytes()))[..16].to_owned()
+        crate::hex(&Sha256::digest(self.to_text().as_bytes()))[..16].to_owned()
     }
 }
 
@@ -113,6 +113,28 @@ pub struct Kept {
     pub id: String,
     /// Its `.release` file.
     pub path: PathBuf,
+}
+
+impl Kept {
+    /// Its file's name in the releases folder, as messages name it.
+    pub fn name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.id.clone(),
+            |name| name.to_string_lossy().into_owned(),
+        )
+    }
+
+    /// Reads this release's list.
+    ///
+    /// # Errors
+    /// A message when the file cannot be read or is not of the format, naming the
+    /// file.
+    pub fn read(&self) -> Result<Release, String> {
+        std::fs::read_to_string(&self.path)
+            .map_err(|err| err.to_string())
+            .and_then(|text| Release::parse(&text))
+            .map_err(|why| format!("release list `{}`: {why}", self.name()))
+    }
 }
 
 /// The name of a release's file: `00000007-3f2a1b9c0d1e2f3a.release`.
@@ -165,15 +187,6 @@ fn parse_file_name(name: &str) -> Option<(u64, &str)> {
     valid.then(|| Some((sequence.parse().ok()?, id)))?
 }
 
-/// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        let _ = write!(out, "{byte:02x}");
-    }
-    out
-}
-
 /// Whether `text` is a SHA-256 in lowercase hex.
 pub fn is_sha256_hex(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
@@ -194,7 +207,7 @@ mod tests {
     use super::*;
 
     fn hash(seed: u8) -> String {
-        hex(&Sha256::digest([seed]))
+        crate::hex(&Sha256::digest([seed]))
     }
 
     fn sample() -> Release {

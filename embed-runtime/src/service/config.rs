@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use embed_assets_shared::hashed::HashedName;
+use embed_assets_shared::hashed::{self, HashedName};
 use embed_assets_shared::select::FileRules;
 use globset::GlobMatcher;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
@@ -244,9 +244,8 @@ impl Tables {
     /// Whether `path` (decoded, not in the table) names a version of a file the table
     /// serves at a content-hashed URL: `/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`.
     pub(super) fn is_other_version(&self, path: &str) -> bool {
-        let folder = &path[..path.rfind('/').map_or(0, |slash| slash + 1)];
         self.hashed
-            .get(folder)
+            .get(hashed::folder(path))
             .is_some_and(|names| names.iter().any(|name| name.matches(path)))
     }
 
@@ -336,11 +335,15 @@ impl Tables {
             // At least one full chunk, so that every download can get one.
             budget: ReadBudget::new(options.read_budget.max(options.chunk_size)),
         };
+        // This build's files by index: an earlier release's is at its hashed URL only.
+        let current = || {
+            assets
+                .iter()
+                .enumerate()
+                .filter(|(_, asset)| asset.release().is_none())
+        };
         if options.clean_urls {
-            for (i, asset) in assets.iter().enumerate() {
-                if asset.release().is_some() {
-                    continue; // at its hashed URL only
-                }
+            for (i, asset) in current() {
                 if let Some(bare) = asset.path().strip_suffix(".html") {
                     if !bare.ends_with('/') {
                         tables.clean.insert(bare, i);
@@ -351,11 +354,8 @@ impl Tables {
         let Some(index_file) = &options.index_file else {
             return tables;
         };
-        for (i, asset) in assets.iter().enumerate() {
+        for (i, asset) in current() {
             let path = asset.path();
-            if asset.release().is_some() {
-                continue;
-            }
             let Some(dir) = path.strip_suffix(index_file.as_str()) else {
                 continue;
             };

@@ -79,19 +79,17 @@ pub(super) fn route<'t>(
     let options = &config.options;
     let tables = config.tables(assets);
     let method = head.method;
-    let found = find(assets, config, head);
-    let found_other = matches!(found, Found::OtherVersion);
-    let (index, url) = match found {
+    // A miss: in dev mode, a file added to the folder since the build may answer it.
+    let miss = |target| match dev_file(tables.dev.as_ref(), head) {
+        Some(relative) => Target::DevFile(relative),
+        None => target,
+    };
+    let (index, url) = match find(assets, config, head) {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
-        Found::Nothing | Found::OtherVersion => {
-            return match dev_file(tables.dev.as_ref(), head) {
-                Some(relative) => Target::DevFile(relative),
-                None if found_other => Target::OtherVersion,
-                None => Target::NotFound,
-            }
-        }
+        Found::OtherVersion => return miss(Target::OtherVersion),
+        Found::Nothing => return miss(Target::NotFound),
     };
     if !is_get_or_head(method) {
         return Target::MethodNotAllowed;
