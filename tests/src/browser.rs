@@ -189,7 +189,7 @@ pub async fn resource_timings(session: &Session) -> Timings {
 // Chromium and chromedriver
 
 /// Paths of the browser and its driver, found on `PATH`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct BrowserPrograms {
     /// Chromium (or Chrome).
     pub chromium: PathBuf,
@@ -212,6 +212,77 @@ impl BrowserPrograms {
             chromedriver: chromedriver?,
         })
     }
+}
+
+/// What chromedriver says when the browser, or the window a session drives, is gone:
+/// Chromium (or its tab) ended under the test, which no assertion of the test caused.
+const BROWSER_LOST: [&str; 5] = [
+    "no such window",
+    "invalid session id",
+    "tab crashed",
+    "chrome not reachable",
+    "session deleted",
+];
+
+/// Runs `scenario` in a fresh chromedriver and Chromium (a new empty profile), within
+/// `timeout`, and ends the session.
+///
+/// `scenario` makes its own server (each attempt starts from nothing). When the
+/// browser is lost under it (chromedriver answers that the window or the browser is
+/// gone: a crashed renderer, a window Chromium closed), the driver's log tail is printed and the scenario runs once more in
+/// a new browser; any other failure, every assertion among them, fails the test at
+/// once, with the profile and the driver's log kept.
+///
+/// # Panics
+/// As `scenario` does, when no session starts, after `timeout`, or when the browser is
+/// lost twice.
+pub async fn in_browser<F, Fut, T>(programs: &BrowserPrograms, timeout: Duration, scenario: F) -> T
+where
+    F: Fn(Arc<Session>) -> Fut,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    for attempt in 1..=2 {
+        let driver = Chromedriver::start(&programs.chromedriver);
+        let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, programs))
+            .await
+            .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
+        let session = Arc::new(session);
+        let run = scenario(session.clone());
+        let outcome = tokio::spawn(async move {
+            tokio::time::timeout(timeout, run)
+                .await
+                .unwrap_or_else(|_| panic!("the browser test took more than {timeout:?}"))
+        })
+        .await;
+        match outcome {
+            Ok(value) => {
+                session.quit().await;
+                return value;
+            }
+            Err(error) if !error.is_panic() => panic!("the browser scenario ended: {error}"),
+            Err(error) => {
+                let payload = error.into_panic();
+                let message = payload
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| payload.downcast_ref::<&str>().copied())
+                    .unwrap_or_default();
+                let lost = BROWSER_LOST.iter().any(|words| message.contains(words));
+                if lost && attempt == 1 {
+                    eprintln!(
+                        "the browser was lost under the test, which runs again in a new one: \
+                         {message}\nthe end of chromedriver's log:\n{}",
+                        driver.log_tail(40)
+                    );
+                    continue;
+                }
+                // Dropping `driver` while this unwinds keeps its profile and log.
+                std::panic::resume_unwind(payload);
+            }
+        }
+    }
+    unreachable!("the second attempt returns or panics")
 }
 
 /// A chromedriver child process on a free 127.0.0.1 port, in its own process group
@@ -300,6 +371,13 @@ impl Chromedriver {
     fn user_data_dir(&self) -> PathBuf {
         self.scratch.join("profile")
     }
+
+    /// The last `lines` lines of the driver's log.
+    fn log_tail(&self, lines: usize) -> String {
+        let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        let all: Vec<&str> = log.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
 }
 
 impl Drop for Chromedriver {
@@ -367,6 +445,9 @@ impl Session {
                             "--headless",
                             "--no-sandbox",
                             "--disable-gpu",
+                            // Shared memory in the temporary folder, not /dev/shm,
+                            // which containers often keep at 64 MiB.
+                            "--disable-dev-shm-usage",
                             "--no-first-run",
                             "--disable-background-networking",
                             "--disable-component-update",
@@ -480,6 +561,15 @@ impl Session {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Closes the window the session drives, as a crash of its tab would, leaving the
+    /// browser another one: the next command fails with chromedriver's "no such
+    /// window".
+    pub async fn close_window(&self) {
+        self.send(Method::POST, "/window/new", json!({ "type": "tab" }))
+            .await;
+        self.send(Method::DELETE, "/window", Value::Null).await;
     }
 
     /// Ends the session, which closes the browser; a failure here is not the test's.

@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::middleware;
@@ -21,8 +23,8 @@ use axum::{Json, Router};
 use embed_assets::{embed_assets, Assets};
 use http::StatusCode;
 use integration_tests::browser::{
-    artifact_dir, only_request, record, resource_timings, wait_for_request, BrowserPrograms,
-    Chromedriver, Png, Seen, ServerLog, Session, Timings, COMMAND_TIMEOUT, PAGE_TIMEOUT,
+    artifact_dir, in_browser, only_request, record, resource_timings, wait_for_request,
+    BrowserPrograms, Png, Seen, ServerLog, Session, Timings, PAGE_TIMEOUT,
 };
 use integration_tests::spawn_router;
 use serde_json::json;
@@ -41,17 +43,69 @@ async fn chromium_renders_the_example_site_from_brotli_bodies_and_revalidates_it
     let Some(programs) = BrowserPrograms::find() else {
         return;
     };
-    let log = ServerLog::default();
-    let addr = spawn_example(log.clone()).await;
-    let driver = Chromedriver::start(&programs.chromedriver);
-    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, &programs))
-        .await
-        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
-    tokio::time::timeout(TEST_TIMEOUT, drive(&session, addr, &log))
-        .await
-        .unwrap_or_else(|_| panic!("the browser test took more than {TEST_TIMEOUT:?}"));
-    // On a failure, dropping `driver` kills chromedriver and the browser instead.
-    session.quit().await;
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let log = ServerLog::default();
+        let addr = spawn_example(log.clone()).await;
+        drive(&session, addr, &log).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_lost_under_a_test_is_replaced_once_and_an_assertion_is_not_retried() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    let scenario = |attempts: Arc<AtomicUsize>, lose: usize| {
+        move |session: Arc<Session>| {
+            let attempts = attempts.clone();
+            async move {
+                let attempt = attempts.fetch_add(1, Ordering::SeqCst) + 1;
+                if attempt <= lose {
+                    session.close_window().await;
+                }
+                session.execute("return 6 * 7").await
+            }
+        }
+    };
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let value = in_browser(&programs, TEST_TIMEOUT, scenario(attempts.clone(), 1)).await;
+    assert_eq!((value, attempts.load(Ordering::SeqCst)), (json!(42), 2));
+
+    // Lost twice: the test fails, with chromedriver's words.
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let twice = tokio::spawn({
+        let (programs, attempts) = (programs.clone(), attempts.clone());
+        async move { in_browser(&programs, TEST_TIMEOUT, scenario(attempts, 2)).await }
+    })
+    .await
+    .expect_err("a browser lost twice fails the test");
+    let message = twice.into_panic();
+    let message = message.downcast_ref::<String>().expect("a panic message");
+    assert!(message.contains("no such window"), "{message}");
+    assert_eq!(attempts.load(Ordering::SeqCst), 2);
+
+    // An assertion fails at once.
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let failed = tokio::spawn({
+        let (programs, attempts) = (programs.clone(), attempts.clone());
+        in_browser_assertion(programs, attempts)
+    })
+    .await;
+    assert!(failed.is_err_and(|error| error.is_panic()));
+    assert_eq!(attempts.load(Ordering::SeqCst), 1);
+}
+
+async fn in_browser_assertion(programs: BrowserPrograms, attempts: Arc<AtomicUsize>) {
+    in_browser(&programs, TEST_TIMEOUT, move |session: Arc<Session>| {
+        let attempts = attempts.clone();
+        async move {
+            attempts.fetch_add(1, Ordering::SeqCst);
+            let value = session.execute("return 6 * 7").await;
+            assert_eq!(value, json!(41), "an assertion of the test");
+        }
+    })
+    .await;
 }
 
 #[cfg(feature = "vite")]
@@ -60,17 +114,13 @@ async fn chromium_runs_the_vite_app_and_reloads_its_hashed_files_from_the_cache(
     let Some(programs) = BrowserPrograms::find() else {
         return;
     };
-    let log = ServerLog::default();
-    let router = example_vite::app().layer(middleware::from_fn_with_state(log.clone(), record));
-    let addr = spawn_router(router).await;
-    let driver = Chromedriver::start(&programs.chromedriver);
-    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, &programs))
-        .await
-        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
-    tokio::time::timeout(TEST_TIMEOUT, drive_vite(&session, addr, &log))
-        .await
-        .unwrap_or_else(|_| panic!("the Vite browser test took more than {TEST_TIMEOUT:?}"));
-    session.quit().await;
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let log = ServerLog::default();
+        let router = example_vite::app().layer(middleware::from_fn_with_state(log.clone(), record));
+        let addr = spawn_router(router).await;
+        drive_vite(&session, addr, &log).await;
+    })
+    .await;
 }
 
 #[cfg(feature = "vite")]

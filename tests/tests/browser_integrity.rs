@@ -23,8 +23,8 @@ use axum::{middleware, Router};
 use embed_assets::{embed_assets, Asset, Assets};
 use http::StatusCode;
 use integration_tests::browser::{
-    record, resource_timings, BrowserPrograms, Chromedriver, LogEntry, ServerLog, Session,
-    COMMAND_TIMEOUT, PAGE_TIMEOUT,
+    in_browser, record, resource_timings, BrowserPrograms, LogEntry, ServerLog, Session,
+    PAGE_TIMEOUT,
 };
 use integration_tests::{decode_body, get, spawn_router, spawn_service};
 use serde_json::Value;
@@ -122,23 +122,16 @@ async fn chromium_runs_what_matches_its_integrity_value_and_blocks_what_does_not
     let Some(programs) = BrowserPrograms::find() else {
         return;
     };
-    let log = ServerLog::default();
-    let router = Router::new()
-        .fallback_service(PAGE.service())
-        .layer(middleware::from_fn_with_state(log.clone(), record));
-    let addr = spawn_router(router).await;
-    let driver = Chromedriver::start(&programs.chromedriver);
-    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, &programs))
-        .await
-        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
-    tokio::time::timeout(TEST_TIMEOUT, async {
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let log = ServerLog::default();
+        let router = Router::new()
+            .fallback_service(PAGE.service())
+            .layer(middleware::from_fn_with_state(log.clone(), record));
+        let addr = spawn_router(router).await;
         assert_index_runs(&session, addr, &log).await;
         assert_tampered_is_blocked(&session, addr, &log).await;
     })
-    .await
-    .unwrap_or_else(|_| panic!("the browser test took more than {TEST_TIMEOUT:?}"));
-    // On a failure, dropping `driver` kills chromedriver and the browser instead.
-    session.quit().await;
+    .await;
 }
 
 /// `index.html`: the stylesheet applied, both scripts ran, the preloaded module was

@@ -20,7 +20,7 @@ use axum::Router;
 use embed_assets::ServeAssets;
 use http::StatusCode;
 use integration_tests::browser::{
-    record, wait_for_request, BrowserPrograms, Chromedriver, ServerLog, Session, COMMAND_TIMEOUT,
+    in_browser, record, wait_for_request, BrowserPrograms, ServerLog, Session,
 };
 use integration_tests::spawn_router;
 use serde_json::{json, Value};
@@ -105,34 +105,30 @@ async fn deploy_under_an_open_page(
     programs: &BrowserPrograms,
     next: ServeAssets,
 ) -> ((Value, Value), integration_tests::browser::Seen) {
-    let current: Current = Arc::new(Mutex::new(release_2::SITE.service()));
-    let log = ServerLog::default();
-    let addr = spawn_origin(current.clone(), log.clone()).await;
-    let driver = Chromedriver::start(&programs.chromedriver);
-    let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, programs))
-        .await
-        .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
-    let outcome = tokio::time::timeout(TEST_TIMEOUT, async {
-        session.navigate(&format!("http://{addr}/index.html")).await;
-        assert!(
-            session
-                .wait_until("document.querySelector('h1').dataset.release === '2'")
-                .await,
-            "release 2's page ran its script"
-        );
-        assert!(
-            log.snapshot().iter().all(|seen| seen.path != CHUNK),
-            "the chunk is loaded only when asked for"
-        );
-        // The deploy: the origin's replica is release 3 from now on.
-        *current.lock().expect("current service") = next;
-        let got = load_lazy_chunk(&session).await;
-        (got, wait_for_request(&log, CHUNK).await)
+    in_browser(programs, TEST_TIMEOUT, move |session| {
+        let next = next.clone();
+        async move {
+            let current: Current = Arc::new(Mutex::new(release_2::SITE.service()));
+            let log = ServerLog::default();
+            let addr = spawn_origin(current.clone(), log.clone()).await;
+            session.navigate(&format!("http://{addr}/index.html")).await;
+            assert!(
+                session
+                    .wait_until("document.querySelector('h1').dataset.release === '2'")
+                    .await,
+                "release 2's page ran its script"
+            );
+            assert!(
+                log.snapshot().iter().all(|seen| seen.path != CHUNK),
+                "the chunk is loaded only when asked for"
+            );
+            // The deploy: the origin's replica is release 3 from now on.
+            *current.lock().expect("current service") = next;
+            let got = load_lazy_chunk(&session).await;
+            (got, wait_for_request(&log, CHUNK).await)
+        }
     })
     .await
-    .unwrap_or_else(|_| panic!("the browser test took more than {TEST_TIMEOUT:?}"));
-    session.quit().await;
-    outcome
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
