@@ -64,7 +64,7 @@ run cargo test --workspace --all-features
 # so the binaries built above are reused):
 # each behaviour is written once, in tests/tests, and checked in each framework.
 http_tests=(conditional range negotiation methods paths disk routing hostile fingerprint
-  dev compressed_only faults rewrite headers csp preload escaped_links releases)
+  dev compressed_only faults rewrite headers csp preload escaped_links releases dictionary)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
 for framework in hyper actix-web rocket poem salvo warp; do

@@ -7,7 +7,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 use crate::errors::Errors;
-use crate::model::{Blob, Body, EncodedAsset, Entry};
+use crate::model::{Blob, Body, Delta, DeltaCoding, EncodedAsset, Entry};
 use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
@@ -38,10 +38,19 @@ pub(crate) fn assets_expr(
         quote!(__embed::None)
     };
     let count = assets.len();
-    let files = assets.iter().map(asset_tokens);
+    let files = assets
+        .iter()
+        .enumerate()
+        .map(|(i, asset)| asset_tokens(asset, i));
+    let deltas = assets
+        .iter()
+        .enumerate()
+        .filter(|(_, asset)| !asset.deltas.is_empty())
+        .map(|(i, asset)| deltas_static(&asset.deltas, i));
     let map = phf_map(assets);
     quote! {{
         #import
+        #(#deltas)*
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
         __embed::assets(&MAP, &FILES, #root, #selection, #release)
@@ -75,7 +84,32 @@ pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> Token
     }}
 }
 
-fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
+/// The name of the static holding the deltas of the asset at `index`.
+fn deltas_name(index: usize) -> syn::Ident {
+    quote::format_ident!("DELTAS_{index}")
+}
+
+/// `static DELTAS_<index>: [Delta; n]`: a static of its own, so the table refers to it
+/// (its bodies' header values are built once, in place).
+fn deltas_static(deltas: &[Delta], index: usize) -> TokenStream {
+    let name = deltas_name(index);
+    let count = deltas.len();
+    let each = deltas.iter().map(|delta| {
+        let brotli = delta.coding == DeltaCoding::Brotli;
+        let dictionary = &delta.dictionary;
+        let etag = &delta.blob.etag;
+        let body = include_bytes(&delta.blob.path);
+        quote!(__embed::delta(__embed::DeltaInit {
+            brotli: #brotli,
+            dictionary: #dictionary,
+            etag: #etag,
+            body: #body,
+        }))
+    });
+    quote!(static #name: [__embed::Delta; #count] = [#(#each),*];)
+}
+
+fn asset_tokens(asset: &EncodedAsset, index: usize) -> TokenStream {
     let EncodedAsset {
         url_path,
         content_type,
@@ -89,7 +123,17 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
         inline,
         preload,
         release,
+        deltas,
+        dictionary_match,
     } = asset;
+    let deltas = match deltas.is_empty() {
+        true => quote!(&[]),
+        false => {
+            let name = deltas_name(index);
+            quote!(&#name)
+        }
+    };
+    let dictionary_match = optional_str(dictionary_match.as_deref());
     let page = match inline {
         Some(inline) => {
             let scripts = &inline.scripts;
@@ -159,6 +203,8 @@ fn asset_tokens(asset: &EncodedAsset) -> TokenStream {
             integrity: #integrity,
             page: #page,
             release: #release,
+            deltas: #deltas,
+            dictionary_match: #dictionary_match,
             source: #source,
         })
     }
@@ -406,6 +452,8 @@ mod tests {
             inline: None,
             preload: Vec::new(),
             release: None,
+            deltas: Vec::new(),
+            dictionary_match: None,
         }
     }
 

@@ -21,7 +21,7 @@ use crate::options::{Compression, Options};
 const BROTLI_WINDOW: i32 = 22;
 
 /// gzip level and brotli quality for `compression`.
-fn levels(compression: Compression) -> (u32, i32) {
+pub(crate) fn levels(compression: Compression) -> (u32, i32) {
     match compression {
         Compression::Best => (9, 11),
         Compression::Fast => (6, 5),
@@ -31,7 +31,7 @@ fn levels(compression: Compression) -> (u32, i32) {
 /// zstd level for `compression`. At most 19: the "ultra" levels above it use windows
 /// over the 8 MiB that HTTP's `zstd` coding allows a client to refuse (RFC 9659 §3).
 #[cfg(feature = "zstd")]
-fn zstd_level(compression: Compression) -> i32 {
+pub(crate) fn zstd_level(compression: Compression) -> i32 {
     match compression {
         Compression::Best => 19,
         Compression::Fast => 3,
@@ -287,6 +287,8 @@ impl<'a> Encoder<'a> {
             inline: inline_code(file, &bytes),
             preload: Vec::new(),
             release: None,
+            deltas: Vec::new(),
+            dictionary_match: None,
         })
     }
 }
@@ -311,6 +313,8 @@ fn on_disk(file: &FileEntry) -> EncodedAsset {
         inline: None,
         preload: Vec::new(),
         release: None,
+        deltas: Vec::new(),
+        dictionary_match: None,
     }
 }
 
@@ -370,7 +374,7 @@ fn gunzip(gzip: &[u8]) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
+pub(crate) fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
     let params = brotli::enc::BrotliEncoderParams {
         quality,
         lgwin: BROTLI_WINDOW,
@@ -393,7 +397,7 @@ const BLOB_MTIME_SECS: u64 = 946_684_800;
 
 /// The bytes at `path` if an earlier build wrote them, else `make()` written there
 /// atomically (rename), so concurrent rustc runs never read a partial file.
-fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8>> {
+pub(crate) fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8>> {
     if let Ok(bytes) = fs::read(path) {
         return Ok(bytes);
     }

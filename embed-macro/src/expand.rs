@@ -10,7 +10,7 @@ use crate::encode::Encoder;
 use crate::errors::Errors;
 use crate::model::{EncodedAsset, Entry, FileEntry};
 use crate::options::{self, Options};
-use crate::{codegen, fingerprint, preload, releases, rewrite, scan};
+use crate::{codegen, delta, fingerprint, preload, releases, rewrite, scan};
 
 /// The names the attribute form defines in the module.
 const ASSETS: &str = "ASSETS";
@@ -164,6 +164,7 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
     let kept = releases::read(dir, span)?;
     let current = releases::current_id(kept.first(), &options.root, &files);
     let cache = crate::encode::cache_dir();
+    let mut dropped = Vec::new();
     for (release, listed) in &kept {
         let root = releases::lay_out(dir, release, listed, &cache).map_err(|err| {
             syn::Error::new(
@@ -186,8 +187,9 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
         earlier_options.earlier_release = true;
         let (earlier, _, _) =
             pipeline(&earlier_options).map_err(|err| releases::in_release(err, release))?;
-        releases::merge(&mut assets, earlier, release, span)?;
+        dropped.extend(releases::merge(&mut assets, earlier, release, span)?);
     }
+    delta::apply(&mut assets, &dropped, &options, span)?;
     // By path, this build's file before earlier releases' at the same path.
     assets.sort_by(|a, b| {
         (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))

@@ -132,6 +132,8 @@ mod tests {
             inline: None,
             preload: Vec::new(),
             release: None,
+            deltas: Vec::new(),
+            dictionary_match: None,
         }
     }
 

@@ -11,6 +11,7 @@
 mod args;
 mod bundler;
 mod codegen;
+mod delta;
 mod encode;
 mod errors;
 mod expand;

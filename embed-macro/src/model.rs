@@ -74,6 +74,32 @@ pub(crate) struct EncodedAsset {
     /// The id of the earlier release it is kept from (`releases.rs`): then it is served
     /// at its hashed URL only. `None` for this build's files.
     pub(crate) release: Option<String>,
+    /// Its bodies compressed against earlier versions of it (`delta.rs`).
+    pub(crate) deltas: Vec<Delta>,
+    /// The `Use-As-Dictionary` field value its responses carry (`delta.rs`): the URLs of
+    /// its later versions, which may be compressed against it.
+    pub(crate) dictionary_match: Option<String>,
+}
+
+/// A body of a file compressed with an earlier version of it as the dictionary
+/// (RFC 9842), for a client that has that version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Delta {
+    pub(crate) coding: DeltaCoding,
+    /// The SHA-256 of the dictionary (the earlier version's bytes as served) as a
+    /// structured-field byte sequence, `:base64:`, as `Available-Dictionary` names it.
+    pub(crate) dictionary: String,
+    pub(crate) blob: Blob,
+}
+
+/// The dictionary content codings of RFC 9842.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum DeltaCoding {
+    /// `dcb`: Brotli with the dictionary as a raw prefix.
+    Brotli,
+    /// `dcz`: Zstandard with the dictionary as raw content (with the zstd feature).
+    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
+    Zstd,
 }
 
 /// Where the bytes are.

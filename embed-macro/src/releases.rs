@@ -86,14 +86,15 @@ pub(crate) fn lay_out(
 
 /// Adds to `assets` the files of one earlier release (`earlier`, as this build's phases
 /// made them from its folder) that are at a hashed URL this build does not serve, marked
-/// with the release's id. A hashed URL that names other bytes than this build's, or than
-/// a newer release's, is an error naming the release.
+/// with the release's id, and returns the others (marked too): the dictionaries of
+/// pages, and files this build serves with the same bytes. A hashed URL that names other
+/// bytes than this build's, or than a newer release's, is an error naming the release.
 pub(crate) fn merge(
     assets: &mut Vec<EncodedAsset>,
     earlier: Vec<EncodedAsset>,
     kept: &Kept,
     span: Span,
-) -> syn::Result<()> {
+) -> syn::Result<Vec<EncodedAsset>> {
     let served: HashMap<String, (String, Option<String>)> = assets
         .iter()
         .flat_map(|asset| {
@@ -104,21 +105,22 @@ pub(crate) fn merge(
         })
         .collect();
     let mut errors = Errors::default();
+    let mut dropped = Vec::new();
     for mut asset in earlier {
+        asset.release = Some(kept.id.clone());
         // Served at a hashed URL: a name later versions differ from by their hash
         // alone (a `hashed` glob may also cover files with no hash in their name).
         let Some(url) = asset
             .fingerprinted
             .clone()
             .filter(|url| HashedName::of(url).is_some())
+            .filter(|_| matches!(asset.body, Body::Embedded { .. }))
         else {
+            dropped.push(asset);
             continue;
         };
-        if !matches!(asset.body, Body::Embedded { .. }) {
-            continue;
-        }
         match served.get(&url) {
-            Some((etag, _)) if *etag == asset.etag => {}
+            Some((etag, _)) if *etag == asset.etag => dropped.push(asset),
             Some((etag, owner)) => {
                 let whose = match owner {
                     Some(id) => format!("release `{id}`"),
@@ -134,13 +136,10 @@ pub(crate) fn merge(
                     ),
                 );
             }
-            None => {
-                asset.release = Some(kept.id.clone());
-                assets.push(asset);
-            }
+            None => assets.push(asset),
         }
     }
-    errors.finish()
+    errors.finish().map(|()| dropped)
 }
 
 /// The id of the newest kept release when it is this build's folder: every file it lists

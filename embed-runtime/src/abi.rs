@@ -7,7 +7,7 @@
 
 use std::sync::OnceLock;
 
-use crate::asset::{Asset, Encoding, PageInit, Variant};
+use crate::asset::{Asset, Delta, Encoding, PageInit, Variant};
 use crate::entry::Entry;
 use crate::table::{Assets, Selection};
 
@@ -38,6 +38,10 @@ pub struct AssetInit {
     pub page: Option<&'static PageInit>,
     /// The id of the earlier release the file is kept from; `None` for this build's.
     pub release: Option<&'static str>,
+    /// Its bodies compressed against earlier versions of it, each made by [`delta`].
+    pub deltas: &'static [Delta],
+    /// The `Use-As-Dictionary` field value of its responses.
+    pub dictionary_match: Option<&'static str>,
     /// Where the bytes come from.
     pub source: Source,
 }
@@ -120,21 +124,53 @@ pub const fn asset(init: AssetInit) -> Asset {
         integrity: init.integrity,
         page: init.page,
         release: init.release,
+        deltas: init.deltas,
+        dictionary_match: init.dictionary_match,
+    }
+}
+
+/// What the macro writes for one body compressed against an earlier version.
+#[derive(Debug)]
+pub struct DeltaInit {
+    /// `true` for `dcb`, `false` for `dcz`.
+    pub brotli: bool,
+    /// The dictionary's SHA-256, `:base64:`.
+    pub dictionary: &'static str,
+    /// The quoted strong ETag of these bytes.
+    pub etag: &'static str,
+    /// The bytes, RFC 9842 header included.
+    pub body: &'static [u8],
+}
+
+/// Builds a [`Delta`] from the macro's output.
+pub const fn delta(init: DeltaInit) -> Delta {
+    let encoding = match init.brotli {
+        true => Encoding::DictionaryBrotli,
+        false => Encoding::DictionaryZstd,
+    };
+    Delta {
+        dictionary: init.dictionary,
+        variant: stored(encoding, init.etag, init.body),
     }
 }
 
 const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Variant> {
     match init {
-        Some(EncodedInit { etag, body }) => Some(Variant {
-            encoding,
-            etag,
-            len: body.len() as u64,
-            body,
-            gzip_source: None,
-            decoded: OnceLock::new(),
-            len_text: OnceLock::new(),
-        }),
+        Some(EncodedInit { etag, body }) => Some(stored(encoding, etag, body)),
         None => None,
+    }
+}
+
+/// A body stored in the binary.
+const fn stored(encoding: Encoding, etag: &'static str, body: &'static [u8]) -> Variant {
+    Variant {
+        encoding,
+        etag,
+        len: body.len() as u64,
+        body,
+        gzip_source: None,
+        decoded: OnceLock::new(),
+        len_text: OnceLock::new(),
     }
 }
 

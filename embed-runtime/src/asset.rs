@@ -16,7 +16,8 @@ use http::HeaderValue;
 /// A content coding the server can store a body in (RFC 9110 §8.4.1).
 ///
 /// The declaration order is the server's preference among codings a client accepts
-/// with equal q-values: brotli first, then zstd, then gzip, then identity.
+/// with equal q-values: the dictionary codings first (when the client has the
+/// dictionary), then brotli, zstd, gzip, identity.
 ///
 /// ```
 /// # use embed_assets::{embed_assets, Assets, Encoding};
@@ -33,6 +34,12 @@ use http::HeaderValue;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Encoding {
+    /// `dcb` (RFC 9842): brotli with an earlier version of the file as the dictionary,
+    /// for a client that has that version (see [`Delta`]).
+    DictionaryBrotli,
+    /// `dcz` (RFC 9842): Zstandard with an earlier version of the file as the
+    /// dictionary.
+    DictionaryZstd,
     /// `br` (RFC 7932): the smallest bodies.
     Brotli,
     /// `zstd` (RFC 8878), stored when the `zstd` feature is on: about the size of
@@ -45,7 +52,9 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    /// Every coding, in the server's order of preference.
+    /// Every coding a body is stored in on its own, without a dictionary, in the
+    /// server's order of preference: what [`Asset::variant`] takes. The dictionary
+    /// codings are in [`Asset::deltas`].
     pub const ALL: [Encoding; 4] = [
         Encoding::Brotli,
         Encoding::Zstd,
@@ -56,6 +65,8 @@ impl Encoding {
     /// The token used in `Content-Encoding` and `Accept-Encoding`.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Encoding::DictionaryBrotli => "dcb",
+            Encoding::DictionaryZstd => "dcz",
             Encoding::Brotli => "br",
             Encoding::Zstd => "zstd",
             Encoding::Gzip => "gzip",
@@ -146,6 +157,37 @@ impl Variant {
     }
 }
 
+/// A body of a file compressed with an earlier version of it as the dictionary
+/// (RFC 9842, Compression Dictionary Transport), made at compile time from the kept
+/// releases of the macro's `releases` option.
+///
+/// A browser that kept the earlier version (it came with a `Use-As-Dictionary` field,
+/// see [`Asset::dictionary_match`]) names it in `Available-Dictionary` when it asks
+/// for the new one, and lists `dcb` or `dcz` in `Accept-Encoding`; it then gets this
+/// body, typically a small fraction of the brotli one, since only what changed is in
+/// it.
+#[derive(Debug)]
+pub struct Delta {
+    pub(crate) dictionary: &'static str,
+    pub(crate) variant: Variant,
+}
+
+impl Delta {
+    /// The dictionary's SHA-256 as `Available-Dictionary` carries it: a structured-field
+    /// byte sequence, `:` base64 `:` (RFC 8941 §3.3.5).
+    pub fn dictionary(&self) -> &'static str {
+        self.dictionary
+    }
+
+    /// The body: its [`encoding`](Variant::encoding) is
+    /// [`DictionaryBrotli`](Encoding::DictionaryBrotli) or
+    /// [`DictionaryZstd`](Encoding::DictionaryZstd), its bytes start with the RFC 9842
+    /// header (magic number and the dictionary's hash), and it has its own ETag.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+}
+
 /// Decodes a gzip body the macro wrote, for the process's lifetime.
 fn gunzip(gzip: &[u8]) -> &'static [u8] {
     let mut bytes = Vec::new();
@@ -185,6 +227,8 @@ pub struct Asset {
     pub(crate) integrity: Option<&'static str>,
     pub(crate) page: Option<&'static PageInit>,
     pub(crate) release: Option<&'static str>,
+    pub(crate) deltas: &'static [Delta],
+    pub(crate) dictionary_match: Option<&'static str>,
 }
 
 impl Asset {
@@ -367,13 +411,15 @@ impl Asset {
             .chain(Some(&self.identity))
     }
 
-    /// The representation stored in `encoding`, if any.
+    /// The representation stored in `encoding`, if any; `None` for the dictionary
+    /// codings, whose bodies are one per dictionary ([`deltas`](Self::deltas)).
     pub fn variant(&self, encoding: Encoding) -> Option<&Variant> {
         match encoding {
             Encoding::Identity => Some(&self.identity),
             Encoding::Gzip => self.gzip.as_ref(),
             Encoding::Brotli => self.br.as_ref(),
             Encoding::Zstd => self.zstd.as_ref(),
+            Encoding::DictionaryBrotli | Encoding::DictionaryZstd => None,
         }
     }
 
@@ -390,6 +436,27 @@ impl Asset {
     /// `Accept-Encoding` and so carry `Vary: Accept-Encoding`.
     pub fn is_negotiated(&self) -> bool {
         self.gzip.is_some() || self.br.is_some() || self.zstd.is_some()
+    }
+
+    /// Its bodies compressed against earlier versions of it (RFC 9842), smallest first
+    /// for each dictionary; empty without the macro's `releases` option, or when no kept
+    /// release had another version of the file. The responses of an asset that has any
+    /// carry `Vary: accept-encoding, available-dictionary`.
+    ///
+    /// The earlier version of a file at a hashed URL is the kept releases' file at a
+    /// URL with the same name and another hash (`/js/app.*.js`); of an HTML page, the
+    /// page at the same path.
+    pub fn deltas(&self) -> &'static [Delta] {
+        self.deltas
+    }
+
+    /// The `Use-As-Dictionary` field value (RFC 9842 §2.1) its responses carry, with
+    /// the macro's `releases` option: `match="app.*.js"` for a file at a hashed URL (its
+    /// name with any hash, relative to its own URL, so it holds wherever the service is
+    /// mounted), and a page's own URL. A browser keeps the file as a dictionary for
+    /// the URLs the pattern matches, and names it when it asks for one of them.
+    pub fn dictionary_match(&self) -> Option<&'static str> {
+        self.dictionary_match
     }
 
     pub(crate) fn identity(&self) -> &Variant {

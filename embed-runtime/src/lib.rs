@@ -145,7 +145,7 @@ pub use http;
 
 #[cfg(feature = "tower")]
 pub use adapters::fallback::{FallbackBody, WithFallback};
-pub use asset::{Asset, Encoding, Variant};
+pub use asset::{Asset, Delta, Encoding, Variant};
 pub use body::Body;
 pub use entry::Entry;
 pub use error::{DiskProblem, Error};
@@ -317,8 +317,10 @@ pub use embed_assets_macros::embed;
 /// crate requires at its exact version.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::abi::{asset, assets, entry, AssetInit, EncodedInit, Source, EMPTY};
-    pub use crate::asset::{Asset, PageInit};
+    pub use crate::abi::{
+        asset, assets, delta, entry, AssetInit, DeltaInit, EncodedInit, Source, EMPTY,
+    };
+    pub use crate::asset::{Asset, Delta, PageInit};
     pub use crate::table::{Selection, FINGERPRINTED};
     pub use ::core::option::Option::{None, Some};
     pub use embed_assets_macros::embed_assets;

@@ -11,6 +11,8 @@ pub(crate) type Quality = u16;
 /// What the client said about each coding we can store; `None` when not mentioned.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Preferences {
+    dcb: Option<Quality>,
+    dcz: Option<Quality>,
     br: Option<Quality>,
     zstd: Option<Quality>,
     gzip: Option<Quality>,
@@ -24,8 +26,11 @@ struct Preferences {
 ///   that send nothing (scripts, old tools) rarely decode anything.
 /// - Otherwise each offered coding gets its listed q-value, else the `*` q-value, else
 ///   0 (for identity: acceptable, but ranked below every listed coding). The highest
-///   q wins; ties go to the server's preference (`Encoding`'s order: br, zstd, gzip,
-///   identity).
+///   q wins; ties go to the server's preference (`Encoding`'s order: dcb, dcz, br,
+///   zstd, gzip, identity).
+/// - The dictionary codings (RFC 9842) only when listed by name, never through `*`:
+///   they need the dictionary the request's `Available-Dictionary` names, which
+///   `offered` checks.
 /// - Codings are case-insensitive, `x-gzip` is `gzip` (RFC 9110 §8.4.1.3), repeated
 ///   field lines are one list, and members with an invalid q-value are ignored.
 /// - When nothing offered is acceptable (`identity;q=0` with no other match), the
@@ -47,12 +52,13 @@ pub(crate) fn choose_encoding(
     // Identity is acceptable unless excluded: rank it just above zero when unlisted.
     let identity = prefs.identity.or(prefs.any).unwrap_or(1);
     let mut best = (identity, Encoding::Identity);
-    for (listed, encoding) in [
-        (prefs.gzip, Encoding::Gzip),
-        (prefs.zstd, Encoding::Zstd),
-        (prefs.br, Encoding::Brotli),
+    for (q, encoding) in [
+        (quality(prefs.gzip), Encoding::Gzip),
+        (quality(prefs.zstd), Encoding::Zstd),
+        (quality(prefs.br), Encoding::Brotli),
+        (prefs.dcz.unwrap_or(0), Encoding::DictionaryZstd),
+        (prefs.dcb.unwrap_or(0), Encoding::DictionaryBrotli),
     ] {
-        let q = quality(listed);
         // `>=` because the loop goes from least to most preferred.
         if q > 0 && q >= best.0 && offered(encoding) {
             best = (q, encoding);
@@ -73,6 +79,13 @@ fn common(line: &[u8]) -> Option<Preferences> {
     match line {
         b"gzip, deflate, br, zstd" => Some(Preferences {
             zstd: Q1,
+            ..gzip_br
+        }),
+        // With a dictionary for the URL (RFC 9842).
+        b"gzip, deflate, br, zstd, dcb, dcz" => Some(Preferences {
+            zstd: Q1,
+            dcb: Q1,
+            dcz: Q1,
             ..gzip_br
         }),
         b"gzip, deflate, br" | b"br, gzip" | b"gzip, br" => Some(gzip_br),
@@ -108,6 +121,10 @@ fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
         let Some(q) = q else { continue };
         let slot = if coding.eq_ignore_ascii_case(b"br") {
             &mut prefs.br
+        } else if coding.eq_ignore_ascii_case(b"dcb") {
+            &mut prefs.dcb
+        } else if coding.eq_ignore_ascii_case(b"dcz") {
+            &mut prefs.dcz
         } else if coding.eq_ignore_ascii_case(b"zstd") {
             &mut prefs.zstd
         } else if coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip") {
@@ -206,6 +223,7 @@ mod tests {
     fn common_values_read_as_parsed() {
         for line in [
             "gzip, deflate, br, zstd",
+            "gzip, deflate, br, zstd, dcb, dcz",
             "gzip, deflate, br",
             "br, gzip",
             "gzip, br",
@@ -238,6 +256,37 @@ mod tests {
             ("*", &[Zstd, Gzip][..], Zstd),
             ("*, zstd;q=0", &[Zstd, Gzip][..], Gzip),
             ("zstdx, xzstd", &all[..], Identity),
+        ] {
+            assert_eq!(
+                choose_from(&[accept], stored),
+                expected,
+                "{accept:?} with {stored:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn dictionary_codings_need_their_name_and_an_offered_dictionary() {
+        use Encoding::*;
+        let all = [DictionaryBrotli, DictionaryZstd, Brotli, Zstd, Gzip];
+        for (accept, stored, expected) in [
+            (
+                "gzip, deflate, br, zstd, dcb, dcz",
+                &all[..],
+                DictionaryBrotli,
+            ),
+            (
+                "gzip, deflate, br, zstd, dcb, dcz",
+                &all[1..],
+                DictionaryZstd,
+            ),
+            ("gzip, deflate, br, zstd, dcb, dcz", &all[2..], Brotli),
+            ("br, dcz", &all[..], DictionaryZstd),
+            ("br, dcb;q=0.5, dcz;q=0.4", &all[..], Brotli),
+            ("br;q=0.1, DCB", &all[..], DictionaryBrotli),
+            ("dcb;q=0, br", &all[..], Brotli),
+            ("*", &all[..], Brotli),
+            ("dcbx, xdcz", &all[..], Identity),
         ] {
             assert_eq!(
                 choose_from(&[accept], stored),

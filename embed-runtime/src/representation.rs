@@ -17,10 +17,35 @@ pub(crate) struct Representation<'a> {
     pub(crate) validators: Validators<'a>,
     pub(crate) len: u64,
     pub(crate) values: HeaderValues,
-    /// Whether other encodings of it exist, so responses carry
-    /// `Vary: Accept-Encoding`: for stored variants, never for files read at run time
-    /// (sent as they are).
-    pub(crate) negotiated: bool,
+    /// What else the choice of it depended on, which `Vary` says: for stored variants,
+    /// never for files read at run time (sent as they are).
+    pub(crate) negotiated: Negotiated,
+    /// The `Use-As-Dictionary` field value (`Asset::dictionary_match`).
+    pub(crate) dictionary_match: Option<&'static str>,
+    /// The stored variant's ETag (empty for a file read at run time): the address the
+    /// prebuilt maps are found by.
+    pub(crate) stored_etag: &'static str,
+}
+
+/// What the choice among an asset's stored bodies depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Negotiated {
+    /// One body: nothing.
+    No,
+    /// `Accept-Encoding`.
+    Encoding,
+    /// `Accept-Encoding` and `Available-Dictionary` (RFC 9842 §6.2).
+    EncodingAndDictionary,
+}
+
+impl Negotiated {
+    fn of(asset: &Asset) -> Self {
+        match (asset.is_negotiated(), asset.deltas().is_empty()) {
+            (false, _) => Negotiated::No,
+            (true, true) => Negotiated::Encoding,
+            (true, false) => Negotiated::EncodingAndDictionary,
+        }
+    }
 }
 
 /// The header values stating a representation, ready to clone into responses.
@@ -55,7 +80,7 @@ impl<'a> Representation<'a> {
 
     pub(crate) fn with_values(
         asset: &'a Asset,
-        variant: &'a Variant,
+        variant: &'static Variant,
         values: HeaderValues,
     ) -> Self {
         Representation {
@@ -67,7 +92,9 @@ impl<'a> Representation<'a> {
             },
             len: variant.len(),
             values,
-            negotiated: asset.is_negotiated(),
+            negotiated: Negotiated::of(asset),
+            dictionary_match: asset.dictionary_match(),
+            stored_etag: variant.etag(),
         }
     }
 }

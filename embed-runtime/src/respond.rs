@@ -12,17 +12,23 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
-use crate::asset::{Asset, Encoding, Variant};
+use crate::asset::{Asset, Delta, Encoding, Variant};
 use crate::body::Body;
 use crate::negotiate::choose_encoding;
 use crate::plan::{Segment, Slices};
 use crate::precondition::{evaluate, Precondition};
 use crate::range::{select_ranges, ByteRange, RangeSelection};
-use crate::representation::{HeaderValues, Representation};
+use crate::representation::{HeaderValues, Negotiated, Representation};
 
 const ALLOWED: HeaderValue = HeaderValue::from_static("GET, HEAD");
 const BYTES: HeaderValue = HeaderValue::from_static("bytes");
 const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
+const DICTIONARY_VARY: HeaderValue =
+    HeaderValue::from_static("accept-encoding, available-dictionary");
+/// RFC 9842 §2.2: the request field naming the dictionary the client has.
+const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
+/// RFC 9842 §2.1: the response field that makes a response a dictionary.
+const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
@@ -35,15 +41,70 @@ pub(crate) struct Added<'a> {
     pub(crate) fields: &'a [(HeaderName, HeaderValue)],
 }
 
-/// The stored representation a request gets: negotiated from `Accept-Encoding`.
+/// The stored representation a request gets: negotiated from `Accept-Encoding`, and
+/// from `Available-Dictionary` where the asset has bodies compressed against earlier
+/// versions of it (RFC 9842 §2.2: only a dictionary whose hash matches is used).
 pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a Variant {
     if !asset.is_negotiated() {
         return asset.identity();
     }
-    let encoding = choose_encoding(headers.get_all(ACCEPT_ENCODING), |encoding| {
-        asset.variant(encoding).is_some()
-    });
-    asset.variant(encoding).unwrap_or(asset.identity())
+    let (dcb, dcz) = match asset.deltas() {
+        [] => (None, None),
+        deltas => matching_deltas(deltas, headers),
+    };
+    let encoding = choose_encoding(
+        headers.get_all(ACCEPT_ENCODING),
+        |encoding| match encoding {
+            Encoding::DictionaryBrotli => dcb.is_some(),
+            Encoding::DictionaryZstd => dcz.is_some(),
+            other => asset.variant(other).is_some(),
+        },
+    );
+    match encoding {
+        Encoding::DictionaryBrotli => dcb,
+        Encoding::DictionaryZstd => dcz,
+        other => asset.variant(other),
+    }
+    .unwrap_or(asset.identity())
+}
+
+/// The `dcb` and `dcz` bodies compressed against the dictionary the request's one
+/// `Available-Dictionary` names (compared as sent: the structured-field byte sequence,
+/// `:base64:`, which has one spelling per hash).
+fn matching_deltas<'a>(
+    deltas: &'a [Delta],
+    headers: &HeaderMap,
+) -> (Option<&'a Variant>, Option<&'a Variant>) {
+    let mut lines = headers.get_all(AVAILABLE_DICTIONARY).iter();
+    let (Some(line), None) = (lines.next(), lines.next()) else {
+        return (None, None);
+    };
+    let hash = trim_ows(line.as_bytes());
+    let with = |encoding: Encoding| {
+        deltas
+            .iter()
+            .find(|delta| {
+                delta.dictionary().as_bytes() == hash && delta.variant().encoding() == encoding
+            })
+            .map(Delta::variant)
+    };
+    (
+        with(Encoding::DictionaryBrotli),
+        with(Encoding::DictionaryZstd),
+    )
+}
+
+/// `bytes` without leading and trailing spaces and tabs (RFC 9110 §5.6.3).
+fn trim_ows(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t'))
+        .map_or(start, |i| i + 1);
+    &bytes[start..end]
 }
 
 /// The response to a GET or HEAD of `rep`: preconditions (RFC 9110 §13.2.2), then
@@ -166,7 +227,8 @@ impl Fields {
 /// the common answers clone a finished map instead of inserting field by field.
 #[derive(Debug, Clone)]
 pub(crate) struct PrebuiltHeaders {
-    pub(crate) encoding: Encoding,
+    /// The variant's ETag, by address: which stored body these are for.
+    etag: &'static str,
     values: HeaderValues,
     ok: HeaderMap,
     not_modified: HeaderMap,
@@ -177,11 +239,16 @@ impl PrebuiltHeaders {
         let not_modified = representation_headers(rep, added, Part::NotModified);
         let ok = representation_headers(rep, added, Part::Whole);
         PrebuiltHeaders {
-            encoding: rep.encoding,
+            etag: rep.stored_etag,
             values: rep.values.clone(),
             ok,
             not_modified,
         }
+    }
+
+    /// Whether these are the headers of `variant`.
+    pub(crate) fn is_for(&self, variant: &Variant) -> bool {
+        std::ptr::eq(self.etag, variant.etag())
     }
 
     /// The representation of `variant` (of `asset`, which these headers were built
@@ -189,7 +256,7 @@ impl PrebuiltHeaders {
     pub(crate) fn representation<'a>(
         &self,
         asset: &'a Asset,
-        variant: &'a Variant,
+        variant: &'static Variant,
     ) -> Representation<'a> {
         Representation::with_values(asset, variant, self.values.clone())
     }
@@ -242,8 +309,17 @@ pub(crate) fn representation_headers(
     }
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
-    if rep.negotiated {
-        out.insert(VARY, ACCEPT_ENCODING_VARY);
+    match rep.negotiated {
+        Negotiated::No => {}
+        Negotiated::Encoding => {
+            out.insert(VARY, ACCEPT_ENCODING_VARY);
+        }
+        Negotiated::EncodingAndDictionary => {
+            out.insert(VARY, DICTIONARY_VARY);
+        }
+    }
+    if let (Some(pattern), false) = (rep.dictionary_match, matches!(part, Part::ErrorPage)) {
+        out.insert(USE_AS_DICTIONARY, HeaderValue::from_static(pattern));
     }
     let (content_length, content_type) = match part {
         Part::NotModified => return out,
@@ -385,10 +461,12 @@ pub(crate) fn not_found_no_store(method: &Method) -> Response<Body> {
 /// Adds `Accept` to `Vary`: for responses whose choice between a single-page app and a
 /// 404 depended on the request's `Accept` (RFC 9110 §12.5.5).
 pub(crate) fn add_vary_accept(headers: &mut HeaderMap) {
-    let value = if headers.contains_key(VARY) {
-        HeaderValue::from_static("accept, accept-encoding")
-    } else {
-        HeaderValue::from_static("accept")
+    let value = match headers.get(VARY) {
+        None => HeaderValue::from_static("accept"),
+        Some(vary) if vary == DICTIONARY_VARY => {
+            HeaderValue::from_static("accept, accept-encoding, available-dictionary")
+        }
+        Some(_) => HeaderValue::from_static("accept, accept-encoding"),
     };
     headers.insert(VARY, value);
 }

@@ -352,6 +352,45 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Decodes a `dcb` or `dcz` body (RFC 9842 §4 and §5) against `dictionary`, after
+/// checking its header: the coding's magic number, then the dictionary's SHA-256.
+///
+/// # Panics
+/// If the header is wrong for `dictionary` or the stream does not decode.
+pub fn decode_with_dictionary(headers: &HeaderMap, body: &[u8], dictionary: &[u8]) -> Vec<u8> {
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(dictionary);
+    let codings: Vec<String> = list_values(headers, CONTENT_ENCODING);
+    let (magic, stream): (&[u8], &[u8]) = match codings.as_slice() {
+        [one] if one == "dcb" => (&[0xff, 0x44, 0x43, 0x42], &body[4.min(body.len())..]),
+        [one] if one == "dcz" => (
+            &[0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00],
+            &body[8.min(body.len())..],
+        ),
+        other => panic!("not a dictionary coding: {other:?}"),
+    };
+    assert!(body.starts_with(magic), "the coding's magic number first");
+    assert_eq!(&stream[..32], &hash[..], "then the dictionary's SHA-256");
+    let stream = &stream[32..];
+    if codings[0] == "dcb" {
+        let mut out = Vec::new();
+        brotli_decompressor::BrotliDecompressCustomDict(
+            &mut &stream[..],
+            &mut out,
+            &mut [0; 4096],
+            &mut [0; 4096],
+            dictionary.to_vec(),
+        )
+        .expect("a valid dcb stream");
+        out
+    } else {
+        zstd::bulk::Decompressor::with_dictionary(dictionary)
+            .expect("a raw-content dictionary")
+            .decompress(stream, 64 << 20)
+            .expect("a valid dcz stream")
+    }
+}
+
 /// The members of a comma-separated list field over all its field lines (RFC 9110
 /// §5.3), trimmed and lower-cased; empty when the field is absent.
 pub fn list_values(headers: &HeaderMap, name: HeaderName) -> Vec<String> {

@@ -25,7 +25,7 @@ use http::HeaderValue;
 
 use crate::asset::Encoding;
 use crate::precondition::Validators;
-use crate::representation::{HeaderValues, Representation};
+use crate::representation::{HeaderValues, Negotiated, Representation};
 
 /// Default read size for on-disk assets. Large enough that per-chunk overhead (a
 /// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
@@ -133,7 +133,9 @@ impl FileMeta {
                 content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(identity.len),
             },
-            negotiated: false,
+            negotiated: Negotiated::No,
+            dictionary_match: None,
+            stored_etag: "",
         })
     }
 }

@@ -11,7 +11,7 @@ use globset::GlobMatcher;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
-use crate::asset::Asset;
+use crate::asset::{Asset, Delta};
 use crate::disk::{ContentTags, ReadBudget};
 use crate::representation::Representation;
 use crate::respond::{Added, PrebuiltHeaders};
@@ -274,6 +274,7 @@ impl Tables {
         let prebuild = |asset: &'static Asset, added: Added<'_>| {
             asset
                 .variants()
+                .chain(asset.deltas().iter().map(Delta::variant))
                 .map(|variant| {
                     PrebuiltHeaders::new(&Representation::embedded(asset, variant), added)
                 })

@@ -35,7 +35,7 @@ pub(super) fn respond_embedded(
     let variant = respond::select_variant(asset, headers);
     let prebuilt = policy
         .prebuilt
-        .and_then(|all| all.iter().find(|p| p.encoding == variant.encoding()));
+        .and_then(|all| all.iter().find(|p| p.is_for(variant)));
     let rep = match prebuilt {
         Some(prebuilt) => prebuilt.representation(asset, variant),
         None => Representation::embedded(asset, variant),

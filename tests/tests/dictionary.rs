@@ -1,0 +1,368 @@
+//! Dictionary compression (RFC 9842): a client that kept release 1 of a file gets
+//! release 2 of it as a `dcb` or `dcz` body compressed against release 1, named by the
+//! `Available-Dictionary` it sends; every other client gets what it got before.
+//!
+//! `fixtures/dictionary/releases` holds two releases recorded by
+//! `embed_assets_build::Releases`: `release-1/` (also embedded here on its own, as the
+//! server a browser first met) and `public/`, this build. From one to the other,
+//! `js/app.js` (43 KB) gained a line and changed two, the page changed its heading, and
+//! `css/site.css` did not change.
+
+use base64::Engine as _;
+use http::header::{
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG, VARY,
+};
+use http::{HeaderMap, HeaderName, Method, StatusCode};
+use integration_tests::{
+    decode_body, decode_with_dictionary, get, header, send, spawn_service, Reply,
+};
+use sha2::{Digest, Sha256};
+
+mod release_1 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/release-1",
+        fingerprint = true,
+        rewrite_references = true,
+    );
+}
+
+mod release_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/public",
+        fingerprint = true,
+        rewrite_references = true,
+        releases = "fixtures/dictionary/releases",
+    );
+}
+
+use release_2::SITE;
+
+/// What Chromium sends for a URL it holds a dictionary for.
+const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
+const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// `Available-Dictionary` for `bytes`: their SHA-256 as a structured-field byte sequence.
+fn available(bytes: &[u8]) -> String {
+    format!(
+        ":{}:",
+        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes))
+    )
+}
+
+/// A file as release 1's server sent it (after its rewrite, for the page).
+fn release_1_bytes(path: &str) -> &'static [u8] {
+    release_1::SITE
+        .get(path)
+        .unwrap()
+        .body(embed_assets::Encoding::Identity)
+        .unwrap()
+}
+
+fn this_build(path: &str) -> &'static embed_assets::Asset {
+    SITE.iter()
+        .find(|a| a.path() == path && a.release().is_none())
+        .unwrap()
+}
+
+/// The dictionary codings this build stores: `dcb`, and `dcz` with the zstd feature.
+fn codings() -> Vec<&'static str> {
+    let mut codings = vec!["dcb"];
+    if cfg!(feature = "zstd") {
+        codings.push("dcz");
+    }
+    codings
+}
+
+#[test]
+fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
+    let app = this_build("/js/app.js");
+    let page = this_build("/index.html");
+    let css = this_build("/css/site.css");
+    for (asset, earlier) in [
+        (app, release_1_bytes("/js/app.js")),
+        (page, release_1_bytes("/index.html")),
+    ] {
+        let deltas = asset.deltas();
+        let got: Vec<&str> = deltas
+            .iter()
+            .map(|d| d.variant().encoding().as_str())
+            .collect();
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, codings(), "{}: one body per coding", asset.path());
+        let br = asset.variant(embed_assets::Encoding::Brotli).unwrap();
+        for delta in deltas {
+            assert_eq!(delta.dictionary(), available(earlier), "{}", asset.path());
+            assert!(delta.variant().len() < br.len(), "smaller than br");
+            assert!(asset.variants().all(|v| v.etag() != delta.variant().etag()));
+        }
+        assert!(
+            deltas
+                .windows(2)
+                .all(|w| w[0].variant().len() <= w[1].variant().len()),
+            "smallest first"
+        );
+    }
+    // The app's delta is a fraction of its brotli body: only the changed lines.
+    let br = app.variant(embed_assets::Encoding::Brotli).unwrap().len();
+    assert!(
+        app.deltas()[0].variant().len() * 10 < br,
+        "{:?} vs {br}",
+        app.deltas()[0].variant().len()
+    );
+    // Unchanged: no earlier version with other bytes.
+    assert!(css.deltas().is_empty());
+    // Release 1's own app, kept at its hashed URL, is a dictionary but has none.
+    let kept = SITE
+        .iter()
+        .find(|a| a.path() == "/js/app.js" && a.release().is_some())
+        .unwrap();
+    assert!(kept.deltas().is_empty());
+    assert_eq!(kept.dictionary_match(), Some("match=\"app.*.js\""));
+    assert_eq!(app.dictionary_match(), Some("match=\"app.*.js\""));
+    assert_eq!(css.dictionary_match(), Some("match=\"site.*.css\""));
+    assert_eq!(page.dictionary_match(), Some("match=\"{index.html}?\""));
+    // Without the releases option, nothing of it.
+    assert!(release_1::SITE
+        .iter()
+        .all(|a| a.deltas().is_empty() && a.dictionary_match().is_none()));
+}
+
+/// A request's header fields.
+type Fields<'a> = &'a [(&'a str, &'a str)];
+
+async fn fetch(addr: std::net::SocketAddr, path: &str, fields: &[(&str, &str)]) -> Reply {
+    get(addr, path, fields).await
+}
+
+fn encoding(headers: &HeaderMap) -> Option<&str> {
+    header(headers, CONTENT_ENCODING)
+}
+
+#[tokio::test]
+async fn a_client_with_the_earlier_version_gets_only_the_difference() {
+    let addr = spawn_service(SITE.service()).await;
+    let app_url = SITE.url("/js/app.js").unwrap();
+    let old_app = release_1_bytes("/js/app.js");
+    let new_app = this_build("/js/app.js")
+        .body(embed_assets::Encoding::Identity)
+        .unwrap();
+    let dictionary = available(old_app);
+    for coding in codings() {
+        let accept = format!("br, {coding}");
+        let fields = [
+            ("accept-encoding", accept.as_str()),
+            ("available-dictionary", dictionary.as_str()),
+        ];
+        let (status, headers, body) = fetch(addr, app_url, &fields).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(encoding(&headers), Some(coding));
+        assert_eq!(decode_with_dictionary(&headers, &body, old_app), new_app);
+        assert_eq!(
+            header(&headers, VARY),
+            Some("accept-encoding, available-dictionary")
+        );
+        assert_eq!(header(&headers, CACHE_CONTROL), Some(IMMUTABLE));
+        assert_eq!(
+            header(&headers, CONTENT_LENGTH),
+            Some(body.len().to_string().as_str())
+        );
+        assert_eq!(
+            header(&headers, USE_AS_DICTIONARY),
+            Some("match=\"app.*.js\"")
+        );
+        let delta = this_build("/js/app.js")
+            .deltas()
+            .iter()
+            .find(|d| d.variant().encoding().as_str() == coding)
+            .unwrap();
+        assert_eq!(header(&headers, ETAG), Some(delta.variant().etag()));
+        assert_eq!(body, delta.variant().body());
+
+        // HEAD: the same fields, no body.
+        let (status, head_headers, head_body) = send(addr, Method::HEAD, app_url, &fields).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(head_body.is_empty());
+        assert_eq!(head_headers.get(ETAG), headers.get(ETAG));
+        assert_eq!(
+            head_headers.get(CONTENT_LENGTH),
+            headers.get(CONTENT_LENGTH)
+        );
+
+        // Revalidation with the delta's own tag (RFC 9110 §13.1.2).
+        let etag = delta.variant().etag();
+        let conditional = [fields[0], fields[1], ("if-none-match", etag)];
+        let (status, not_modified, _) = fetch(addr, app_url, &conditional).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED);
+        assert_eq!(header(&not_modified, ETAG), Some(etag));
+        assert_eq!(
+            header(&not_modified, VARY),
+            Some("accept-encoding, available-dictionary")
+        );
+
+        // A range of it is a range of the delta's bytes (RFC 9110 §14.1.2: of the
+        // selected representation).
+        let ranged = [fields[0], fields[1], ("range", "bytes=0-35")];
+        let (status, partial, part) = fetch(addr, app_url, &ranged).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+        assert_eq!(encoding(&partial), Some(coding));
+        assert_eq!(part, &body[..36]);
+        assert_eq!(
+            header(&partial, CONTENT_RANGE),
+            Some(format!("bytes 0-35/{}", body.len()).as_str())
+        );
+        assert_eq!(header(&partial, ACCEPT_RANGES), Some("bytes"));
+    }
+}
+
+#[tokio::test]
+async fn without_the_dictionary_or_the_coding_the_answer_is_as_before() {
+    let addr = spawn_service(SITE.service()).await;
+    let app_url = SITE.url("/js/app.js").unwrap();
+    let old_app = release_1_bytes("/js/app.js");
+    let new_app = this_build("/js/app.js")
+        .body(embed_assets::Encoding::Identity)
+        .unwrap();
+    let dictionary = available(old_app);
+    let other = available(b"another file");
+    let cases: [(Fields<'_>, Option<&str>); 8] = [
+        // Another dictionary, or none: the brotli body.
+        (
+            &[
+                ("accept-encoding", CHROME),
+                ("available-dictionary", &other),
+            ],
+            Some("br"),
+        ),
+        (&[("accept-encoding", CHROME)], Some("br")),
+        // The dictionary but no dictionary coding accepted.
+        (
+            &[
+                ("accept-encoding", "gzip, br"),
+                ("available-dictionary", &dictionary),
+            ],
+            Some("br"),
+        ),
+        (
+            &[
+                ("accept-encoding", "br, dcb;q=0, dcz;q=0"),
+                ("available-dictionary", &dictionary),
+            ],
+            Some("br"),
+        ),
+        // `*` does not stand for a dictionary coding.
+        (
+            &[
+                ("accept-encoding", "*"),
+                ("available-dictionary", &dictionary),
+            ],
+            Some("br"),
+        ),
+        // A q-value that ranks gzip first is honoured.
+        (
+            &[
+                ("accept-encoding", "gzip, dcb;q=0.5, dcz;q=0.5"),
+                ("available-dictionary", &dictionary),
+            ],
+            Some("gzip"),
+        ),
+        // Not a byte sequence, or the hash in another form: unknown.
+        (
+            &[
+                ("accept-encoding", CHROME),
+                ("available-dictionary", dictionary.trim_matches(':')),
+            ],
+            Some("br"),
+        ),
+        (&[("available-dictionary", &dictionary)], None),
+    ];
+    for (fields, expected) in cases {
+        let (status, headers, body) = fetch(addr, app_url, fields).await;
+        assert_eq!(status, StatusCode::OK, "{fields:?}");
+        assert_eq!(encoding(&headers), expected, "{fields:?}");
+        assert_eq!(decode_body(&headers, &body), new_app, "{fields:?}");
+        assert_eq!(
+            header(&headers, VARY),
+            Some("accept-encoding, available-dictionary"),
+            "{fields:?}: the choice depended on both"
+        );
+    }
+    // Two dictionaries named: neither is trusted (the field is one byte sequence).
+    let (_, headers, _) = fetch(
+        addr,
+        app_url,
+        &[
+            ("accept-encoding", CHROME),
+            ("available-dictionary", &dictionary),
+            ("available-dictionary", &other),
+        ],
+    )
+    .await;
+    assert_eq!(encoding(&headers), Some("br"));
+    // A file that did not change varies by Accept-Encoding alone, as ever.
+    let css_url = SITE.url("/css/site.css").unwrap();
+    let (_, headers, _) = fetch(addr, css_url, &[("accept-encoding", CHROME)]).await;
+    assert_eq!(header(&headers, VARY), Some("accept-encoding"));
+    assert_eq!(
+        header(&headers, USE_AS_DICTIONARY),
+        Some("match=\"site.*.css\"")
+    );
+}
+
+#[tokio::test]
+async fn a_page_is_compressed_against_its_earlier_version_at_its_own_url() {
+    let addr = spawn_service(SITE.service()).await;
+    let old_page = release_1_bytes("/index.html");
+    let new_page = this_build("/index.html")
+        .body(embed_assets::Encoding::Identity)
+        .unwrap();
+    let dictionary = available(old_page);
+    for url in ["/", "/index.html"] {
+        let fields = [
+            ("accept-encoding", CHROME),
+            ("available-dictionary", dictionary.as_str()),
+        ];
+        let (status, headers, body) = fetch(addr, url, &fields).await;
+        assert_eq!(status, StatusCode::OK, "{url}");
+        assert!(
+            matches!(encoding(&headers), Some("dcb" | "dcz")),
+            "{url}: {headers:?}"
+        );
+        assert_eq!(
+            decode_with_dictionary(&headers, &body, old_page),
+            new_page,
+            "{url}"
+        );
+        assert_eq!(
+            header(&headers, USE_AS_DICTIONARY),
+            Some("match=\"{index.html}?\"")
+        );
+        assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+    }
+    // The same page asked for by a client of release 1 that has no dictionary.
+    let (_, headers, body) = fetch(addr, "/", &[("accept-encoding", "gzip, br")]).await;
+    assert_eq!(encoding(&headers), Some("br"));
+    assert_eq!(decode_body(&headers, &body), new_page);
+}
+
+#[tokio::test]
+async fn release_1s_files_name_themselves_dictionaries_for_release_2s() {
+    // What a browser met first: release 1, whose responses say what they are
+    // dictionaries for once the releases option is on (here: the kept copy).
+    let addr = spawn_service(SITE.service()).await;
+    let kept = SITE
+        .iter()
+        .find(|a| a.path() == "/js/app.js" && a.release().is_some())
+        .unwrap();
+    let url = kept.fingerprinted_path().unwrap();
+    assert_eq!(url, release_1::SITE.url("/js/app.js").unwrap());
+    let (status, headers, body) = fetch(addr, url, &[("accept-encoding", "gzip, br")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(decode_body(&headers, &body), release_1_bytes("/js/app.js"));
+    assert_eq!(
+        header(&headers, USE_AS_DICTIONARY),
+        Some("match=\"app.*.js\"")
+    );
+    assert_eq!(header(&headers, VARY), Some("accept-encoding"));
+}
