@@ -50,6 +50,9 @@ pub struct Seen {
     pub accept_encoding: Option<String>,
     /// The request's `If-None-Match`.
     pub if_none_match: Option<String>,
+    /// The request's `Available-Dictionary` (RFC 9842): the hash of a dictionary the
+    /// browser holds for this URL.
+    pub available_dictionary: Option<String>,
     /// The response's status.
     pub status: StatusCode,
     /// The response's `Content-Encoding`.
@@ -83,11 +86,16 @@ pub async fn record(State(log): State<ServerLog>, request: Request, next: Next) 
     let path = request.uri().path().to_owned();
     let accept_encoding = field(request.headers(), ACCEPT_ENCODING);
     let if_none_match = field(request.headers(), IF_NONE_MATCH);
+    let available_dictionary = field(
+        request.headers(),
+        HeaderName::from_static("available-dictionary"),
+    );
     let response = next.run(request).await;
     let seen = Seen {
         path,
         accept_encoding,
         if_none_match,
+        available_dictionary,
         status: response.status(),
         content_encoding: field(response.headers(), CONTENT_ENCODING),
         vary: field(response.headers(), VARY),
@@ -95,6 +103,27 @@ pub async fn record(State(log): State<ServerLog>, request: Request, next: Next) 
     };
     log.0.lock().expect("server log").push(seen);
     response
+}
+
+/// The service answering an origin's requests now; swapped to deploy.
+pub type Current = Arc<Mutex<embed_assets::ServeAssets>>;
+
+/// One origin on 127.0.0.1 whose requests the current service answers, recorded: a
+/// deploy replaces the service behind it, as a balancer moves a client to a new
+/// replica.
+pub async fn spawn_origin(current: Current, log: ServerLog) -> std::net::SocketAddr {
+    let router = axum::Router::new()
+        .fallback(move |request: Request| {
+            let mut service = current.lock().expect("current service").clone();
+            async move {
+                let response = tower_service::Service::call(&mut service, request)
+                    .await
+                    .unwrap_or_else(|never| match never {});
+                axum::response::IntoResponse::into_response(response.map(axum::body::Body::new))
+            }
+        })
+        .layer(axum::middleware::from_fn_with_state(log, record));
+    crate::spawn_router(router).await
 }
 
 /// The one request for `path` in `log`.

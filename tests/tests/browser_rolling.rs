@@ -9,20 +9,14 @@
 //!
 //! Needs `chromium` and `chromedriver`, as `browser.rs`.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::Request;
-use axum::middleware;
-use axum::response::IntoResponse;
-use axum::Router;
 use embed_assets::ServeAssets;
 use http::StatusCode;
 use integration_tests::browser::{
-    in_browser, record, wait_for_request, BrowserPrograms, ServerLog, Session,
+    in_browser, spawn_origin, wait_for_request, BrowserPrograms, Current, ServerLog, Session,
 };
-use integration_tests::spawn_router;
 use serde_json::{json, Value};
 
 mod release_2 {
@@ -55,25 +49,6 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Release 2's lazy chunk, as its `js/app.js` imports it.
 const CHUNK: &str = "/assets/lazy-B2b2b2b2.js";
-
-/// The service answering the origin's requests now; swapped to deploy.
-type Current = Arc<Mutex<ServeAssets>>;
-
-/// One origin on 127.0.0.1 whose requests the current service answers, recorded.
-async fn spawn_origin(current: Current, log: ServerLog) -> SocketAddr {
-    let router = Router::new()
-        .fallback(move |request: Request| {
-            let mut service = current.lock().expect("current service").clone();
-            async move {
-                let response = tower_service::Service::call(&mut service, request)
-                    .await
-                    .unwrap_or_else(|never| match never {});
-                response.map(axum::body::Body::new).into_response()
-            }
-        })
-        .layer(middleware::from_fn_with_state(log, record));
-    spawn_router(router).await
-}
 
 /// What the open page got when it imported its lazy chunk: the chunk's export, or the
 /// error the import failed with.
