@@ -49,16 +49,22 @@ pub struct Report {
     pub earlier_release_files: usize,
     /// The bytes the binary carries for them: stored identity and encoded bodies.
     pub earlier_release_bytes: u64,
+    /// Files with bodies compressed against their earlier versions
+    /// ([`Asset::deltas`](crate::Asset::deltas)).
+    pub delta_files: usize,
+    /// Bytes of all those bodies.
+    pub delta_bytes: u64,
 }
 
 impl Report {
     /// Bytes the binary carries for these assets: the stored identity bodies plus the
-    /// encoded ones.
+    /// encoded ones, those compressed against earlier versions included.
     pub fn stored_bytes(&self) -> u64 {
         self.identity_bytes - self.decoded_on_demand_bytes
             + self.gzip_bytes
             + self.br_bytes
             + self.zstd_bytes
+            + self.delta_bytes
     }
 }
 
@@ -104,6 +110,14 @@ impl fmt::Display for Report {
                 "; {} files of earlier releases ({} stored)",
                 self.earlier_release_files,
                 Size(self.earlier_release_bytes)
+            )?;
+        }
+        if self.delta_files > 0 {
+            write!(
+                f,
+                "; {} files compressed against earlier versions ({})",
+                self.delta_files,
+                Size(self.delta_bytes)
             )?;
         }
         Ok(())

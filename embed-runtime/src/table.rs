@@ -153,6 +153,14 @@ impl Assets {
                 report.earlier_release_files += 1;
                 report.earlier_release_bytes += stored;
             }
+            if !asset.deltas().is_empty() {
+                report.delta_files += 1;
+                report.delta_bytes += asset
+                    .deltas()
+                    .iter()
+                    .map(|d| d.variant().len())
+                    .sum::<u64>();
+            }
         }
         report
     }

@@ -123,6 +123,17 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
     assert_eq!(app.dictionary_match(), Some("match=\"app.*.js\""));
     assert_eq!(css.dictionary_match(), Some("match=\"site.*.css\""));
     assert_eq!(page.dictionary_match(), Some("match=\"{index.html}?\""));
+    // What they cost the binary, in the report.
+    let report = SITE.report();
+    let bytes: u64 = [app, page]
+        .iter()
+        .flat_map(|asset| asset.deltas())
+        .map(|delta| delta.variant().len())
+        .sum();
+    assert_eq!((report.delta_files, report.delta_bytes), (2, bytes));
+    assert!(report
+        .to_string()
+        .contains("2 files compressed against earlier versions"));
     // Without the releases option, nothing of it.
     assert!(release_1::SITE
         .iter()

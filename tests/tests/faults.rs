@@ -136,6 +136,8 @@ async fn download(addr: SocketAddr, path: &str, versions: &[Arc<Vec<u8>>]) -> (D
 /// in a loop until told to stop.
 struct Load {
     stop: Arc<AtomicBool>,
+    /// Downloads of the target that completed with its first version so far.
+    originals: Arc<std::sync::atomic::AtomicUsize>,
     target: Vec<tokio::task::JoinHandle<Vec<(Download, String)>>>,
     control: Vec<tokio::task::JoinHandle<Vec<(Download, String)>>>,
     embedded: Vec<tokio::task::JoinHandle<usize>>,
@@ -148,14 +150,20 @@ impl Load {
         control: Arc<Vec<u8>>,
     ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
+        let originals = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let loop_downloads =
             |path: &'static str, versions: Arc<std::sync::Mutex<Vec<Arc<Vec<u8>>>>>| {
                 let stop = stop.clone();
+                let originals = originals.clone();
                 tokio::spawn(async move {
                     let mut results = Vec::new();
                     while !stop.load(Ordering::Relaxed) && results.len() < 10_000 {
                         let known = versions.lock().unwrap().clone();
-                        results.push(download(addr, path, &known).await);
+                        let result = download(addr, path, &known).await;
+                        if path == TARGET && result.0 == Download::Complete(0) {
+                            originals.fetch_add(1, Ordering::Relaxed);
+                        }
+                        results.push(result);
                     }
                     results
                 })
@@ -187,9 +195,23 @@ impl Load {
             .collect();
         Load {
             stop,
+            originals,
             target,
             control,
             embedded,
+        }
+    }
+
+    /// Waits (at least 400 ms, at most 20 s) until a download of the target's first
+    /// version has completed: the load runs, and others are in flight. A loaded machine
+    /// only makes this wait longer.
+    async fn wait_until_running(&self) {
+        let start = Instant::now();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        while self.originals.load(Ordering::Relaxed) == 0
+            && start.elapsed() < Duration::from_secs(20)
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
@@ -408,7 +430,7 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
         tokio::time::sleep(Duration::from_millis(20)).await;
 
         let load = Load::start(addr, versions.clone(), control.clone());
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        load.wait_until_running().await;
         let at = Instant::now();
         tokio::task::spawn_blocking({
             let big = big.clone();
