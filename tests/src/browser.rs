@@ -108,11 +108,15 @@ pub async fn record(State(log): State<ServerLog>, request: Request, next: Next) 
 /// The service answering an origin's requests now; swapped to deploy.
 pub type Current = Arc<Mutex<embed_assets::ServeAssets>>;
 
-/// One origin on 127.0.0.1 whose requests the current service answers, recorded: a
-/// deploy replaces the service behind it, as a balancer moves a client to a new
-/// replica.
-pub async fn spawn_origin(current: Current, log: ServerLog) -> std::net::SocketAddr {
-    let router = axum::Router::new()
+/// One origin on 127.0.0.1 whose requests `routes` (an application's own, such as an
+/// API) or else the current service answer, recorded: a deploy replaces the service
+/// behind it, as a balancer moves a client to a new replica.
+pub async fn spawn_origin(
+    current: Current,
+    log: ServerLog,
+    routes: axum::Router,
+) -> std::net::SocketAddr {
+    let router = routes
         .fallback(move |request: Request| {
             let mut service = current.lock().expect("current service").clone();
             async move {

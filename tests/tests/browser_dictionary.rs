@@ -45,44 +45,62 @@ fn this_build(site: &embed_assets::Assets, path: &str) -> &'static embed_assets:
         .unwrap()
 }
 
-/// Opens `/index.html` and waits until its script has run for release `n`.
-async fn open(session: &Session, addr: std::net::SocketAddr, n: u32) {
+mod vite_1 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/vite-releases/release-1",
+        releases = "fixtures/vite-releases/releases",
+    );
+}
+
+mod vite_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/vite-releases/public",
+        releases = "fixtures/vite-releases/releases",
+    );
+}
+
+/// One deploy under an open browser: release 1's page is opened and its script runs
+/// (`ran(1)` holds), the origin becomes release 2, the page is opened again and runs
+/// (`ran(2)`); returns what the server saw for `bundle`, release 2's script.
+async fn deploy(
+    first: &'static embed_assets::Assets,
+    second: &'static embed_assets::Assets,
+    routes: fn() -> axum::Router,
+    ran: fn(u32) -> String,
+    bundle: &'static str,
+) -> Seen {
+    let programs = BrowserPrograms::find().expect("checked by the caller");
+    in_browser(&programs, TEST_TIMEOUT, move |session| async move {
+        let current: Current = Arc::new(Mutex::new(first.service()));
+        let log = ServerLog::default();
+        let addr = spawn_origin(current.clone(), log.clone(), routes()).await;
+        open(&session, addr, &ran(1)).await;
+        // Chromium stores a dictionary once its response is complete, off the page's
+        // path: give it a moment before the next navigation needs it.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        // The deploy, then the same page again in the same browser.
+        *current.lock().expect("current service") = second.service();
+        open(&session, addr, &ran(2)).await;
+        wait_for_request(&log, bundle).await
+    })
+    .await
+}
+
+/// Opens `/index.html` and waits until `ran` holds: its script has run.
+async fn open(session: &Session, addr: std::net::SocketAddr, ran: &str) {
     session.navigate(&format!("http://{addr}/index.html")).await;
-    let ran = format!("document.documentElement.dataset.release === '{n}'");
     assert!(
-        session.wait_until(&ran).await,
-        "release {n}'s script did not run: {}",
+        session.wait_until(ran).await,
+        "the script did not run ({ran}): {}",
         session
             .execute("return document.documentElement.outerHTML.slice(0, 400)")
             .await
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_gets_release_2s_bundle_compressed_against_release_1s_and_runs_it() {
-    let Some(programs) = BrowserPrograms::find() else {
-        return;
-    };
-    let old = this_build(&release_1::SITE, "/js/app.js");
-    let new = this_build(&release_2::SITE, "/js/app.js");
-    let new_url = new.fingerprinted_path().unwrap().to_owned();
-    let seen: Seen = in_browser(&programs, TEST_TIMEOUT, move |session| {
-        let new_url = new_url.clone();
-        async move {
-            let current: Current = Arc::new(Mutex::new(release_1::SITE.service()));
-            let log = ServerLog::default();
-            let addr = spawn_origin(current.clone(), log.clone()).await;
-            open(&session, addr, 1).await;
-            // Chromium stores a dictionary once its response is complete, off the
-            // page's path: give it a moment before the next navigation needs it.
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            // The deploy, then the same page again in the same browser.
-            *current.lock().expect("current service") = release_2::SITE.service();
-            open(&session, addr, 2).await;
-            wait_for_request(&log, &new_url).await
-        }
-    })
-    .await;
+/// What the server saw for a bundle compressed against `old`: Chromium named `old` in
+/// `Available-Dictionary`, accepted `dcb`, and got a dictionary coding.
+fn assert_dictionary_compressed(seen: &Seen, old: &embed_assets::Asset) {
     let dictionary = format!(
         ":{}:",
         base64::engine::general_purpose::STANDARD
@@ -108,4 +126,64 @@ async fn chromium_gets_release_2s_bundle_compressed_against_release_1s_and_runs_
         seen.vary.as_deref(),
         Some("accept-encoding, available-dictionary")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_gets_release_2s_bundle_compressed_against_release_1s_and_runs_it() {
+    if BrowserPrograms::find().is_none() {
+        return;
+    }
+    let old = this_build(&release_1::SITE, "/js/app.js");
+    let new = this_build(&release_2::SITE, "/js/app.js");
+    let seen = deploy(
+        &release_1::SITE,
+        &release_2::SITE,
+        axum::Router::new,
+        |n| format!("document.documentElement.dataset.release === '{n}'"),
+        new.fingerprinted_path().unwrap(),
+    )
+    .await;
+    assert_dictionary_compressed(&seen, old);
+}
+
+/// The Vite example's app, built twice by Vite (`tests/fixtures/vite-releases`): release
+/// 2 has one more line in `src/main.ts`, which sets the status line's `title`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_runs_the_vite_apps_next_release_from_a_dictionary_compressed_bundle() {
+    if BrowserPrograms::find().is_none() {
+        return;
+    }
+    let entry = |site: &embed_assets::Assets| {
+        site.iter()
+            .find(|a| {
+                a.release().is_none()
+                    && a.path().starts_with("/assets/index-")
+                    && a.path().ends_with(".js")
+            })
+            .unwrap()
+    };
+    let (old, new) = (entry(&vite_1::SITE), entry(&vite_2::SITE));
+    assert_ne!(old.path(), new.path());
+    let api = || {
+        axum::Router::new().route(
+            "/api/hello",
+            axum::routing::get(|| async {
+                axum::Json(serde_json::json!({ "message": "Hello", "served_by": "test" }))
+            }),
+        )
+    };
+    let seen = deploy(
+        &vite_1::SITE,
+        &vite_2::SITE,
+        api,
+        |n| match n {
+            1 => "document.querySelector('#app-ready') !== null".to_owned(),
+            _ => "document.querySelector('#app-ready') !== null \
+                  && document.querySelector('#status').title === 'Served by release 2'"
+                .to_owned(),
+        },
+        new.path(),
+    )
+    .await;
+    assert_dictionary_compressed(&seen, old);
 }

@@ -85,7 +85,7 @@ async fn deploy_under_an_open_page(
         async move {
             let current: Current = Arc::new(Mutex::new(release_2::SITE.service()));
             let log = ServerLog::default();
-            let addr = spawn_origin(current.clone(), log.clone()).await;
+            let addr = spawn_origin(current.clone(), log.clone(), axum::Router::new()).await;
             session.navigate(&format!("http://{addr}/index.html")).await;
             assert!(
                 session
