@@ -251,13 +251,17 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// `<target>/macro-errors`, where `<target>` holds this test binary
-/// (`<target>/debug/deps/macro_errors-…`), so a custom `CARGO_TARGET_DIR` is respected.
+/// `<target>/macro-errors`, where `<target>` is the cargo target folder holding this
+/// binary (a test's `<target>/debug/deps/macro_errors-…`, a benchmark's
+/// `<target>/release/bench-…`): the nearest folder above it that cargo marked with
+/// `CACHEDIR.TAG`. So a custom `CARGO_TARGET_DIR` is respected, and nothing is written
+/// outside a target folder.
 fn shared_target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let target = exe
         .ancestors()
-        .nth(3)
+        .skip(1)
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
         .map_or_else(|| workspace_root().join("target"), Path::to_path_buf);
     target.join("macro-errors")
 }
