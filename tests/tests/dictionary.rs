@@ -151,15 +151,43 @@ fn encoding(headers: &HeaderMap) -> Option<&str> {
     header(headers, CONTENT_ENCODING)
 }
 
+/// This build served, and what its `js/app.js` is about.
+struct App {
+    addr: std::net::SocketAddr,
+    /// Its hashed URL.
+    url: &'static str,
+    /// Release 1's bytes.
+    old: &'static [u8],
+    /// This build's.
+    new: &'static [u8],
+    /// `Available-Dictionary` for release 1's.
+    dictionary: String,
+}
+
+impl App {
+    async fn serve() -> App {
+        let old = release_1_bytes("/js/app.js");
+        App {
+            addr: spawn_service(SITE.service()).await,
+            url: SITE.url("/js/app.js").unwrap(),
+            old,
+            new: this_build("/js/app.js")
+                .body(embed_assets::Encoding::Identity)
+                .unwrap(),
+            dictionary: available(old),
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_client_with_the_earlier_version_gets_only_the_difference() {
-    let addr = spawn_service(SITE.service()).await;
-    let app_url = SITE.url("/js/app.js").unwrap();
-    let old_app = release_1_bytes("/js/app.js");
-    let new_app = this_build("/js/app.js")
-        .body(embed_assets::Encoding::Identity)
-        .unwrap();
-    let dictionary = available(old_app);
+    let App {
+        addr,
+        url: app_url,
+        old: old_app,
+        new: new_app,
+        dictionary,
+    } = App::serve().await;
     for coding in codings() {
         let accept = format!("br, {coding}");
         let fields = [
@@ -229,13 +257,13 @@ async fn a_client_with_the_earlier_version_gets_only_the_difference() {
 
 #[tokio::test]
 async fn without_the_dictionary_or_the_coding_the_answer_is_as_before() {
-    let addr = spawn_service(SITE.service()).await;
-    let app_url = SITE.url("/js/app.js").unwrap();
-    let old_app = release_1_bytes("/js/app.js");
-    let new_app = this_build("/js/app.js")
-        .body(embed_assets::Encoding::Identity)
-        .unwrap();
-    let dictionary = available(old_app);
+    let App {
+        addr,
+        url: app_url,
+        old: _,
+        new: new_app,
+        dictionary,
+    } = App::serve().await;
     let other = available(b"another file");
     let cases: [(Fields<'_>, Option<&str>); 8] = [
         // Another dictionary, or none: the brotli body.
