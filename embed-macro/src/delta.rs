@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use base64::Engine as _;
-use embed_assets_shared::hashed::HashedName;
+use embed_assets_shared::hashed::{self, HashedName};
 use sha2::{Digest, Sha256};
 
 use crate::encode::{self, cached};
@@ -148,15 +148,19 @@ fn dictionary_match(asset: &EncodedAsset) -> Option<String> {
     let pattern = match asset.fingerprinted.as_deref() {
         Some(url) => {
             let name = HashedName::of(&encode_url_path(url))?;
-            let file = |part: &str| pattern_literal(&part[part.rfind('/').map_or(0, |i| i + 1)..]);
-            format!("{}*{}", file(&name.prefix), file(&name.suffix))
+            // The suffix is in the file name: only the prefix has a folder part.
+            let file = &name.prefix[name.folder().len()..];
+            format!(
+                "{}*{}",
+                pattern_literal(file),
+                pattern_literal(&name.suffix)
+            )
         }
         None if is_page(asset) && asset.release.is_none() => {
             let url = encode_url_path(&asset.url_path);
-            let file = &url[url.rfind('/').map_or(0, |i| i + 1)..];
-            match file {
+            match &url[hashed::folder(&url).len()..] {
                 "index.html" => "{index.html}?".to_owned(),
-                _ => pattern_literal(file),
+                file => pattern_literal(file),
             }
         }
         None => return None,
@@ -181,13 +185,22 @@ fn sf_string(text: &str) -> String {
     text.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// The SHA-256 of `bytes` as a structured-field byte sequence (RFC 8941 §3.3.5), the
-/// form of `Available-Dictionary`.
-pub(crate) fn sf_digest(bytes: &[u8]) -> String {
+/// A SHA-256 digest as a structured-field byte sequence (RFC 8941 §3.3.5), the form of
+/// `Available-Dictionary`.
+fn sf_digest(digest: &[u8]) -> String {
     format!(
         ":{}:",
-        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes))
+        base64::engine::general_purpose::STANDARD.encode(digest)
     )
+}
+
+/// An RFC 9842 body: the coding's magic number, the dictionary's SHA-256, the stream.
+fn framed(magic: &[u8], hash: &[u8], stream: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(magic.len() + hash.len() + stream.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(hash);
+    out.extend(stream);
+    out
 }
 
 /// The options the delta bodies follow.
@@ -209,12 +222,13 @@ impl Settings {
         }
         let (_, quality) = encode::levels(self.compression);
         let cache = encode::cache_dir();
+        let hash = Sha256::digest(dictionary);
+        let name = sf_digest(&hash);
         let key = format!(
             "{}.{}",
             embed_assets_shared::hex(&Sha256::digest(target)),
-            &embed_assets_shared::hex(&Sha256::digest(dictionary))[..32]
+            &embed_assets_shared::hex(&hash)[..32]
         );
-        let hash = Sha256::digest(dictionary);
         let mut made = Vec::new();
         let mut make = |coding: DeltaCoding,
                         suffix: String,
@@ -226,7 +240,7 @@ impl Settings {
             if encode::pays(plain, bytes.len()) {
                 made.push(Delta {
                     coding,
-                    dictionary: sf_digest(dictionary),
+                    dictionary: name.clone(),
                     blob: Blob {
                         etag: encode::etag(&Sha256::digest(&bytes)),
                         len: bytes.len() as u64,
@@ -238,20 +252,14 @@ impl Settings {
         };
         if self.brotli {
             make(DeltaCoding::Brotli, format!("dcb{quality}"), &|| {
-                let mut out = Vec::from(DCB_MAGIC);
-                out.extend_from_slice(&hash);
-                out.extend(brotli_with(target, dictionary, quality));
-                out
+                framed(&DCB_MAGIC, &hash, brotli_with(target, dictionary, quality))
             })?;
         }
         #[cfg(feature = "zstd")]
         if self.zstd {
             let level = encode::zstd_level(self.compression);
             make(DeltaCoding::Zstd, format!("dcz{level}"), &|| {
-                let mut out = Vec::from(DCZ_MAGIC);
-                out.extend_from_slice(&hash);
-                out.extend(zstd_with(target, dictionary, level));
-                out
+                framed(&DCZ_MAGIC, &hash, zstd_with(target, dictionary, level))
             })?;
         }
         Ok(made)
@@ -260,7 +268,7 @@ impl Settings {
 
 /// A brotli stream of `bytes` with `dictionary` as a raw (prefix) dictionary, in a window
 /// that holds both (at most 16 MiB, `dcb`'s limit).
-pub(crate) fn brotli_with(bytes: &[u8], dictionary: &[u8], quality: i32) -> Vec<u8> {
+fn brotli_with(bytes: &[u8], dictionary: &[u8], quality: i32) -> Vec<u8> {
     let span = bytes.len() + dictionary.len() + 16;
     let lgwin = (22..=24).find(|bits| span <= 1 << bits).unwrap_or(24);
     let params = brotli::enc::BrotliEncoderParams {
@@ -288,7 +296,7 @@ pub(crate) fn brotli_with(bytes: &[u8], dictionary: &[u8], quality: i32) -> Vec<
 
 /// A zstd frame of `bytes` (its size in the header) with `dictionary` as raw content.
 #[cfg(feature = "zstd")]
-pub(crate) fn zstd_with(bytes: &[u8], dictionary: &[u8], level: i32) -> Vec<u8> {
+fn zstd_with(bytes: &[u8], dictionary: &[u8], level: i32) -> Vec<u8> {
     use std::io::Write;
     let run = || -> std::io::Result<Vec<u8>> {
         let mut encoder =
@@ -378,7 +386,7 @@ mod tests {
         assert_eq!(pattern_literal("a(1)*.js"), "a\\(1\\)\\*.js");
         assert_eq!(sf_string("a\\*"), "a\\\\*");
         assert_eq!(
-            sf_digest(b"abc"),
+            sf_digest(&Sha256::digest(b"abc")),
             ":ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:"
         );
     }

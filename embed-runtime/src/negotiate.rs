@@ -1,7 +1,7 @@
 //! `Accept-Encoding` → which stored body to send (RFC 9110 §12.5.3).
 
 use http::header::{GetAll, ACCEPT};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::asset::Encoding;
 
@@ -140,6 +140,21 @@ fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
         *slot = Some(slot.map_or(q, |old| old.max(q)));
     }
     prefs
+}
+
+/// RFC 9842 §2.2: the request field naming the dictionary the client has.
+const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
+
+/// The dictionary the request names in its one `Available-Dictionary` field line, as
+/// sent (a structured-field byte sequence, `:base64:`, which has one spelling per
+/// hash), without surrounding whitespace; `None` without the field or with two lines
+/// (the field is a single byte sequence, so neither is trusted).
+pub(crate) fn available_dictionary(headers: &HeaderMap) -> Option<&[u8]> {
+    let mut lines = headers.get_all(AVAILABLE_DICTIONARY).iter();
+    match (lines.next(), lines.next()) {
+        (Some(line), None) => Some(trim(line.as_bytes())),
+        _ => None,
+    }
 }
 
 /// Whether the client asks for an HTML page: `Accept` lists `text/html` with a q-value

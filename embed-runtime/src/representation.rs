@@ -22,9 +22,6 @@ pub(crate) struct Representation<'a> {
     pub(crate) negotiated: Negotiated,
     /// The `Use-As-Dictionary` field value (`Asset::dictionary_match`).
     pub(crate) dictionary_match: Option<&'static str>,
-    /// The stored variant's ETag (empty for a file read at run time): the address the
-    /// prebuilt maps are found by.
-    pub(crate) stored_etag: &'static str,
 }
 
 /// What the choice among an asset's stored bodies depends on.
@@ -80,7 +77,7 @@ impl<'a> Representation<'a> {
 
     pub(crate) fn with_values(
         asset: &'a Asset,
-        variant: &'static Variant,
+        variant: &'a Variant,
         values: HeaderValues,
     ) -> Self {
         Representation {
@@ -94,7 +91,6 @@ impl<'a> Representation<'a> {
             values,
             negotiated: Negotiated::of(asset),
             dictionary_match: asset.dictionary_match(),
-            stored_etag: variant.etag(),
         }
     }
 }

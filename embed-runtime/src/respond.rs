@@ -14,7 +14,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
 use crate::asset::{Asset, Delta, Encoding, Variant};
 use crate::body::Body;
-use crate::negotiate::choose_encoding;
+use crate::negotiate::{available_dictionary, choose_encoding};
 use crate::plan::{Segment, Slices};
 use crate::precondition::{evaluate, Precondition};
 use crate::range::{select_ranges, ByteRange, RangeSelection};
@@ -25,8 +25,6 @@ const BYTES: HeaderValue = HeaderValue::from_static("bytes");
 const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
 const DICTIONARY_VARY: HeaderValue =
     HeaderValue::from_static("accept-encoding, available-dictionary");
-/// RFC 9842 §2.2: the request field naming the dictionary the client has.
-const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
 /// RFC 9842 §2.1: the response field that makes a response a dictionary.
 const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
@@ -68,18 +66,15 @@ pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a V
     .unwrap_or(asset.identity())
 }
 
-/// The `dcb` and `dcz` bodies compressed against the dictionary the request's one
-/// `Available-Dictionary` names (compared as sent: the structured-field byte sequence,
-/// `:base64:`, which has one spelling per hash).
+/// The `dcb` and `dcz` bodies compressed against the dictionary the request names
+/// (`negotiate::available_dictionary`).
 fn matching_deltas<'a>(
     deltas: &'a [Delta],
     headers: &HeaderMap,
 ) -> (Option<&'a Variant>, Option<&'a Variant>) {
-    let mut lines = headers.get_all(AVAILABLE_DICTIONARY).iter();
-    let (Some(line), None) = (lines.next(), lines.next()) else {
+    let Some(hash) = available_dictionary(headers) else {
         return (None, None);
     };
-    let hash = trim_ows(line.as_bytes());
     let with = |encoding: Encoding| {
         deltas
             .iter()
@@ -92,19 +87,6 @@ fn matching_deltas<'a>(
         with(Encoding::DictionaryBrotli),
         with(Encoding::DictionaryZstd),
     )
-}
-
-/// `bytes` without leading and trailing spaces and tabs (RFC 9110 §5.6.3).
-fn trim_ows(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t'))
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t'))
-        .map_or(start, |i| i + 1);
-    &bytes[start..end]
 }
 
 /// The response to a GET or HEAD of `rep`: preconditions (RFC 9110 §13.2.2), then
@@ -235,11 +217,13 @@ pub(crate) struct PrebuiltHeaders {
 }
 
 impl PrebuiltHeaders {
-    pub(crate) fn new(rep: &Representation<'_>, added: Added<'_>) -> Self {
+    /// The headers of `variant`, a stored body of `asset`.
+    pub(crate) fn new(asset: &Asset, variant: &'static Variant, added: Added<'_>) -> Self {
+        let rep = &Representation::embedded(asset, variant);
         let not_modified = representation_headers(rep, added, Part::NotModified);
         let ok = representation_headers(rep, added, Part::Whole);
         PrebuiltHeaders {
-            etag: rep.stored_etag,
+            etag: variant.etag(),
             values: rep.values.clone(),
             ok,
             not_modified,
@@ -256,7 +240,7 @@ impl PrebuiltHeaders {
     pub(crate) fn representation<'a>(
         &self,
         asset: &'a Asset,
-        variant: &'static Variant,
+        variant: &'a Variant,
     ) -> Representation<'a> {
         Representation::with_values(asset, variant, self.values.clone())
     }

@@ -135,7 +135,6 @@ impl FileMeta {
             },
             negotiated: Negotiated::No,
             dictionary_match: None,
-            stored_etag: "",
         })
     }
 }

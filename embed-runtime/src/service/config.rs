@@ -13,7 +13,6 @@ use http::{HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Delta};
 use crate::disk::{ContentTags, ReadBudget};
-use crate::representation::Representation;
 use crate::respond::{Added, PrebuiltHeaders};
 use crate::table::Assets;
 
@@ -275,9 +274,7 @@ impl Tables {
             asset
                 .variants()
                 .chain(asset.deltas().iter().map(Delta::variant))
-                .map(|variant| {
-                    PrebuiltHeaders::new(&Representation::embedded(asset, variant), added)
-                })
+                .map(|variant| PrebuiltHeaders::new(asset, variant, added))
                 .collect::<Vec<_>>()
         };
         let prebuilt = assets
