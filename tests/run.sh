@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 # Debian packages the tests use as real peers: strace (zero-I/O proof), nginx (caching
 # proxy in front of the server), Chromium and its driver (browser end to end); setpriv
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
-# Node.js and npm build the Vite example (`examples/vite`, Node 18 or later).
+# Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
+# `examples/wasm`; Node 18 or later), from their committed lockfiles.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -64,7 +65,8 @@ run cargo test --workspace --all-features
 # so the binaries built above are reused):
 # each behaviour is written once, in tests/tests, and checked in each framework.
 http_tests=(conditional range negotiation methods paths disk routing hostile fingerprint
-  dev compressed_only faults rewrite headers csp preload escaped_links releases dictionary)
+  dev compressed_only faults rewrite headers csp preload escaped_links releases dictionary
+  size_limit)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
 for framework in hyper actix-web rocket poem salvo warp; do

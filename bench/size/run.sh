@@ -26,11 +26,12 @@ mkdir -p "$EMPTY"
 # name | features | options
 CONFIGS=(
     "identity only||gzip = false, brotli = false"
-    "gzip||brotli = false"
-    "default (gzip + br)||"
-    "gzip + br + zstd|zstd|"
-    "compressed_only (gzip + br)||compressed_only = true"
-    "compressed_only, no br||compressed_only = true, brotli = false"
+    "identity + gzip||brotli = false, compressed_only = false"
+    "identity + gzip + br||compressed_only = false"
+    "identity + gzip + br + zstd|zstd|compressed_only = false"
+    "default (gzip + br, compressed only)||"
+    "gzip + br + zstd, compressed only|zstd|"
+    "gzip, compressed only||brotli = false"
 )
 
 leaf() { # dir folder features options

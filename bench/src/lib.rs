@@ -47,12 +47,17 @@ pub const VIDEO_LEN: u64 = 64 << 20;
 
 /// [`MEDIA_DIR`] as `embed_assets!` sees it: `index.html` embedded, `video.bin`
 /// (over 1 MiB) listed and streamed from disk.
-pub static MEDIA: Assets = embed_assets!("$OUT_DIR/media", max_embed_size = "1 MiB");
+pub static MEDIA: Assets = embed_assets!(
+    "$OUT_DIR/media",
+    max_embed_size = "1 MiB",
+    on_disk = "allow"
+);
 
 /// The files of `bench-disk cold`, by name only (`f00.bin` … `f31.bin`): listed as on
 /// disk, and read at run time from the folder given to `.disk_root()`, where
 /// `bench-disk cold` writes them large.
-pub static COLD: Assets = embed_assets!("$OUT_DIR/cold", max_embed_size = "1 KiB");
+pub static COLD: Assets =
+    embed_assets!("$OUT_DIR/cold", max_embed_size = "1 KiB", on_disk = "allow");
 
 /// How many files [`COLD`] names.
 pub const COLD_FILES: usize = 32;

@@ -57,6 +57,22 @@ pub(crate) fn assets_expr(
     }}
 }
 
+/// `table` with a warning of `message` at `span`, the place in the user's call it is
+/// about. Stable Rust gives a proc macro no warnings of its own, so this is rustc's
+/// `deprecated` lint on an item made for it: the message reads `use of deprecated
+/// constant `…::FILES_SERVED_FROM_DISK`: <message>` and points at `span`.
+pub(crate) fn with_warning(table: TokenStream, message: &str, span: Span) -> TokenStream {
+    let name = quote::format_ident!("FILES_SERVED_FROM_DISK", span = span);
+    quote! {{
+        #[deprecated(note = #message)]
+        #[allow(dead_code)]
+        const FILES_SERVED_FROM_DISK: () = ();
+        #[allow(clippy::let_unit_value)]
+        const _: () = #name;
+        #table
+    }}
+}
+
 /// `static NAME: Assets = <table>;`, documented, for the item and attribute forms.
 pub(crate) fn static_item(
     vis: &syn::Visibility,
@@ -188,7 +204,9 @@ fn asset_tokens(asset: &EncodedAsset, index: usize) -> TokenStream {
             let zstd = encoded_tokens(zstd.as_ref());
             quote!(__embed::Source::Embedded { identity: #identity, gzip: #gzip, br: #br, zstd: #zstd })
         }
-        Body::OnDisk { relative } => quote!(__embed::Source::OnDisk { relative_path: #relative }),
+        Body::OnDisk { relative, .. } => {
+            quote!(__embed::Source::OnDisk { relative_path: #relative })
+        }
     };
     quote! {
         __embed::asset(__embed::AssetInit {
@@ -481,6 +499,7 @@ mod tests {
                 "/video.mp4",
                 Body::OnDisk {
                     relative: "video.mp4".into(),
+                    reason: crate::model::DiskReason::Incompressible,
                 },
             ),
         ];

@@ -220,7 +220,7 @@ impl Settings {
         if target.len() + dictionary.len() > MAX_DELTA_SPAN {
             return Ok(Vec::new());
         }
-        let (_, quality) = encode::levels(self.compression);
+        let (_, quality) = encode::levels(self.compression, target.len() as u64);
         let cache = encode::cache_dir();
         let hash = Sha256::digest(dictionary);
         let name = sf_digest(&hash);
@@ -257,7 +257,7 @@ impl Settings {
         }
         #[cfg(feature = "zstd")]
         if self.zstd {
-            let level = encode::zstd_level(self.compression);
+            let level = encode::zstd_level(self.compression, target.len() as u64);
             make(DeltaCoding::Zstd, format!("dcz{level}"), &|| {
                 framed(&DCZ_MAGIC, &hash, zstd_with(target, dictionary, level))
             })?;

@@ -10,7 +10,7 @@ use crate::encode::Encoder;
 use crate::errors::Errors;
 use crate::model::{EncodedAsset, Entry, FileEntry};
 use crate::options::{self, Options};
-use crate::{codegen, delta, fingerprint, preload, releases, rewrite, scan};
+use crate::{codegen, delta, fingerprint, on_disk, preload, releases, rewrite, scan};
 
 /// The names the attribute form defines in the module.
 const ASSETS: &str = "ASSETS";
@@ -112,6 +112,8 @@ struct Expansion {
     entries: Vec<Entry>,
     /// This build's release id (`releases.rs`).
     release: Option<String>,
+    /// The warning about files left on disk (`on_disk.rs`), and where it points.
+    warning: Option<(String, Span)>,
 }
 
 impl Expansion {
@@ -137,13 +139,17 @@ impl Expansion {
     /// The `Assets` expression, the same in both forms.
     fn table(&self) -> TokenStream {
         let selection = codegen::selection(&self.options);
-        codegen::assets_expr(
+        let table = codegen::assets_expr(
             &self.assets,
             &self.options.root,
             &selection,
             self.release.as_deref(),
             &self.options.runtime_path.value,
-        )
+        );
+        match &self.warning {
+            Some((message, span)) => codegen::with_warning(table, message, *span),
+            None => table,
+        }
     }
 }
 
@@ -152,12 +158,14 @@ impl Expansion {
 fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansion> {
     let options = options::validate(args, runtime.clone())?;
     let (mut assets, entries, files) = pipeline(&options)?;
+    let warning = on_disk::notice(&assets, &options)?;
     let Some(dir) = &options.releases.value else {
         return Ok(Expansion {
             options,
             assets,
             entries,
             release: None,
+            warning,
         });
     };
     let span = options.releases.value_span_or(options.root_span);
@@ -199,6 +207,7 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
         assets,
         entries,
         release: current,
+        warning,
     })
 }
 

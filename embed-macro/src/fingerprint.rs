@@ -55,7 +55,7 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
         .filter(|((_, hit), _)| !**hit)
     {
         let hint = if *on_disk {
-            " (only files over `max_embed_size`, which are served from disk and never fingerprinted)"
+            " (only files served from disk, which are never fingerprinted)"
         } else if pattern.contains(['*', '?', '/', '.', '[', '{']) {
             ""
         } else {
@@ -188,10 +188,11 @@ mod tests {
         assets.push(asset("/video.mp4", ETAG));
         assets[1].body = Body::OnDisk {
             relative: "video.mp4".into(),
+            reason: crate::model::DiskReason::Incompressible,
         };
         let err = apply(&mut assets, &options(quote!("*.mp4"))).unwrap_err();
         assert!(
-            err.to_string().contains("only files over `max_embed_size`"),
+            err.to_string().contains("only files served from disk"),
             "{err}"
         );
     }

@@ -20,6 +20,7 @@ mod folder;
 mod interpolate;
 mod markup;
 mod model;
+mod on_disk;
 mod opt_level;
 mod options;
 mod preload;

@@ -18,8 +18,30 @@ pub(crate) struct FileEntry {
     /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
     /// (reproducible builds), else the file's modification time.
     pub(crate) modified: u64,
-    /// `false` when the file is over `max_embed_size` and is served from disk.
+    /// The file's own modification time, which an on-disk entry states (the runtime
+    /// re-checks it).
+    pub(crate) mtime: u64,
+    /// `false` when the file is served from disk (`disk` says why).
     pub(crate) embed: bool,
+    /// Over `max_embed_size` but of a kind that compresses: embedded, compressed only,
+    /// if its gzip body is within the limit (`encode.rs` decides), else on disk.
+    pub(crate) over_limit: bool,
+    /// Why the file is served from disk, when `embed` is `false`.
+    pub(crate) disk: Option<DiskReason>,
+}
+
+/// Why a file is served from disk rather than embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DiskReason {
+    /// A `disk` glob matches it.
+    Listed,
+    /// It is over `max_embed_size` and does not compress (a media type or an archive,
+    /// or bytes a sample showed not to compress).
+    Incompressible,
+    /// It is over `max_embed_size` and `gzip = false`: nothing to decode it from.
+    NoGzip,
+    /// It is over `max_embed_size`, and so is its gzip body (this many bytes).
+    CompressedTooLarge(u64),
 }
 
 impl FileEntry {
@@ -119,8 +141,11 @@ pub(crate) enum Body {
         br: Option<Blob>,
         zstd: Option<Blob>,
     },
-    /// Over `max_embed_size`: only listed; `relative` is below the folder.
-    OnDisk { relative: String },
+    /// Served from disk: only listed; `relative` is below the folder.
+    OnDisk {
+        relative: String,
+        reason: DiskReason,
+    },
 }
 
 /// A compressed body in the cache folder.

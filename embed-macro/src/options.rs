@@ -14,7 +14,8 @@ use syn::{Expr, ExprLit, Ident, Lit, LitStr};
 use crate::args::{Args, KeyValue};
 use crate::errors::Errors;
 
-/// Files larger than this are listed as on-disk entries instead of being embedded.
+/// The most one file may store in the binary: files that do not compress and are larger,
+/// and compressible ones whose gzip body is larger, are served from disk.
 pub(crate) const DEFAULT_MAX_EMBED_SIZE: u64 = 5 * 1024 * 1024;
 
 /// The most one invocation embeds before it is a compile error: past this, rustc's
@@ -105,8 +106,12 @@ macro_rules! option_table {
 }
 
 option_table! {
-    /// Files over this size stay on disk.
+    /// The most one file may store in the binary (`DEFAULT_MAX_EMBED_SIZE`).
     "max_embed_size" => max_embed_size: u64 = DEFAULT_MAX_EMBED_SIZE, parse_size;
+    /// Files always served from disk, whatever their size.
+    "disk" => disk: Option<Globs> = None, parse_optional_globs;
+    /// What the build says about files left on disk by `max_embed_size`.
+    "on_disk" => on_disk: OnDisk = OnDisk::Warn, parse_on_disk;
     /// The most all embedded files may add up to.
     "max_total_size" => max_total_size: u64 = DEFAULT_MAX_TOTAL_SIZE, parse_size;
     "gzip" => gzip: bool = true, parse_bool;
@@ -114,8 +119,9 @@ option_table! {
     /// Only ever `true` with the `zstd` feature.
     "zstd" => zstd: bool = cfg!(feature = "zstd"), parse_zstd;
     "compression" => compression: Compression = Compression::for_this_build(), parse_compression;
-    /// Leave out the identity bytes of files that have a gzip body.
-    "compressed_only" => compressed_only: bool = false, parse_bool;
+    /// Leave out the identity bytes of files that have a gzip body (the default; off
+    /// by itself with `gzip = false`).
+    "compressed_only" => compressed_only: bool = true, parse_bool;
     "fingerprint" => fingerprint: Option<Fingerprint> = None, parse_fingerprint;
     /// Files a bundler already content-hashed, besides those of a Vite manifest.
     "hashed" => hashed: Option<Globs> = None, parse_optional_globs;
@@ -191,11 +197,27 @@ impl Globs {
 /// How hard to compress: the encoders' settings (part of the cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Compression {
-    /// gzip 9, brotli 11: the smallest bodies, seconds per MiB of brotli.
+    /// gzip 9 and brotli 11 for every file: the smallest bodies, about two seconds of
+    /// brotli per MiB.
+    Max,
+    /// `Max` up to 256 KiB; above it gzip 6 and brotli 9, whose bodies are 5-12%
+    /// larger but made 10-20 times faster, so a 7 MB bundle takes a second, not twenty.
     Best,
     /// gzip 6, brotli 5: nearly as small, tens of milliseconds per MiB, for the
     /// edit-build-refresh loop of unoptimised builds.
     Fast,
+}
+
+/// What the build says about files that `max_embed_size` leaves on disk (the binary then
+/// needs the folder at run time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnDisk {
+    /// A warning at the macro call naming each file, its size and why.
+    Warn,
+    /// The same as a compile error: the binary must carry every file.
+    Deny,
+    /// Nothing: serving large media from disk is the plan.
+    Allow,
 }
 
 impl Compression {
@@ -252,6 +274,13 @@ pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result
                 "the releases folder and the embedded folder must not be inside one another: keep `releases` beside the folder, not in it",
             );
         }
+    }
+    if options.compressed_only.value
+        && !options.gzip.value
+        && options.compressed_only.written.is_none()
+    {
+        // The default follows `gzip = false`: the identity bytes are decoded from gzip.
+        options.compressed_only.value = false;
     }
     if options.compressed_only.value && !options.gzip.value {
         errors.at_span(
@@ -339,17 +368,41 @@ fn parse_zstd(value: &Expr, errors: &mut Errors) -> Option<bool> {
 }
 
 fn parse_compression(value: &Expr, errors: &mut Errors) -> Option<Compression> {
-    match value {
+    let word = match value {
         Expr::Lit(ExprLit {
             lit: Lit::Str(lit), ..
-        }) if lit.value() == "best" => Some(Compression::Best),
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(lit), ..
-        }) if lit.value() == "fast" => Some(Compression::Fast),
-        other => {
+        }) => lit.value(),
+        _ => String::new(),
+    };
+    match word.as_str() {
+        "max" => Some(Compression::Max),
+        "best" => Some(Compression::Best),
+        "fast" => Some(Compression::Fast),
+        _ => {
             errors.at(
-                other,
-                "expected `\"best\"` (gzip 9, brotli 11) or `\"fast\"` (gzip 6, brotli 5)",
+                value,
+                "expected `\"max\"` (gzip 9, brotli 11), `\"best\"` (as `max` up to 256 KiB, gzip 6 and brotli 9 above) or `\"fast\"` (gzip 6, brotli 5)",
+            );
+            None
+        }
+    }
+}
+
+fn parse_on_disk(value: &Expr, errors: &mut Errors) -> Option<OnDisk> {
+    let word = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => lit.value(),
+        _ => String::new(),
+    };
+    match word.as_str() {
+        "warn" => Some(OnDisk::Warn),
+        "deny" => Some(OnDisk::Deny),
+        "allow" => Some(OnDisk::Allow),
+        _ => {
+            errors.at(
+                value,
+                "expected `\"warn\"` (a warning naming each file left on disk), `\"deny\"` (an error) or `\"allow\"`",
             );
             None
         }
@@ -664,7 +717,7 @@ mod tests {
             max_embed_size = "lots",
             include = [1],
             max_embed_size = 3,
-            compression = "max",
+            compression = "most",
         ));
         assert_eq!(found.len(), 6, "{found:#?}");
         assert!(found[0].starts_with("unknown option `max_size`; expected one of"));
@@ -672,7 +725,7 @@ mod tests {
         assert!(found[2].starts_with("invalid size `lots`"));
         assert!(found[3].starts_with("expected a glob string"));
         assert_eq!(found[4], "duplicate option `max_embed_size`");
-        assert!(found[5].starts_with("expected `\"best\"`"), "{}", found[5]);
+        assert!(found[5].starts_with("expected `\"max\"`"), "{}", found[5]);
     }
 
     #[test]
@@ -701,8 +754,31 @@ mod tests {
     }
 
     #[test]
+    fn compressed_only_is_the_default_and_follows_gzip_false() {
+        let options = parse(quote!("src")).unwrap();
+        assert!(options.compressed_only.value);
+        let options = parse(quote!("src", gzip = false)).unwrap();
+        assert!(
+            !options.compressed_only.value,
+            "nothing to decode the bytes from"
+        );
+        assert_eq!(options.on_disk.value, OnDisk::Warn);
+    }
+
+    #[test]
+    fn on_disk_and_compression_take_their_words() {
+        let found = messages(quote!("src", on_disk = "quiet", compression = 3));
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with("expected `\"warn\"`"), "{}", found[0]);
+        assert!(found[1].starts_with("expected `\"max\"`"), "{}", found[1]);
+        let options = parse(quote!("src", on_disk = "deny", compression = "max")).unwrap();
+        assert_eq!(options.on_disk.value, OnDisk::Deny);
+        assert_eq!(options.compression.value, Compression::Max);
+    }
+
+    #[test]
     fn the_table_lists_every_key_once() {
-        assert_eq!(KEYS.len(), 20);
+        assert_eq!(KEYS.len(), 22);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

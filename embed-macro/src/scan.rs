@@ -7,7 +7,7 @@ use embed_assets_shared::select::FileRules;
 use walkdir::WalkDir;
 
 use crate::errors::{display_path, io_cause, Errors};
-use crate::model::FileEntry;
+use crate::model::{DiskReason, FileEntry};
 use crate::options::{Globs, Options};
 
 /// Lists the files below `options.root`, sorted by URL path.
@@ -27,6 +27,8 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             .map(|globs| globs.set.clone()),
     );
     let mut include_hits = vec![false; include.map_or(0, |globs| globs.patterns.len())];
+    let disk = options.disk.value.as_ref();
+    let mut disk_hits = vec![false; disk.map_or(0, |globs| globs.patterns.len())];
     let walker = WalkDir::new(&options.root)
         .follow_links(rules.follows_symlinks())
         .sort_by_file_name()
@@ -101,7 +103,10 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             }
         };
         let len = meta.len();
-        let embed = len <= options.max_embed_size.value;
+        if let Some(disk) = disk {
+            disk.mark(below, &mut disk_hits);
+        }
+        let (embed, over_limit, reason) = placement(below, len, options);
         let since_epoch = meta
             .modified()
             .ok()
@@ -120,11 +125,17 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             } else {
                 mtime
             },
+            mtime,
             embed,
+            over_limit,
+            disk: reason,
         });
     }
     if let Some(include) = include.filter(|_| !options.earlier_release) {
-        report_unmatched(include, &include_hits, options, &mut errors);
+        report_unmatched("include", include, &include_hits, options, &mut errors);
+    }
+    if let Some(disk) = disk.filter(|_| !options.earlier_release) {
+        report_unmatched("disk", disk, &disk_hits, options, &mut errors);
     }
     errors.finish()?;
     if files.is_empty() && !options.allow_empty.value && !options.earlier_release {
@@ -155,11 +166,39 @@ fn empty_folder(options: &Options) -> syn::Error {
     )
 }
 
-/// An `include` pattern that matches no file of the folder is a typo (`*.csss`), so an
-/// error at that pattern. (An `exclude` pattern may match nothing: whether a frontend
-/// build writes source maps, say, can depend on its mode.)
-fn report_unmatched(include: &Globs, hits: &[bool], options: &Options, errors: &mut Errors) {
-    for ((pattern, span), _) in include.patterns.iter().zip(hits).filter(|(_, hit)| !**hit) {
+/// Where a file of `len` bytes at `below` is served from: embedded (`true`), and if so
+/// whether it is over `max_embed_size` (embedded only if its gzip body fits, which
+/// `encode.rs` finds out), or why it stays on disk.
+fn placement(below: &Path, len: u64, options: &Options) -> (bool, bool, Option<DiskReason>) {
+    let listed = options
+        .disk
+        .value
+        .as_ref()
+        .is_some_and(|globs| globs.is_match(below));
+    if listed {
+        (false, false, Some(DiskReason::Listed))
+    } else if len <= options.max_embed_size.value {
+        (true, false, None)
+    } else if embed_assets_shared::is_precompressed(below) {
+        (false, false, Some(DiskReason::Incompressible))
+    } else if !options.gzip.value {
+        (false, false, Some(DiskReason::NoGzip))
+    } else {
+        (true, true, None)
+    }
+}
+
+/// An `include` or `disk` pattern that matches no file of the folder is a typo
+/// (`*.csss`), so an error at that pattern. (An `exclude` pattern may match nothing:
+/// whether a frontend build writes source maps, say, can depend on its mode.)
+fn report_unmatched(
+    option: &str,
+    globs: &Globs,
+    hits: &[bool],
+    options: &Options,
+    errors: &mut Errors,
+) {
+    for ((pattern, span), _) in globs.patterns.iter().zip(hits).filter(|(_, hit)| !**hit) {
         let hint =
             if !options.dotfiles.value && (pattern.starts_with('.') || pattern.contains("/.")) {
                 " (names starting with `.` are skipped unless `dotfiles = true`)"
@@ -169,7 +208,7 @@ fn report_unmatched(include: &Globs, hits: &[bool], options: &Options, errors: &
         errors.at_span(
             *span,
             format!(
-                "`include` pattern `{pattern}` matches no file in `{}`{hint}; patterns match the path below the folder, like `css/*.css`",
+                "`{option}` pattern `{pattern}` matches no file in `{}`{hint}; patterns match the path below the folder, like `css/*.css`",
                 options.root_display
             ),
         );
@@ -198,9 +237,8 @@ fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
         })
         .collect();
     let msg = format!(
-        "the embedded files add up to {}, over `max_total_size` ({}); raise it, lower \
-         `max_embed_size` so large files are streamed from disk, or `exclude` some; \
-         largest: {}",
+        "the embedded files add up to {}, over `max_total_size` ({}); raise it, list large \
+         files in `disk` so they are streamed from disk, or `exclude` some; largest: {}",
         human(embedded),
         human(options.max_total_size.value),
         named.join(", ")

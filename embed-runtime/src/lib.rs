@@ -192,7 +192,7 @@ pub mod future {
 /// static ASSETS: Assets = embed_assets!("../examples/public");
 /// static SMALL: Assets = embed_assets!(
 ///     "../examples/public",
-///     max_embed_size = "16 KiB", // larger files are listed, and served from disk
+///     max_embed_size = "16 KiB", // larger files that do not compress are served from disk
 ///     include = ["*.css", "*.js"],
 ///     brotli = false,
 /// );
@@ -206,13 +206,15 @@ pub mod future {
 ///
 /// | option | value | default | meaning |
 /// |---|---|---|---|
-/// | `max_embed_size` | bytes, or a string like `"5 MiB"`: B, KiB, MiB, GiB are powers of 1024, KB, MB, GB powers of 1000 (`"5 MB"` is 5 000 000 bytes) | `"5 MiB"` | larger files are not embedded but listed as on-disk entries |
+/// | `max_embed_size` | bytes, or a string like `"5 MiB"`: B, KiB, MiB, GiB are powers of 1024, KB, MB, GB powers of 1000 (`"5 MB"` is 5 000 000 bytes) | `"5 MiB"` | the most one file may store in the binary: a larger file that does not compress is listed and served from disk; one that compresses is embedded compressed only while its gzip body is within the limit |
+/// | `disk` | glob or list of globs | nothing | files always served from disk, whatever their size; a pattern that matches no file is an error |
+/// | `on_disk` | `"warn"`, `"deny"` or `"allow"` | `"warn"` | what the build says of files `max_embed_size` leaves on disk: a warning at the call naming each (rustc's `deprecated` lint carries it), a compile error, or nothing |
 /// | `max_total_size` | a size, as above | `"128 MiB"` | a compile error, naming the largest files, when the embedded files add up to more |
 /// | `gzip` | `true`/`false` | `true` | store a gzip body where it pays |
 /// | `brotli` | `true`/`false` | `true` | store a brotli body where it pays |
 /// | `zstd` | `true`/`false` | `true` with the `zstd` feature | store a zstd body where it pays (needs the feature) |
-/// | `compression` | `"best"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | gzip 9 and brotli 11, or gzip 6 and brotli 5 (much faster to build, a few percent larger) |
-/// | `compressed_only` | `true`/`false` | `false` | leave out the own bytes of files that have a gzip body: smaller binaries; they are decoded from gzip, once, on the first request that needs them |
+/// | `compression` | `"best"`, `"max"` or `"fast"` | `"best"` in optimised builds, else `"fast"` | `"best"`: gzip 9 and brotli 11 up to 256 KiB, gzip 6 and brotli 9 above (5-12% larger, 10-20 times faster); `"max"`: gzip 9 and brotli 11 for every file; `"fast"`: gzip 6 and brotli 5 (much faster to build, a few percent larger) |
+/// | `compressed_only` | `true`/`false` | `true` (`false` with `gzip = false`) | leave out the own bytes of files that have a gzip body: smaller binaries; they are decoded from gzip, once, on the first request that needs them |
 /// | `fingerprint` | `true`, or glob(s) | off | also serve each selected embedded file at a content-hashed URL (`true`: all but HTML pages), see below; a pattern that selects no embedded file is an error |
 /// | `hashed` | glob(s) | none | files a bundler already content-hashed: the immutable policy at their own URL, no second hash (a Vite `.vite/manifest.json` in the folder does this on its own) |
 /// | `releases` | path | none | the folder `embed_assets_build::Releases` records releases into (need not exist yet): the files every kept release served at a hashed URL are served at that URL too, immutable; [`Assets::release`] is this build's release id and [`Asset::release`] marks an earlier release's file. This build's changed files are also stored compressed against their earlier versions (RFC 9842 `dcb`/`dcz`, [`Asset::deltas`]), for browsers that kept those ([`Asset::dictionary_match`]) |

@@ -72,12 +72,12 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} files: {} embedded ({}; {} stored with br for {} files ({}), ",
-            self.files,
+            "{}: {} embedded ({}; {} stored with br for {} ({}), ",
+            Count(self.files, "file"),
             self.embedded,
             Size(self.identity_bytes),
             Size(self.stored_bytes()),
-            self.br_files,
+            Count(self.br_files, "file"),
             Size(self.br_bytes),
         )?;
         if self.decoded_on_demand > 0 {
@@ -107,20 +107,30 @@ impl fmt::Display for Report {
         if self.earlier_release_files > 0 {
             write!(
                 f,
-                "; {} files of earlier releases ({} stored)",
-                self.earlier_release_files,
+                "; {} of earlier releases ({} stored)",
+                Count(self.earlier_release_files, "file"),
                 Size(self.earlier_release_bytes)
             )?;
         }
         if self.delta_files > 0 {
             write!(
                 f,
-                "; {} files compressed against earlier versions ({})",
-                self.delta_files,
+                "; {} compressed against earlier versions ({})",
+                Count(self.delta_files, "file"),
                 Size(self.delta_bytes)
             )?;
         }
         Ok(())
+    }
+}
+
+/// A count of things, singular for one: `1 file`, `2 files`.
+struct Count(usize, &'static str);
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = if self.0 == 1 { "" } else { "s" };
+        write!(f, "{} {}{plural}", self.0, self.1)
     }
 }
 
@@ -140,5 +150,29 @@ impl fmt::Display for Size {
             unit += 1;
         }
         write!(f, "{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_file_is_one_file_not_one_files() {
+        let report = Report {
+            files: 1,
+            embedded: 1,
+            br_files: 1,
+            ..Report::default()
+        };
+        let text = report.to_string();
+        assert!(text.starts_with("1 file: 1 embedded"), "{text}");
+        assert!(text.contains("with br for 1 file ("), "{text}");
+        assert!(!text.contains("1 files"), "{text}");
+        let two = Report {
+            files: 2,
+            ..Report::default()
+        };
+        assert!(two.to_string().starts_with("2 files:"), "{two}");
     }
 }

@@ -1,6 +1,6 @@
-//! `compressed_only = true`: files with a gzip body leave their own bytes out of the
-//! binary; the identity representation is decoded from gzip on first use and then
-//! served like any other, with the same ETag, length and ranges.
+//! `compressed_only = true` (the default): files with a gzip body leave their own bytes
+//! out of the binary; the identity representation is decoded from gzip on first use
+//! and then served like any other, with the same ETag, length and ranges.
 
 use embed_assets::{embed_assets, Assets, Encoding};
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG};
@@ -8,6 +8,19 @@ use http::StatusCode;
 use integration_tests::{fixture, get, head, header, public_fixture_paths, spawn_service, SITE};
 
 static LEAN: Assets = embed_assets!("fixtures/site", compressed_only = true);
+/// The same files with every identity body stored.
+static FULL: Assets = embed_assets!("fixtures/site", compressed_only = false);
+
+#[test]
+fn compressed_only_is_the_default() {
+    for (lean, default) in LEAN.iter().zip(SITE.iter()) {
+        let stored = |a: &embed_assets::Asset| a.variant(Encoding::Identity).unwrap().is_stored();
+        assert_eq!(stored(lean), stored(default), "{}", lean.path());
+    }
+    assert!(FULL
+        .iter()
+        .all(|a| a.variant(Encoding::Identity).unwrap().is_stored()));
+}
 
 #[test]
 fn only_files_with_a_gzip_body_drop_their_bytes_and_the_report_says_so() {
@@ -29,7 +42,7 @@ fn only_files_with_a_gzip_body_drop_their_bytes_and_the_report_says_so() {
     assert_eq!(report.decoded_on_demand, lean.len());
     let saved: u64 = lean.iter().map(|p| fixture(p).len() as u64).sum();
     assert_eq!(report.decoded_on_demand_bytes, saved);
-    assert_eq!(report.stored_bytes() + saved, SITE.report().stored_bytes());
+    assert_eq!(report.stored_bytes() + saved, FULL.report().stored_bytes());
     assert!(
         report.to_string().contains("decoded from gzip on demand"),
         "{report}"
@@ -39,7 +52,7 @@ fn only_files_with_a_gzip_body_drop_their_bytes_and_the_report_says_so() {
 #[test]
 fn decoded_bytes_equal_the_file_and_keep_the_build_time_etag() {
     for path in public_fixture_paths() {
-        let (lean, full) = (LEAN.get(&path).unwrap(), SITE.get(&path).unwrap());
+        let (lean, full) = (LEAN.get(&path).unwrap(), FULL.get(&path).unwrap());
         assert_eq!(lean.etag(), full.etag(), "{path}");
         assert_eq!(lean.len(), full.len(), "{path}");
         let identity = lean.variant(Encoding::Identity).unwrap();

@@ -24,7 +24,12 @@ use tokio::net::TcpStream;
 
 /// The fixture site with a 4 KiB limit: `big.bin`, `css/app.css`, `js/app.js` and
 /// `image.png` are read from disk.
-static SMALL: Assets = embed_assets!("fixtures/site", max_embed_size = "4 KiB");
+static SMALL: Assets = embed_assets!(
+    "fixtures/site",
+    max_embed_size = "4 KiB",
+    disk = ["css/app.css", "js/app.js"],
+    on_disk = "allow"
+);
 
 /// The file the faults hit.
 const TARGET: &str = "/big.bin";

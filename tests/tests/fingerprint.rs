@@ -12,6 +12,7 @@ mod fingerprinted {
         pub static SITE = "fixtures/site",
         fingerprint = true,
         max_embed_size = "1 MiB",
+        on_disk = "allow",
     );
 }
 

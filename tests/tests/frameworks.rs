@@ -12,7 +12,7 @@ use integration_tests::frameworks::Framework;
 use integration_tests::{raw_request, send, Reply};
 
 /// The fixture site with `big.bin` (3 MiB) on disk.
-static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
+static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
 
 /// One request of the list.
 struct Probe {

@@ -13,7 +13,8 @@ use integration_tests::frameworks::Framework;
 use integration_tests::{get, head, header, site_dir, spawn_service, SITE};
 
 static FINGERPRINTED: Assets = embed_assets!("fixtures/site", fingerprint = true);
-static ON_DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 KiB");
+static ON_DISK: Assets =
+    embed_assets!("fixtures/site", max_embed_size = "1 KiB", on_disk = "allow");
 
 const X_KIND: HeaderName = HeaderName::from_static("x-kind");
 

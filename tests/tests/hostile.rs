@@ -32,7 +32,12 @@ use tokio::task::JoinSet;
 
 /// The fixture site with a 4 KiB limit: `big.bin`, `css/app.css`, `js/app.js` and
 /// `image.png` are listed and read from disk, the rest is embedded.
-static SMALL: Assets = embed_assets!("fixtures/site", max_embed_size = "4 KiB");
+static SMALL: Assets = embed_assets!(
+    "fixtures/site",
+    max_embed_size = "4 KiB",
+    disk = ["css/app.css", "js/app.js"],
+    on_disk = "allow"
+);
 
 /// The on-disk entries of [`SMALL`], relative to the site.
 const ON_DISK: [&str; 4] = ["big.bin", "css/app.css", "js/app.js", "image.png"];

@@ -30,7 +30,8 @@ static WRITTEN: Assets = embed_assets!(
 static COMPRESSED_ONLY: Assets = embed_assets!("fixtures/site", compressed_only = true);
 
 /// The same files with a 1 MiB limit: `big.bin` is read from disk at run time.
-static ON_DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
+static ON_DISK: Assets =
+    embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
 
 fn sri(bytes: &[u8]) -> String {
     let digest = Sha384::digest(bytes);

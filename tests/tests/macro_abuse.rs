@@ -162,9 +162,14 @@ fn odd_but_legal_names_are_each_served_under_their_own_key() {
     // The longest name Linux allows (255 bytes).
     let long_name = format!("{}.txt", "n".repeat(251));
     fs::write(site.join(&long_name), "long name").unwrap();
-    // One file over the limit, so it is listed for disk.
-    fs::write(site.join("large.bin"), vec![7u8; 2048]).unwrap();
-    krate.main_rs("\"site\", max_embed_size = \"1 KiB\"", PRINT_ALL);
+    // One file over the limit that does not compress (xorshift bytes), so it is listed
+    // for disk; and one that does, so it is embedded all the same.
+    fs::write(site.join("large.bin"), integration_tests::noise(2048, 7)).unwrap();
+    fs::write(site.join("large.txt"), "compresses ".repeat(200)).unwrap();
+    krate.main_rs(
+        "\"site\", max_embed_size = \"1 KiB\", on_disk = \"allow\"",
+        PRINT_ALL,
+    );
     let assets = run_and_list(&krate);
     let find = |path: &str| {
         assets
@@ -216,6 +221,9 @@ fn odd_but_legal_names_are_each_served_under_their_own_key() {
     );
     let large = find("/large.bin");
     assert!(!large.embedded && large.len == 2048);
+    let compressible = find("/large.txt");
+    assert!(compressible.embedded && compressible.len == 2200);
+    assert_eq!(compressible.body, "compresses ".repeat(200));
     assert!(
         !assets
             .iter()
@@ -228,7 +236,7 @@ fn odd_but_legal_names_are_each_served_under_their_own_key() {
         "dotfiles are left out: {:?}",
         listing(&assets)
     );
-    assert_eq!(assets.len(), 21, "{:?}", listing(&assets));
+    assert_eq!(assets.len(), 22, "{:?}", listing(&assets));
 }
 
 fn listing(assets: &[Printed]) -> Vec<&str> {

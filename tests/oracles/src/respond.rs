@@ -33,7 +33,8 @@ const CACHE: u8 = 8;
 const DEV: u8 = 16;
 /// Option `fingerprint`: the table built with `fingerprint = true`.
 const FINGERPRINT: u8 = 32;
-/// Option `disk`: the table built with `max_embed_size = "2 KiB"` (files on disk).
+/// Option `disk`: the table built with `max_embed_size = "2 KiB"` and its style sheets
+/// listed in `disk` (files on disk).
 const DISK: u8 = 64;
 /// Option `mount`: the request names the mount point `/static` without its slash
 /// (`RequestHead::at_bare_mount`, as adapters and axum's `nest_service` report it).
@@ -137,9 +138,19 @@ macro_rules! fixture {
                 use ::embed_assets::{embed_assets, Assets};
                 static PLAIN: Assets = embed_assets!($dir);
                 static FINGERPRINTED: Assets = embed_assets!($dir, fingerprint = true);
-                static ON_DISK: Assets = embed_assets!($dir, max_embed_size = "2 KiB");
-                static BOTH: Assets =
-                    embed_assets!($dir, fingerprint = true, max_embed_size = "2 KiB");
+                static ON_DISK: Assets = embed_assets!(
+                    $dir,
+                    max_embed_size = "2 KiB",
+                    disk = "**/*.css",
+                    on_disk = "allow"
+                );
+                static BOTH: Assets = embed_assets!(
+                    $dir,
+                    fingerprint = true,
+                    max_embed_size = "2 KiB",
+                    disk = "**/*.css",
+                    on_disk = "allow"
+                );
                 let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/", $dir);
                 $crate::Fixture::new([&PLAIN, &FINGERPRINTED, &ON_DISK, &BOTH], folder)
             });

@@ -11,7 +11,8 @@ use std::io::{Read, Write};
 use embed_assets::{embed_assets, Assets};
 
 /// `big.bin` (over 1 MiB) is listed, not embedded, and read from the disk root.
-static ON_DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
+static ON_DISK: Assets =
+    embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

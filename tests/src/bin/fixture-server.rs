@@ -31,7 +31,8 @@ use tower_service::Service as _;
 
 /// The fixture site with a 1 MiB limit: `big.bin` (3 MiB) is listed, not embedded,
 /// and read from disk on every request.
-static ON_DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB");
+static ON_DISK: Assets =
+    embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
 
 /// Where the alloc probe's marker paths live; nothing is there.
 const MARKER_DIR: &str = "/nonexistent/embed-alloc-probe";
