@@ -92,6 +92,13 @@ done
 # doctests; .ci/run lints the same combinations). `host-features` keeps the macro's
 # host dependencies as the workspace build has them, so the macro is built once.
 export EMBED_ASSETS_UNSTABLE_FUZZ=0
+# First each set as a user's crate builds it: the library alone (`--lib`), so no
+# dev-dependency adds features to a dependency the set leaves out (Poem 3.1 needs
+# tokio's `net` and did not ask for it; the tests' tokio has it).
+for feature in "" tower axum actix-web rocket poem salvo warp zstd; do
+  run cargo check -p embed-assets -p host-features --lib --no-default-features \
+    ${feature:+--features "embed-assets/$feature"}
+done
 run cargo test -p embed-assets -p host-features --no-default-features
 for feature in tower axum actix-web rocket poem salvo warp zstd; do
   run cargo test -p embed-assets -p host-features --no-default-features --features "embed-assets/$feature"

@@ -54,6 +54,21 @@ fn the_quick_start_builds_as_written() {
             "embed-assets-build = \"0.1\"",
             "embed-assets-build = { path = {build} }",
         );
+    // The form for before the crates are published names this repository's folders.
+    let unpublished = block_after(&readme, "Until the crates are published", "toml");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (dependency, folder) in [
+        ("embed-assets", "embed-runtime"),
+        ("embed-assets-build", "embed-build"),
+    ] {
+        let line = format!("{dependency} = {{ path = \"../embed-assets/{folder}\" }}");
+        assert!(unpublished.contains(&line), "{line}\nin:\n{unpublished}");
+        let package = fs::read_to_string(root.join(folder).join("Cargo.toml")).unwrap();
+        assert!(
+            package.contains(&format!("name = \"{dependency}\"")),
+            "{folder}"
+        );
+    }
     let krate = Crate::with_dependencies("readme_quick_start", &lines);
     let public = krate.dir().join("public");
     fs::create_dir_all(public.join("css")).unwrap();

@@ -194,7 +194,7 @@ fn run(cmd: &mut Command) -> Result<String, String> {
 }
 
 /// The package unpacked below `npm/`, fetched once.
-fn fetch(work: &Path, frontend: &Frontend) -> Result<PathBuf, String> {
+fn fetch(frontend: &Frontend) -> Result<PathBuf, String> {
     // Shared by every work folder: one download per package.
     let npm = repo().join("target/bench-frontends/npm");
     let dir = npm.join(frontend.name);
@@ -436,7 +436,7 @@ fn bench(work: &Path, source: &Path, rounds: usize, only: Option<&str>) -> Resul
     let mut folders = Vec::new();
     let mut members = Vec::new();
     for frontend in &chosen {
-        let folder = fetch(work, frontend)?;
+        let folder = fetch(frontend)?;
         for embedder in [Embedder::Ours, Embedder::RustEmbed] {
             members.push(leaf(work, source, frontend, embedder, &folder)?);
         }
