@@ -28,6 +28,26 @@ const DICTIONARY_VARY: HeaderValue =
 /// RFC 9842 §2.1: the response field that makes a response a dictionary.
 const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+
+/// Every field the service sets itself on the responses about an asset: those stating
+/// the representation (`representation_headers` sets these and no others, but the
+/// `header` rules' own), those of its redirects and refusals (`Location`, `Allow`),
+/// and `Cache-Control` from its options. `ServeAssets::header` refuses each of them:
+/// a rule's value would be overwritten, or would contradict the representation.
+pub(crate) const SERVICE_FIELDS: [HeaderName; 12] = [
+    CONTENT_TYPE,
+    CONTENT_LENGTH,
+    CONTENT_ENCODING,
+    CONTENT_RANGE,
+    ACCEPT_RANGES,
+    ETAG,
+    LAST_MODIFIED,
+    VARY,
+    USE_AS_DICTIONARY,
+    LOCATION,
+    ALLOW,
+    CACHE_CONTROL,
+];
 pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
 /// The header fields the service's options add to an asset's responses, on top of
@@ -478,6 +498,45 @@ pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_a_response_states_is_on_the_service_list() {
+        let rep = Representation {
+            content_type: "text/css",
+            encoding: Encoding::Brotli,
+            validators: crate::precondition::Validators {
+                etag: Some("\"a\""),
+                modified: 0,
+            },
+            len: 10,
+            values: HeaderValues {
+                etag: Some(HeaderValue::from_static("\"a\"")),
+                last_modified: HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT"),
+                content_type: HeaderValue::from_static("text/css"),
+                content_length: HeaderValue::from_static("10"),
+            },
+            negotiated: Negotiated::EncodingAndDictionary,
+            dictionary_match: Some("/app.*.css"),
+        };
+        let added = Added {
+            cache_control: &NO_CACHE,
+            fields: &[],
+        };
+        for part in [
+            Part::Whole,
+            Part::Range(ByteRange { start: 0, end: 4 }),
+            Part::NotModified,
+            Part::Unsatisfiable,
+            Part::ErrorPage,
+        ] {
+            let headers = representation_headers(&rep, added, part);
+            for name in headers.keys() {
+                assert!(SERVICE_FIELDS.contains(name), "{name} is not on the list");
+            }
+        }
+    }
+
     #[test]
     fn the_plain_404_states_its_own_length() {
         let response = super::not_found(None, &[], &http::Method::GET, &http::HeaderMap::new());

@@ -235,6 +235,11 @@ fn fields_the_service_sets_itself_and_bad_globs_are_refused_at_start_up() {
         http::header::LAST_MODIFIED,
         http::header::VARY,
         http::header::CONTENT_RANGE,
+        http::header::ACCEPT_RANGES,
+        http::header::LOCATION,
+        http::header::ALLOW,
+        // RFC 9842's field: set from the kept releases, so a rule's would be overwritten.
+        HeaderName::from_static("use-as-dictionary"),
     ] {
         let message = refused("/**", name.clone());
         assert!(

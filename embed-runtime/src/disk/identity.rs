@@ -15,7 +15,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FileIdentity {
     pub(crate) len: u64,
+    /// The mtime.
     pub(crate) modified: SystemTime,
+    /// What `Last-Modified` states: the later of the mtime and the ctime
+    /// ([`last_change`]).
+    pub(crate) stated: SystemTime,
     #[cfg(unix)]
     unix: Unix,
 }
@@ -36,6 +40,7 @@ impl FileIdentity {
         FileIdentity {
             len: meta.len(),
             modified: clamp_to_http_date(meta.modified().unwrap_or(UNIX_EPOCH)),
+            stated: clamp_to_http_date(last_change(meta)),
             #[cfg(unix)]
             unix: {
                 use std::os::unix::fs::MetadataExt;
@@ -66,10 +71,37 @@ impl FileIdentity {
 
     /// Whole seconds since the epoch, as `Last-Modified` states it.
     pub(crate) fn modified_secs(&self) -> u64 {
-        self.modified
+        self.stated
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     }
+}
+
+/// When the file's bytes last changed, as far as its metadata can tell: the later of
+/// its mtime and, where the platform has one, its status change time.
+///
+/// The mtime alone cannot tell versions apart: npm writes every file with
+/// 1985-10-26, and `cp -p` or `touch -r` put an old mtime back after changing a file.
+/// A `Last-Modified` from it would have an `If-Modified-Since` of the old version
+/// answered 304, and the client keep stale bytes (while a large file's content tag is
+/// still being computed, the date is the only validator). The kernel sets the ctime
+/// on every write and no program can set it back, so the later of the two moves
+/// whenever the bytes do. (It also moves on `chmod` or a rename: a 200 too many, never
+/// a 304 too many.)
+fn last_change(meta: &Metadata) -> SystemTime {
+    let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ctime = u64::try_from(meta.ctime()).ok().map(|secs| {
+            UNIX_EPOCH
+                + std::time::Duration::new(secs, meta.ctime_nsec().clamp(0, 999_999_999) as u32)
+        });
+        if let Some(ctime) = ctime {
+            return mtime.max(ctime);
+        }
+    }
+    mtime
 }
 
 /// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
@@ -130,8 +162,30 @@ mod tests {
         writer.set_modified(mtime).unwrap();
         drop(writer);
         let after = identity(&open);
-        assert_eq!((after.len, after.modified), (before.len, before.modified));
+        let meta = open.metadata().unwrap();
+        assert_eq!((meta.len(), meta.modified().unwrap()), (before.len, mtime));
         assert!(!before.holds(&after), "{before:?} {after:?}");
+        // And the date it states moved with the bytes, though the mtime did not.
+        assert!(after.stated > before.stated, "{before:?} {after:?}");
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_stated_time_is_the_later_of_mtime_and_ctime() {
+        let path = temp_file("npm", b"installed");
+        let npm = UNIX_EPOCH + std::time::Duration::from_secs(499_162_500); // 1985-10-26
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(npm)
+            .unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        let stated = FileIdentity::of(&meta).stated;
+        assert_eq!(meta.modified().unwrap(), npm);
+        assert!(stated > npm, "not the mtime npm wrote: {stated:?}");
+        assert!(stated <= SystemTime::now());
         std::fs::remove_file(path).unwrap();
     }
 

@@ -115,7 +115,7 @@ impl FileMeta {
         content_type: &'a str,
     ) -> Option<Representation<'a>> {
         let identity = self.identity;
-        let last_modified = httpdate::fmt_http_date(identity.modified);
+        let last_modified = httpdate::fmt_http_date(identity.stated);
         Some(Representation {
             content_type,
             encoding: Encoding::Identity,

@@ -119,7 +119,7 @@ impl ServeAssets {
     /// If `pattern` is no valid glob, or `name` is a field the service sets itself from
     /// the representation or its options (`Content-Type`, `Content-Length`,
     /// `Content-Encoding`, `Content-Range`, `Accept-Ranges`, `ETag`, `Last-Modified`,
-    /// `Vary`, `Location`, `Allow`; `Cache-Control`, which
+    /// `Vary`, `Use-As-Dictionary`, `Location`, `Allow`; `Cache-Control`, which
     /// [`cache_control_for`](Self::cache_control_for) sets) or a connection's field
     /// (`Connection`, `Transfer-Encoding`, …): a clash would be silent otherwise.
     #[allow(clippy::panic)] // a configuration mistake, documented above
@@ -441,18 +441,6 @@ impl ServeAssets {
 /// those the service sets from its options would clash silently, and a connection's
 /// fields are not the service's to send.
 fn refused_field(name: &HeaderName) -> Option<&'static str> {
-    const REPRESENTATION: [HeaderName; 10] = [
-        header::CONTENT_TYPE,
-        header::CONTENT_LENGTH,
-        header::CONTENT_ENCODING,
-        header::CONTENT_RANGE,
-        header::ACCEPT_RANGES,
-        header::ETAG,
-        header::LAST_MODIFIED,
-        header::VARY,
-        header::LOCATION,
-        header::ALLOW,
-    ];
     const CONNECTION: [HeaderName; 6] = [
         header::CONNECTION,
         header::TRANSFER_ENCODING,
@@ -461,10 +449,10 @@ fn refused_field(name: &HeaderName) -> Option<&'static str> {
         header::UPGRADE,
         header::HeaderName::from_static("keep-alive"),
     ];
-    if REPRESENTATION.contains(name) {
-        Some("the service sets this field from the representation itself")
-    } else if name == header::CACHE_CONTROL {
+    if name == header::CACHE_CONTROL {
         Some("use cache_control_for(prefix, value) for Cache-Control")
+    } else if crate::respond::SERVICE_FIELDS.contains(name) {
+        Some("the service sets this field itself, from the representation and its options")
     } else if CONNECTION.contains(name) {
         Some("a field of the connection, not of the response")
     } else {
