@@ -211,8 +211,8 @@ impl<'a> Encoder<'a> {
 
     fn encode_one(&self, file: &FileEntry) -> Result<EncodedAsset, String> {
         self.without_panics(file, || {
-            if !file.embed {
-                return Ok(on_disk(file, file.disk.unwrap_or(DiskReason::Listed)));
+            if let Some(reason) = file.disk {
+                return Ok(on_disk(file, reason));
             }
             let bytes = self.read(file)?;
             if file.over_limit {
@@ -610,7 +610,6 @@ mod tests {
             len: 1,
             modified: 0,
             mtime: 0,
-            embed: true,
             over_limit: false,
             disk: None,
         };

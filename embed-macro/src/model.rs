@@ -15,18 +15,16 @@ pub(crate) struct FileEntry {
     /// The path below the folder, `/`-separated (`css/app.css`).
     pub(crate) relative: String,
     pub(crate) len: u64,
-    /// Seconds since the Unix epoch: `SOURCE_DATE_EPOCH` for embedded files when set
-    /// (reproducible builds), else the file's modification time.
+    /// Seconds since the Unix epoch that an embedded file states: `SOURCE_DATE_EPOCH`
+    /// when set (reproducible builds), else its modification time.
     pub(crate) modified: u64,
     /// The file's own modification time, which an on-disk entry states (the runtime
     /// re-checks it).
     pub(crate) mtime: u64,
-    /// `false` when the file is served from disk (`disk` says why).
-    pub(crate) embed: bool,
     /// Over `max_embed_size` but of a kind that compresses: embedded, compressed only,
     /// if its gzip body is within the limit (`encode.rs` decides), else on disk.
     pub(crate) over_limit: bool,
-    /// Why the file is served from disk, when `embed` is `false`.
+    /// Why the file is served from disk; `None` when it is embedded.
     pub(crate) disk: Option<DiskReason>,
 }
 
@@ -45,10 +43,15 @@ pub(crate) enum DiskReason {
 }
 
 impl FileEntry {
+    /// Whether the file is embedded (or, `over_limit`, may be), not served from disk.
+    pub(crate) fn is_embedded(&self) -> bool {
+        self.disk.is_none()
+    }
+
     /// Whether this is a document whose references `rewrite_references` rewrites: an
     /// embedded HTML or CSS file.
     pub(crate) fn is_document(&self) -> bool {
-        self.embed && Document::of(&self.url_path).is_some()
+        self.is_embedded() && Document::of(&self.url_path).is_some()
     }
 }
 

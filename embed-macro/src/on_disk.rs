@@ -56,8 +56,14 @@ pub(crate) fn notice(
         named.push(format!("and {} more", left.len() - NAMED));
     }
     let files = if left.len() == 1 { "file" } else { "files" };
+    let deny = options.on_disk.value == OnDisk::Deny;
+    let (will, other) = if deny {
+        ("would", "`on_disk = \"warn\"` or `\"allow\"`")
+    } else {
+        ("will", "`on_disk = \"allow\"`")
+    };
     let message = format!(
-        "{} {files} over `max_embed_size` ({limit}) will be read from disk at run time, so the binary needs `{}` beside it: {}; raise `max_embed_size` to embed them, list them in `disk = [..]` to say so, or write `on_disk = \"allow\"`",
+        "{} {files} over `max_embed_size` ({limit}) {will} be read from disk at run time, so the binary needs `{}` beside it: {}; raise `max_embed_size` to embed them, list them in `disk = [..]` to say so, or write {other}",
         left.len(),
         options.root_display,
         named.join(", ")
@@ -67,14 +73,8 @@ pub(crate) fn notice(
         .written
         .or(options.max_embed_size.written)
         .unwrap_or(options.root_span);
-    if options.on_disk.value == OnDisk::Deny {
-        return Err(syn::Error::new(
-            span,
-            message.replace("will be read", "would be read").replace(
-                ", or write `on_disk = \"allow\"`",
-                ", or write `on_disk = \"warn\"` or `\"allow\"`",
-            ),
-        ));
+    if deny {
+        return Err(syn::Error::new(span, message));
     }
     Ok(Some((message, span)))
 }

@@ -158,7 +158,7 @@ pub(crate) fn current_id(
     let all_listed_here = listed.files.iter().all(|(path, hash)| same(path, hash));
     let all_here_listed = files
         .iter()
-        .filter(|file| file.embed)
+        .filter(|file| file.is_embedded())
         .all(|file| listed.files.contains_key(&file.relative));
     (all_listed_here && all_here_listed).then(|| kept.id.clone())
 }

@@ -106,7 +106,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         if let Some(disk) = disk {
             disk.mark(below, &mut disk_hits);
         }
-        let (embed, over_limit, reason) = placement(below, len, options);
+        let (over_limit, disk) = placement(below, len, options);
         let since_epoch = meta
             .modified()
             .ok()
@@ -119,16 +119,10 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
             abs_path: entry.path().to_path_buf(),
             relative,
             len,
-            // On-disk files keep their real mtime: the runtime re-checks it.
-            modified: if embed {
-                source_date_epoch.unwrap_or(mtime)
-            } else {
-                mtime
-            },
+            modified: source_date_epoch.unwrap_or(mtime),
             mtime,
-            embed,
             over_limit,
-            disk: reason,
+            disk,
         });
     }
     if let Some(include) = include.filter(|_| !options.earlier_release) {
@@ -166,25 +160,25 @@ fn empty_folder(options: &Options) -> syn::Error {
     )
 }
 
-/// Where a file of `len` bytes at `below` is served from: embedded (`true`), and if so
-/// whether it is over `max_embed_size` (embedded only if its gzip body fits, which
+/// Where a file of `len` bytes at `below` is served from: whether it is over
+/// `max_embed_size` yet compresses (embedded only if its gzip body fits, which
 /// `encode.rs` finds out), or why it stays on disk.
-fn placement(below: &Path, len: u64, options: &Options) -> (bool, bool, Option<DiskReason>) {
+fn placement(below: &Path, len: u64, options: &Options) -> (bool, Option<DiskReason>) {
     let listed = options
         .disk
         .value
         .as_ref()
         .is_some_and(|globs| globs.is_match(below));
     if listed {
-        (false, false, Some(DiskReason::Listed))
+        (false, Some(DiskReason::Listed))
     } else if len <= options.max_embed_size.value {
-        (true, false, None)
+        (false, None)
     } else if embed_assets_shared::is_precompressed(below) {
-        (false, false, Some(DiskReason::Incompressible))
+        (false, Some(DiskReason::Incompressible))
     } else if !options.gzip.value {
-        (false, false, Some(DiskReason::NoGzip))
+        (false, Some(DiskReason::NoGzip))
     } else {
-        (true, true, None)
+        (true, None)
     }
 }
 
@@ -219,11 +213,15 @@ fn report_unmatched(
 /// that names the largest files and the ways out, rather than minutes of rustc time
 /// and gigabytes of its memory.
 fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
-    let embedded: u64 = files.iter().filter(|f| f.embed).map(|f| f.len).sum();
+    let embedded: u64 = files
+        .iter()
+        .filter(|f| f.is_embedded())
+        .map(|f| f.len)
+        .sum();
     if embedded <= options.max_total_size.value {
         return Ok(());
     }
-    let mut largest: Vec<&FileEntry> = files.iter().filter(|f| f.embed).collect();
+    let mut largest: Vec<&FileEntry> = files.iter().filter(|f| f.is_embedded()).collect();
     largest.sort_by(|a, b| b.len.cmp(&a.len).then(a.url_path.cmp(&b.url_path)));
     let named: Vec<String> = largest
         .iter()
@@ -439,7 +437,7 @@ mod tests {
                 "/media/clip.mp4"
             ]
         );
-        assert!(entries.iter().all(|e| e.embed));
+        assert!(entries.iter().all(|e| e.is_embedded()));
         assert_eq!(entries[0].relative, "css/app.css");
         assert_eq!(entries[0].len, 6);
     }
@@ -491,12 +489,12 @@ mod tests {
             .iter()
             .find(|e| e.url_path == "/media/clip.mp4")
             .unwrap();
-        assert!(!clip.embed);
+        assert!(!clip.is_embedded());
         assert_eq!(clip.len, 2048);
         assert!(entries
             .iter()
             .filter(|e| e.url_path != "/media/clip.mp4")
-            .all(|e| e.embed));
+            .all(|e| e.is_embedded()));
     }
 
     #[test]
