@@ -20,6 +20,16 @@ impl Errors {
         self.0.push(syn::Error::new(span, msg));
     }
 
+    /// Whether nothing went wrong so far.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many errors so far.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// `Ok` when nothing went wrong, else every error at once.
     pub(crate) fn finish(self) -> syn::Result<()> {
         let mut all = self.0.into_iter();

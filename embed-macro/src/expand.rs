@@ -156,7 +156,17 @@ impl Expansion {
 /// The phases, shared by both forms: options, then the folder's pipeline, then the
 /// kept releases' hashed files.
 fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansion> {
-    let options = options::validate(args, runtime.clone())?;
+    let (options, mut errors) = options::validate_collecting(args, runtime.clone());
+    if !errors.is_empty() {
+        // The mistakes that need the folder (an `include` matching nothing, a folder
+        // over `max_total_size`) are reported with the others, each wrong option at
+        // its default meanwhile, so one round of fixes is enough.
+        if !options.root.as_os_str().is_empty() {
+            let files = scan::walk(&options, &mut errors);
+            fingerprint::check_patterns(&files, &options, &mut errors);
+        }
+        errors.finish()?;
+    }
     let (mut assets, entries, files) = pipeline(&options)?;
     let warning = on_disk::notice(&assets, &options)?;
     let Some(dir) = &options.releases.value else {

@@ -5,14 +5,13 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use crate::errors::Errors;
-use crate::model::{Body, EncodedAsset};
-use crate::options::{Fingerprint, Options};
+use crate::model::{Body, EncodedAsset, FileEntry};
+use crate::options::{Fingerprint, Globs, Options};
 use crate::url::hashed_url;
 
 /// Gives every embedded asset the options select its fingerprinted URL. A file on disk
 /// is never fingerprinted: its bytes can change after the build, the URL could not.
-/// A `fingerprint` pattern that selects no embedded file is an error at that pattern:
-/// `fingerprint = "yes"` (meant `true`) would otherwise fingerprint nothing, silently.
+/// A `fingerprint` pattern that selects no embedded file is an error at that pattern.
 pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
     let Some(fingerprint) = &options.fingerprint.value else {
         return Ok(());
@@ -47,11 +46,48 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
         return Ok(());
     }
     let mut errors = Errors::default();
+    if let Some(globs) = globs {
+        report_unmatched(globs, &hits, &on_disk_hits, options, &mut errors);
+    }
+    errors.finish()
+}
+
+/// [`assign`]'s check of the `fingerprint` patterns from the scanned names alone, for
+/// when other mistakes stop the build before encoding: every mistake is reported in
+/// one round. A file over `max_embed_size` that compresses counts as embedded.
+pub(crate) fn check_patterns(files: &[FileEntry], options: &Options, errors: &mut Errors) {
+    let Some(Fingerprint::Matching(globs)) = &options.fingerprint.value else {
+        return;
+    };
+    if options.earlier_release {
+        return;
+    }
+    let mut hits = vec![false; globs.patterns.len()];
+    let mut on_disk_hits = vec![false; globs.patterns.len()];
+    for file in files {
+        if file.is_embedded() {
+            globs.mark(&file.relative, &mut hits);
+        } else {
+            globs.mark(&file.relative, &mut on_disk_hits);
+        }
+    }
+    report_unmatched(globs, &hits, &on_disk_hits, options, errors);
+}
+
+/// An error at each pattern that selects no embedded file: `fingerprint = "yes"`
+/// (meant `true`) would otherwise fingerprint nothing, silently.
+fn report_unmatched(
+    globs: &Globs,
+    hits: &[bool],
+    on_disk_hits: &[bool],
+    options: &Options,
+    errors: &mut Errors,
+) {
     for (((pattern, span), _), on_disk) in globs
+        .patterns
         .iter()
-        .flat_map(|g| &g.patterns)
-        .zip(&hits)
-        .zip(&on_disk_hits)
+        .zip(hits)
+        .zip(on_disk_hits)
         .filter(|((_, hit), _)| !**hit)
     {
         let hint = if *on_disk {
@@ -69,7 +105,6 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
             ),
         );
     }
-    errors.finish()
 }
 
 /// A hashed URL must not shadow a file of the folder (`app.3f2a1b9c.js` committed

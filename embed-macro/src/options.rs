@@ -235,6 +235,13 @@ impl Compression {
 /// Validates `args`, reporting every problem in one error. `runtime` is the path the
 /// `embed_assets!` wrapper passes (`$crate`); the `crate` option overrides it.
 pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> {
+    let (options, errors) = validate_collecting(args, runtime);
+    errors.finish().map(|()| options)
+}
+
+/// [`validate`]'s work, keeping the options even when some are wrong (each wrong one
+/// at its default) so the caller can still look for mistakes that need the folder.
+pub(crate) fn validate_collecting(args: &Args, runtime: Option<TokenStream>) -> (Options, Errors) {
     let mut errors = Errors::default();
     let root = crate::folder::resolve(&args.path, &mut errors);
     let mut options = Options::with_defaults(root.unwrap_or_default(), &args.path);
@@ -288,7 +295,7 @@ pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result
             "`compressed_only = true` decodes the files' own bytes from their gzip bodies: it needs `gzip = true`",
         );
     }
-    errors.finish().map(|()| options)
+    (options, errors)
 }
 
 /// The message for a key no row has, with the nearest one when it is a likely typo.
@@ -588,6 +595,7 @@ fn parse_optional_globs(value: &Expr, errors: &mut Errors) -> Option<Option<Glob
 fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
     const EXPECTED: &str =
         "expected a glob string or a list of them, like `[\"*.css\", \"js/**\"]`";
+    let before = errors.len();
     let literals: Vec<&LitStr> = match value {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
@@ -622,6 +630,11 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
                 format!("invalid glob `{}`: {}", lit.value(), err.kind()),
             ),
         }
+    }
+    if errors.len() > before {
+        // A list with a wrong element stays at the option's default, so a check that
+        // needs the folder does not report what the part left would select.
+        return None;
     }
     match builder.build() {
         Ok(set) => Some(Globs { set, patterns }),

@@ -13,6 +13,25 @@ use crate::options::{Globs, Options};
 /// Lists the files below `options.root`, sorted by URL path.
 pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
     let mut errors = Errors::default();
+    let mut files = walk(options, &mut errors);
+    if !errors.is_empty() {
+        // The build stops before encoding: check the fingerprint patterns on the names
+        // now, so an `include` typo does not hide a `fingerprint` one.
+        crate::fingerprint::check_patterns(&files, options, &mut errors);
+    }
+    errors.finish()?;
+    if files.is_empty() && !options.allow_empty.value && !options.earlier_release {
+        return Err(empty_folder(options));
+    }
+    files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
+    check_budget(&files, options)?;
+    Ok(files)
+}
+
+/// The files below `options.root` that the filters select, in walk order, with every
+/// problem met on the way (unreadable entries, names without a URL, `include` and `disk`
+/// patterns that match nothing) added to `errors`.
+pub(crate) fn walk(options: &Options, errors: &mut Errors) -> Vec<FileEntry> {
     let shown = |relative: &str| display_path(&options.root_display, relative);
     let source_date_epoch = source_date_epoch();
     let include = options.include.value.as_ref();
@@ -126,18 +145,12 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
         });
     }
     if let Some(include) = include.filter(|_| !options.earlier_release) {
-        report_unmatched("include", include, &include_hits, options, &mut errors);
+        report_unmatched("include", include, &include_hits, options, errors);
     }
     if let Some(disk) = disk.filter(|_| !options.earlier_release) {
-        report_unmatched("disk", disk, &disk_hits, options, &mut errors);
+        report_unmatched("disk", disk, &disk_hits, options, errors);
     }
-    errors.finish()?;
-    if files.is_empty() && !options.allow_empty.value && !options.earlier_release {
-        return Err(empty_folder(options));
-    }
-    files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
-    check_budget(&files, options)?;
-    Ok(files)
+    files
 }
 
 /// A folder with nothing to embed is most often a frontend build that did not run (a
