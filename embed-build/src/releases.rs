@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use embed_assets_shared::release::{self, Kept, Release};
 use sha2::{Digest, Sha256};
@@ -33,7 +34,9 @@ use crate::{absolute, Error};
 ///   nothing, and a release is identified by them ([`Recorded::id`]), the same on any
 ///   machine. Bytes are stored once across releases, named by their SHA-256.
 /// - The newest [`keep`](Self::keep) releases are kept; older ones, and the bytes no
-///   kept release lists, are removed.
+///   kept release lists, are removed. With [`max_age`](Self::max_age), so is a release
+///   replaced longer ago than that, as hosting platforms limit skew protection by count
+///   and by age (10 versions, 14 days).
 /// - Every file of the folder is recorded, dotfiles (`.vite/manifest.json`) included
 ///   and symbolic links as the files they name, except files over
 ///   [`max_file_size`](Self::max_file_size).
@@ -44,6 +47,7 @@ use crate::{absolute, Error};
 pub struct Releases {
     dir: PathBuf,
     keep: usize,
+    max_age: Option<Duration>,
     max_file_size: u64,
 }
 
@@ -80,6 +84,7 @@ impl Releases {
         Releases {
             dir: dir.into(),
             keep: Self::DEFAULT_KEEP,
+            max_age: None,
             max_file_size: Self::DEFAULT_MAX_FILE_SIZE,
         }
     }
@@ -88,6 +93,26 @@ impl Releases {
     /// [`DEFAULT_KEEP`](Self::DEFAULT_KEEP)); at least 1.
     pub fn keep(mut self, releases: usize) -> Releases {
         self.keep = releases;
+        self
+    }
+
+    /// How long a release is kept once a newer one replaced it (no limit by default):
+    /// a page of the old release still open in a browser that long after the deploy
+    /// gets its hashed files; later it is assumed reloaded. A release is replaced when
+    /// the next one is recorded (each `.release` file states when it was recorded); the
+    /// newest release is always kept, and [`keep`](Self::keep) applies as well.
+    ///
+    /// ```no_run
+    /// # fn main() -> Result<(), embed_assets_build::Error> {
+    /// use std::time::Duration;
+    /// embed_assets_build::Releases::new("releases")
+    ///     .keep(10)
+    ///     .max_age(Duration::from_secs(14 * 24 * 60 * 60))
+    ///     .record("public")?;
+    /// # Ok(()) }
+    /// ```
+    pub fn max_age(mut self, age: Duration) -> Releases {
+        self.max_age = Some(age);
         self
     }
 
@@ -111,12 +136,20 @@ impl Releases {
         if std::env::var("PROFILE").is_ok_and(|profile| profile != "release") {
             return Ok(None);
         }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        self.record_at(folder.as_ref(), now).map(Some)
+    }
+
+    /// [`record`](Self::record) at `now` (seconds since the Unix epoch), in any profile.
+    fn record_at(&self, folder: &Path, now: u64) -> Result<Recorded, Error> {
         if self.keep == 0 {
             return Err(Error::new(
                 "Releases::keep(0): keep at least the release being recorded",
             ));
         }
-        let folder = absolute(folder.as_ref());
+        let folder = absolute(folder);
         let dir = absolute(&self.dir);
         if dir.starts_with(&folder) || folder.starts_with(&dir) {
             return Err(Error::new(format!(
@@ -127,7 +160,10 @@ impl Releases {
             )));
         }
         let (files, too_large) = self.read_folder(&folder)?;
-        let mut snapshot = Release::default();
+        let mut snapshot = Release {
+            recorded: Some(now),
+            ..Release::default()
+        };
         for found in &files {
             snapshot
                 .files
@@ -148,15 +184,15 @@ impl Releases {
             let target = dir.join(release::file_name(sequence, &id));
             write_atomically(&target, snapshot.to_text().as_bytes())?;
         }
-        let removed = self.prune(&dir)?;
-        Ok(Some(Recorded {
+        let removed = self.prune(&dir, now)?;
+        Ok(Recorded {
             id,
             new,
             added_files,
             added_bytes,
             removed,
             too_large,
-        }))
+        })
     }
 
     /// Every file of `folder` up to the size limit, and the paths of the larger ones.
@@ -204,22 +240,40 @@ impl Releases {
         Ok((files, too_large))
     }
 
-    /// Removes the releases beyond the newest `keep`, then the bytes no kept release
-    /// lists; the removed releases' ids.
-    fn prune(&self, dir: &Path) -> Result<Vec<String>, Error> {
+    /// Removes the releases beyond the newest `keep` and those replaced longer than
+    /// `max_age` before `now`, then the bytes no kept release lists; the removed
+    /// releases' ids, oldest first.
+    fn prune(&self, dir: &Path, now: u64) -> Result<Vec<String>, Error> {
         let kept = release::list(dir).map_err(|err| Error::io("reading", dir, err))?;
         let excess = kept.len().saturating_sub(self.keep);
-        let (old, keep) = kept.split_at(excess);
+        let (old, recent) = kept.split_at(excess);
+        let lists = recent
+            .iter()
+            .map(read_release)
+            .collect::<Result<Vec<_>, _>>()?;
+        // A release is replaced when the next one was recorded; one whose successor
+        // states no time (a list written before times were) is not aged out.
+        let too_old = |next: Option<&Release>| {
+            let replaced = next.and_then(|next| next.recorded);
+            self.max_age
+                .zip(replaced)
+                .is_some_and(|(age, at)| now.saturating_sub(at) > age.as_secs())
+        };
+        let mut removed: Vec<&Kept> = old.iter().collect();
         let mut listed = HashSet::new();
-        for release in keep {
-            listed.extend(read_release(release)?.files.into_values());
+        for (i, (release, list)) in recent.iter().zip(&lists).enumerate() {
+            if too_old(lists.get(i + 1)) {
+                removed.push(release);
+            } else {
+                listed.extend(list.files.values().cloned());
+            }
         }
-        for release in old {
+        for release in &removed {
             fs::remove_file(&release.path)
                 .map_err(|err| Error::io("removing", &release.path, err))?;
         }
         remove_unlisted_objects(dir, &listed)?;
-        Ok(old.iter().map(|release| release.id.clone()).collect())
+        Ok(removed.iter().map(|release| release.id.clone()).collect())
     }
 }
 
@@ -487,6 +541,64 @@ mod tests {
         assert_eq!(recorded.removed, [ids[2].clone()]);
         assert_eq!(scratch.kept().len(), 1);
         assert_eq!(scratch.objects().len(), 2);
+    }
+
+    #[test]
+    fn a_release_replaced_longer_ago_than_max_age_is_removed() {
+        const DAY: u64 = 24 * 60 * 60;
+        let scratch = Scratch::new("age");
+        let releases = Releases::new(scratch.0.join("releases"))
+            .keep(10)
+            .max_age(Duration::from_secs(14 * DAY));
+        let public = scratch.0.join("public");
+        let start = 1_796_000_000;
+        let mut ids = Vec::new();
+        for (n, day) in [0, 1, 2].into_iter().enumerate() {
+            scratch.write("index.html", format!("<p>{n}</p>").as_bytes());
+            let recorded = releases.record_at(&public, start + day * DAY).unwrap();
+            assert!(recorded.removed.is_empty(), "release {n}: {recorded:?}");
+            ids.push(recorded.id);
+        }
+        let times: Vec<_> = scratch.kept().iter().map(|(_, r)| r.recorded).collect();
+        assert_eq!(times, [0, 1, 2].map(|day| Some(start + day * DAY)));
+        // Day 16: release 0 was replaced on day 1, 15 days ago; release 1 on day 2, 14
+        // days ago, which is not longer than the limit.
+        scratch.write("index.html", b"<p>3</p>");
+        let recorded = releases.record_at(&public, start + 16 * DAY).unwrap();
+        assert_eq!(recorded.removed, [ids[0].clone()]);
+        ids.push(recorded.id);
+        // A year later, with nothing new: all but the newest were replaced long ago.
+        let recorded = releases.record_at(&public, start + 365 * DAY).unwrap();
+        assert!(!recorded.new);
+        assert_eq!(recorded.removed, [ids[1].clone(), ids[2].clone()]);
+        let kept: Vec<_> = scratch.kept().into_iter().map(|(k, _)| k.id).collect();
+        assert_eq!(kept, [ids[3].clone()], "the newest release is always kept");
+        assert_eq!(scratch.objects(), [sha(b"<p>3</p>")], "only its bytes stay");
+    }
+
+    #[test]
+    fn a_release_replaced_by_a_list_without_a_time_is_not_aged_out() {
+        let scratch = Scratch::new("no-time");
+        let public = scratch.0.join("public");
+        let releases = Releases::new(scratch.0.join("releases")).max_age(Duration::ZERO);
+        scratch.write("index.html", b"<p>old</p>");
+        let old = releases.record_at(&public, 1_000).unwrap();
+        scratch.write("index.html", b"<p>new</p>");
+        let new = releases.record_at(&public, 2_000).unwrap();
+        assert_eq!(new.removed, Vec::<String>::new(), "replaced just now");
+        // The newer list rewritten as lists were before they stated a time: when the
+        // old release was replaced is unknown, so age does not remove it.
+        let (kept, mut list) = scratch.kept().remove(1);
+        list.recorded = None;
+        fs::write(&kept.path, list.to_text()).unwrap();
+        let later = releases.record_at(&public, 9_000).unwrap();
+        assert!(later.removed.is_empty(), "{later:?}");
+        assert_eq!(scratch.kept().len(), 2);
+        // Put its time back, and the old release is aged out.
+        list.recorded = Some(2_000);
+        fs::write(&kept.path, list.to_text()).unwrap();
+        let later = releases.record_at(&public, 9_000).unwrap();
+        assert_eq!(later.removed, [old.id]);
     }
 
     #[test]

@@ -10,11 +10,13 @@
 //!                                   have higher ones) and its id
 //! ```
 //!
-//! A `.release` file is ASCII text: the line `embed-assets release 1`, then one line per
-//! file, sorted by path: the SHA-256 of its bytes in lowercase hex, a space, and its path
-//! below the recorded folder, `/`-separated, with `%`, control characters and non-ASCII
-//! bytes percent-encoded (as UTF-8). The id is the first 16 hex digits of the SHA-256 of
-//! that text: the same files make the same id, on any machine. Files whose bytes are the
+//! A `.release` file is ASCII text: the line `embed-assets release 1`, then optionally
+//! the line `recorded <seconds>` (when it was recorded, in seconds since the Unix epoch),
+//! then one line per file, sorted by path: the SHA-256 of its bytes in lowercase hex, a
+//! space, and its path below the recorded folder, `/`-separated, with `%`, control
+//! characters and non-ASCII bytes percent-encoded (as UTF-8). The id is the first 16 hex
+//! digits of the SHA-256 of that text without the `recorded` line: the same files make
+//! the same id, on any machine, whenever they are recorded. Files whose bytes are the
 //! same are stored once, across releases.
 
 use std::collections::BTreeMap;
@@ -36,19 +38,33 @@ pub const EXTENSION: &str = "release";
 /// would end its line); non-ASCII bytes are escaped too, so the file is ASCII.
 const ESCAPED: &AsciiSet = &CONTROLS.add(b'%');
 
+/// The line that states when a release was recorded, before its seconds.
+const RECORDED: &str = "recorded ";
+
 /// One release: every recorded file's path and the SHA-256 of its bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Release {
     /// Path below the folder (`css/app.css`) → SHA-256 of the bytes, lowercase hex.
     pub files: BTreeMap<String, String>,
+    /// When it was recorded, in seconds since the Unix epoch; `None` in a list written
+    /// without the `recorded` line. Not part of the id.
+    pub recorded: Option<u64>,
 }
 
 impl Release {
     /// The release's file text, as described in the [module documentation](self).
     pub fn to_text(&self) -> String {
-        let mut text = String::with_capacity(HEADER.len() + 1 + self.files.len() * 96);
+        self.text(self.recorded)
+    }
+
+    /// The file text, with the `recorded` line when `recorded` is some.
+    fn text(&self, recorded: Option<u64>) -> String {
+        let mut text = String::with_capacity(HEADER.len() + 32 + self.files.len() * 96);
         text.push_str(HEADER);
         text.push('\n');
+        if let Some(seconds) = recorded {
+            let _ = writeln!(text, "{RECORDED}{seconds}");
+        }
         for (path, hash) in &self.files {
             let _ = writeln!(text, "{hash} {}", utf8_percent_encode(path, ESCAPED));
         }
@@ -77,8 +93,23 @@ impl Release {
             }
         }
         let mut files = BTreeMap::new();
+        let mut recorded = None;
         for (number, line) in lines.enumerate() {
             let bad = |why: &str| format!("line {}: {why}: {line:?}", number + 2);
+            if let Some(seconds) = line.strip_prefix(RECORDED) {
+                if number != 0 {
+                    return Err(bad("`recorded` belongs right after the first line"));
+                }
+                let valid = !seconds.is_empty() && seconds.bytes().all(|b| b.is_ascii_digit());
+                recorded = Some(
+                    seconds
+                        .parse()
+                        .ok()
+                        .filter(|_| valid)
+                        .ok_or_else(|| bad("expected `recorded <seconds since 1970>`"))?,
+                );
+                continue;
+            }
             let (hash, path) = line
                 .split_once(' ')
                 .ok_or_else(|| bad("expected `<sha-256> <path>`"))?;
@@ -95,12 +126,13 @@ impl Release {
                 return Err(bad("a path listed twice"));
             }
         }
-        Ok(Release { files })
+        Ok(Release { files, recorded })
     }
 
-    /// The release's id: the first 16 hex digits of the SHA-256 of its text.
+    /// The release's id: the first 16 hex digits of the SHA-256 of its text without
+    /// the `recorded` line.
     pub fn id(&self) -> String {
-        crate::hex(&Sha256::digest(self.to_text().as_bytes()))[..16].to_owned()
+        crate::hex(&Sha256::digest(self.text(None).as_bytes()))[..16].to_owned()
     }
 }
 
@@ -245,6 +277,22 @@ mod tests {
         let bytes = renamed.files.remove("index.html").unwrap();
         renamed.files.insert("home.html".into(), bytes);
         assert_ne!(renamed.id(), release.id(), "another name");
+        let mut later = sample();
+        later.recorded = Some(1_796_000_000);
+        assert_eq!(later.id(), release.id(), "recorded at another time");
+    }
+
+    #[test]
+    fn the_recorded_time_reads_back_and_is_optional() {
+        let mut release = sample();
+        release.recorded = Some(1_796_389_876);
+        let text = release.to_text();
+        assert!(
+            text.starts_with("embed-assets release 1\nrecorded 1796389876\n"),
+            "{text:?}"
+        );
+        assert_eq!(Release::parse(&text), Ok(release));
+        assert_eq!(Release::parse(&sample().to_text()).unwrap().recorded, None);
     }
 
     #[test]
@@ -273,6 +321,17 @@ mod tests {
             (
                 &format!("{HEADER}\n{good} a\n{good} a\n"),
                 "line 3: a path listed twice",
+            ),
+            (&format!("{HEADER}\nrecorded soon\n"), "line 2: expected `recorded"),
+            (&format!("{HEADER}\nrecorded \n"), "line 2: expected `recorded"),
+            (&format!("{HEADER}\nrecorded +5\n"), "line 2: expected `recorded"),
+            (
+                &format!("{HEADER}\nrecorded 99999999999999999999999\n"),
+                "line 2: expected `recorded",
+            ),
+            (
+                &format!("{HEADER}\n{good} a\nrecorded 5\n"),
+                "line 3: `recorded` belongs right after",
             ),
         ] {
             let err = Release::parse(text).unwrap_err();
