@@ -322,9 +322,18 @@ mod tests {
                 &format!("{HEADER}\n{good} a\n{good} a\n"),
                 "line 3: a path listed twice",
             ),
-            (&format!("{HEADER}\nrecorded soon\n"), "line 2: expected `recorded"),
-            (&format!("{HEADER}\nrecorded \n"), "line 2: expected `recorded"),
-            (&format!("{HEADER}\nrecorded +5\n"), "line 2: expected `recorded"),
+            (
+                &format!("{HEADER}\nrecorded soon\n"),
+                "line 2: expected `recorded",
+            ),
+            (
+                &format!("{HEADER}\nrecorded \n"),
+                "line 2: expected `recorded",
+            ),
+            (
+                &format!("{HEADER}\nrecorded +5\n"),
+                "line 2: expected `recorded",
+            ),
             (
                 &format!("{HEADER}\nrecorded 99999999999999999999999\n"),
                 "line 2: expected `recorded",

@@ -283,6 +283,59 @@ async fn the_assets_can_also_be_the_applications_fallback() {
 }
 
 #[tokio::test]
+async fn in_dev_mode_files_added_since_the_build_are_answered_in_front() {
+    // The README's set-up as written: dev mode on the front service, a fresh service
+    // (no dev mode) as the application's fallback.
+    let folder = std::env::temp_dir().join(format!("embed-fallback-dev-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let state = state("dev");
+    let app = Router::new()
+        .route("/api/users/{id}", get(user))
+        .fallback_service(SITE.service().spa_fallback("/index.html"))
+        .layer(middleware::from_fn_with_state(state.clone(), count))
+        .with_state(state.clone());
+    let (listener, addr) = listener().await;
+    let service = SITE.service().dev_folder(&folder).with_fallback(app);
+    tokio::spawn(async move {
+        axum::serve(listener, service.into_make_service())
+            .await
+            .expect("axum server");
+    });
+    let (status, _, _) = fetch(addr, "/assets/chunk-a1b2c3.js", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "not written yet");
+    assert_eq!(
+        state.seen.load(Ordering::SeqCst),
+        1,
+        "a miss is the application's"
+    );
+
+    std::fs::create_dir_all(folder.join("assets")).unwrap();
+    std::fs::write(
+        folder.join("assets/chunk-a1b2c3.js"),
+        "export const x = 1;\n",
+    )
+    .unwrap();
+    let (status, headers, body) = fetch(addr, "/assets/chunk-a1b2c3.js", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"export const x = 1;\n");
+    assert_eq!(
+        header(&headers, CONTENT_TYPE),
+        Some("text/javascript; charset=utf-8")
+    );
+    assert_eq!(header(&headers, X_APP.clone()), None, "answered in front");
+    let (status, _, body) = fetch(addr, "/api/users/7", &[]).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"dev user 7"[..]));
+    // A folder at that path is no file: the application's (its fallback's 404).
+    std::fs::create_dir_all(folder.join("assets/dir.js")).unwrap();
+    let (status, headers, _) = fetch(addr, "/assets/dir.js", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(header(&headers, X_APP.clone()), Some("middleware"));
+    assert_eq!(state.seen.load(Ordering::SeqCst), 3);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[tokio::test]
 async fn hits_keep_the_assets_body_and_misses_the_applications() {
     use hyper::body::Body as _;
     use tower_service::Service as _;

@@ -30,9 +30,9 @@ use crate::{RequestHead, ServeAssets};
 /// [single-page app's page](ServeAssets::spa_fallback), the
 /// [404 page](ServeAssets::not_found_page)) are never given here: those requests are
 /// the application's. To keep them, make a `ServeAssets` the application's own
-/// fallback as well. In [dev mode](ServeAssets::dev_folder), files added to the folder
-/// since the build go to the application too (whether one exists takes a read), so
-/// they are served through that fallback.
+/// fallback as well. In [dev mode](ServeAssets::dev_folder), a file added to the
+/// folder since the build is a hit too, answered in front (a `stat` tells whether it
+/// exists), whatever the application's fallback is.
 ///
 /// One miss is the assets' own: a version of a content-hashed file that the table does
 /// not have (`/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`, asked for by a page of

@@ -323,7 +323,9 @@ impl ServeAssets {
     /// `include` and `exclude` globs, dotfiles only with `dotfiles = true`, symbolic
     /// links only with `follow_symlinks = true`, the macro's media types, read whole;
     /// a new file at a path the single-page app's fallback answers (no extension) is
-    /// answered by the fallback until the next build.
+    /// answered by the fallback until the next build. Behind
+    /// [`with_fallback`](Self::with_fallback), an added file that exists is a hit,
+    /// answered in front like the others.
     ///
     /// Pages are served as they are on disk: `rewrite_references` does not run in dev
     /// mode. Their links name the plain URLs, which dev mode answers with the current

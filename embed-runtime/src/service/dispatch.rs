@@ -26,10 +26,10 @@ pub(crate) enum Claim {
     AllButPlainNotFound,
     /// Only hits: a GET or HEAD of an asset at its own URL (its index, clean or
     /// fingerprinted URL included) or the redirect of a directory to its slash. Not
-    /// the single-page app's page, 404 or 405, nothing with a bad `Host`, and not a
-    /// dev-mode file added since the build: those are the application's behind
-    /// [`WithFallback`](crate::WithFallback). (Another version of a hashed file is
-    /// answered under every claim: `Target::OtherVersion`.)
+    /// the single-page app's page, 404 or 405, nothing with a bad `Host`: those are the
+    /// application's behind [`WithFallback`](crate::WithFallback). In dev mode, a file
+    /// added to the folder since the build is a hit when it exists. (Another version
+    /// of a hashed file is answered under every claim: `Target::OtherVersion`.)
     #[cfg_attr(not(feature = "tower"), allow(dead_code))]
     Hits,
 }
@@ -70,10 +70,14 @@ impl ServeAssets {
                 Claim::AllButPlainNotFound if self.is_plain_not_found() => return None,
                 _ => self.not_found(head.method, head.headers),
             },
-            // Dev mode's files added since the build may not exist: only reading
-            // tells, and a miss must reach the application, whose fallback (the whole
-            // service) serves them.
-            Target::DevFile(_) if claim == Claim::Hits => return None,
+            // Dev mode's files added since the build are hits when they exist, so the
+            // front serves them even when the application's fallback is a service
+            // without dev mode; an absent one is the application's.
+            Target::DevFile(relative)
+                if claim == Claim::Hits && !self.dev_file_exists(&relative) =>
+            {
+                return None
+            }
             Target::DevFile(relative) => return Some(self.respond_dev_file(&relative, &head)),
         };
         Some(ResponseFuture::ready(response))
@@ -118,6 +122,19 @@ impl ServeAssets {
             vary_accept: policy.vary_accept,
         };
         ResponseFuture::boxed(request.respond())
+    }
+
+    /// Whether a file added to the dev folder since the build exists, as a regular
+    /// file. A blocking `stat` on the request's task: dev mode only, where the folder
+    /// is a local build output, and the one way to tell a hit before calling the
+    /// application (whose readiness is spent once it is called).
+    fn dev_file_exists(&self, relative: &str) -> bool {
+        self.config
+            .options
+            .dev_folder
+            .as_ref()
+            .and_then(|folder| std::fs::metadata(folder.join(relative)).ok())
+            .is_some_and(|meta| meta.is_file())
     }
 
     /// Dev mode: a file of the folder added since the build, read whole and served
