@@ -105,7 +105,10 @@ fn element_sites(el: &Element<'_, '_>, html: &str) -> Vec<Site> {
         .get_attribute("rel")
         .unwrap_or_default()
         .to_ascii_lowercase();
+    // `data-no-integrity`: an element whose URL a script swaps at run time (a theme
+    // switcher) would keep the first file's value and block every other.
     let takes_integrity = !el.has_attribute("integrity")
+        && !el.has_attribute("data-no-integrity")
         && match tag.as_str() {
             "script" => true,
             "link" => rel
@@ -510,6 +513,8 @@ pub(crate) struct HeadLoad {
     pub(crate) kind: LoadKind,
     /// The element's `crossorigin` value, if it has one (`""` for anonymous).
     pub(crate) crossorigin: Option<String>,
+    /// The element's `integrity` value, if it has one: its preload must carry the same.
+    pub(crate) integrity: Option<String>,
 }
 
 /// How a [`HeadLoad`] is fetched, which its preload must match.
@@ -569,13 +574,15 @@ fn push_load(found: &RefCell<Vec<HeadLoad>>, el: &Element<'_, '_>, name: &str, k
         .map(|url| url.trim().to_owned())
         .filter(|url| !url.is_empty());
     if let Some(reference) = reference {
-        let crossorigin = el
-            .get_attribute("crossorigin")
-            .and_then(|raw| decode_attribute(&raw));
+        let attribute = |name| {
+            el.get_attribute(name)
+                .and_then(|raw| decode_attribute(&raw))
+        };
         found.borrow_mut().push(HeadLoad {
             reference,
             kind,
-            crossorigin,
+            crossorigin: attribute("crossorigin"),
+            integrity: attribute("integrity"),
         });
     }
 }

@@ -496,7 +496,7 @@ mod tests {
         let html = r#"<script src="/js/app.js"></script><link rel="stylesheet" href=css/app.css>
 <link rel="modulepreload" href='/js/app.js'><img src="/img/logo.png">
 <link rel="icon" href="/img/logo.png"><script src="/js/app.js" integrity="sha384-mine"></script>
-<link rel="preload" as="style" href="/css/app.css">"#;
+<link rel="preload" as="style" href="/css/app.css"><link rel=stylesheet href="/js/app.js" data-no-integrity>"#;
         let lookup = |file: &str| {
             hashed(file).map(|url| Target {
                 hashed: (file != "/css/app.css").then_some(url),
@@ -511,7 +511,7 @@ mod tests {
         let expected = r#"<script src="/js/app.abcd1234.js" integrity="sha384-10"></script><link rel="stylesheet" href=css/app.css integrity="sha384-12">
 <link rel="modulepreload" href='/js/app.abcd1234.js' integrity="sha384-10"><img src="/img/logo.abcd1234.png">
 <link rel="icon" href="/img/logo.abcd1234.png"><script src="/js/app.abcd1234.js" integrity="sha384-mine"></script>
-<link rel="preload" as="style" href="/css/app.css">"#;
+<link rel="preload" as="style" href="/css/app.css"><link rel=stylesheet href="/js/app.abcd1234.js" data-no-integrity>"#;
         assert_eq!(out, expected);
         let off = Rules {
             base: None,

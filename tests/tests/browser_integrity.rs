@@ -9,7 +9,9 @@
 //! stylesheet, its module script (and the module it imports, fetched once through the
 //! preload) and its classic script, with no integrity error in the console;
 //! `tampered.html` runs none of its scripts, applies none of its styles, and the
-//! console names each blocked file.
+//! console names each blocked file. With preload links on, Chromium uses each preload
+//! (they carry the values too) and warns of none; `theme.html`'s style sheet, marked
+//! `data-no-integrity`, is swapped by a script and applied.
 //!
 //! Needs `chromium` and `chromedriver` for the browser test (Debian packages `chromium`
 //! and `chromium-driver`); `bash tests/run.sh` installs them.
@@ -129,7 +131,100 @@ async fn chromium_runs_what_matches_its_integrity_value_and_blocks_what_does_not
             .layer(middleware::from_fn_with_state(log.clone(), record));
         let addr = spawn_router(router).await;
         assert_index_runs(&session, addr, &log).await;
+        // Chromium reports a module fetched by its importer as `script`, one fetched
+        // by the page's modulepreload element as `other`.
+        let timings = resource_timings(&session).await;
+        let dep = timings.get(PAGE.get("/js/dep.js").expect("embedded").url());
+        assert_ne!(
+            dep["initiatorType"], "script",
+            "dep.js came through the preload: {dep}"
+        );
         assert_tampered_is_blocked(&session, addr, &log).await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_uses_the_preloads_of_a_page_with_integrity_values() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    // The `Link` field announces each file the page's head loads, with the same
+    // integrity value as its element: else Chromium discards the preload ("not used
+    // due to an integrity mismatch") and fetches the file a second time.
+    let service = PAGE.service().preload_links();
+    let addr = spawn_service(service.clone()).await;
+    let (_, headers, _) = get(addr, "/index.html", &[]).await;
+    let links: Vec<&str> = headers
+        .get_all(http::header::LINK)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(", <"))
+        .collect();
+    for path in ["/css/site.css", "/js/dep.js", "/js/main.js"] {
+        let asset = PAGE.get(path).expect("embedded");
+        let name = asset.url().rsplit('/').next().unwrap_or_default();
+        let link = links
+            .iter()
+            .find(|link| link.contains(name))
+            .unwrap_or_else(|| panic!("no preload of {path}: {links:#?}"));
+        let value = asset.integrity().expect("a value");
+        assert!(
+            link.contains(&format!("integrity=\"{value}\"")),
+            "{path}: {link}"
+        );
+    }
+    in_browser(&programs, TEST_TIMEOUT, |session| {
+        let service = service.clone();
+        async move {
+            let log = ServerLog::default();
+            let router = Router::new()
+                .fallback_service(service)
+                .layer(middleware::from_fn_with_state(log.clone(), record));
+            let addr = spawn_router(router).await;
+            assert_index_runs(&session, addr, &log).await;
+            // Chromium warns of an unused preload three seconds after the load event.
+            tokio::time::sleep(Duration::from_secs(4)).await;
+            let console = session.browser_log().await;
+            let preload: Vec<&LogEntry> = console
+                .iter()
+                .filter(|entry| entry.message.contains("preload"))
+                .collect();
+            assert!(preload.is_empty(), "every preload used: {preload:#?}");
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_marked_data_no_integrity_can_be_swapped_at_run_time() {
+    // `theme.html` swaps its theme's style sheet from a script; the element is marked
+    // `data-no-integrity`, so it gets no value, while the page's other sheet does.
+    let addr = spawn_service(PAGE.service()).await;
+    let served = served_links(addr, "/theme.html").await;
+    let (_, dark) = &served["/css/theme/dark.css"];
+    assert_eq!(dark.attribute("integrity"), None, "{dark:?}");
+    let (site, fixed) = &served["/css/site.css"];
+    assert_eq!(fixed.attribute("integrity"), site.integrity(), "{fixed:?}");
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let addr = spawn_service(PAGE.service()).await;
+        session.navigate(&format!("http://{addr}/theme.html")).await;
+        let swapped = session
+            .wait_until("document.body.dataset.theme === 'rgb(128, 0, 128)'")
+            .await;
+        let console = session.browser_log().await;
+        assert!(
+            swapped,
+            "light.css applied after the swap; console: {console:#?}"
+        );
+        let errors: Vec<&LogEntry> = console
+            .iter()
+            .filter(|entry| entry.level == "SEVERE" || entry.message.contains("integrity"))
+            .collect();
+        assert!(errors.is_empty(), "theme.html: {errors:#?}");
     })
     .await;
 }
@@ -165,14 +260,6 @@ async fn assert_index_runs(session: &Session, addr: SocketAddr, log: &ServerLog)
         assert_eq!(requests.len(), 1, "{url} fetched once: {seen:#?}");
         assert_eq!(requests[0].status, StatusCode::OK, "{:?}", requests[0]);
     }
-    // Chromium reports a module fetched by its importer as `script`, one fetched by a
-    // modulepreload as `other`.
-    let timings = resource_timings(session).await;
-    let dep = timings.get(PAGE.get("/js/dep.js").expect("embedded").url());
-    assert_ne!(
-        dep["initiatorType"], "script",
-        "dep.js came through the preload: {dep}"
-    );
 
     let console = session.browser_log().await;
     let errors: Vec<&LogEntry> = console
