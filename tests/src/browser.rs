@@ -21,7 +21,9 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY};
+use http::header::{
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
+};
 use http::{HeaderMap, HeaderName, Method, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -61,6 +63,8 @@ pub struct Seen {
     pub vary: Option<String>,
     /// The response's `ETag`.
     pub etag: Option<String>,
+    /// The response's `Cache-Control`.
+    pub cache_control: Option<String>,
 }
 
 /// Every request the server answered, in order; clones share the one list.
@@ -100,6 +104,7 @@ pub async fn record(State(log): State<ServerLog>, request: Request, next: Next) 
         content_encoding: field(response.headers(), CONTENT_ENCODING),
         vary: field(response.headers(), VARY),
         etag: field(response.headers(), ETAG),
+        cache_control: field(response.headers(), CACHE_CONTROL),
     };
     log.0.lock().expect("server log").push(seen);
     response

@@ -61,14 +61,15 @@ mod vite_2 {
 
 /// One deploy under an open browser: release 1's page is opened and its script runs
 /// (`ran(1)` holds), the origin becomes release 2, the page is opened again and runs
-/// (`ran(2)`); returns what the server saw for `bundle`, release 2's script.
+/// (`ran(2)`: the new page is shown at once); returns every request the server saw,
+/// once it saw `bundle`, release 2's script.
 async fn deploy(
     first: &'static embed_assets::Assets,
     second: &'static embed_assets::Assets,
     routes: fn() -> axum::Router,
     ran: fn(u32) -> String,
     bundle: &'static str,
-) -> Seen {
+) -> Vec<Seen> {
     let programs = BrowserPrograms::find().expect("checked by the caller");
     in_browser(&programs, TEST_TIMEOUT, move |session| async move {
         let current: Current = Arc::new(Mutex::new(first.service()));
@@ -81,7 +82,8 @@ async fn deploy(
         // The deploy, then the same page again in the same browser.
         *current.lock().expect("current service") = second.service();
         open(&session, addr, &ran(2)).await;
-        wait_for_request(&log, bundle).await
+        wait_for_request(&log, bundle).await;
+        log.snapshot()
     })
     .await
 }
@@ -110,7 +112,7 @@ fn assert_dictionary_compressed(seen: &Seen, old: &embed_assets::Asset) {
     assert_eq!(
         seen.available_dictionary.as_deref(),
         Some(dictionary.as_str()),
-        "Chromium names release 1's bundle as its dictionary: {seen:?}"
+        "Chromium names release 1's version as its dictionary: {seen:?}"
     );
     assert!(
         seen.accept_encoding
@@ -129,21 +131,35 @@ fn assert_dictionary_compressed(seen: &Seen, old: &embed_assets::Asset) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_gets_release_2s_bundle_compressed_against_release_1s_and_runs_it() {
+async fn chromium_gets_release_2s_bundle_and_page_compressed_against_release_1s() {
     if BrowserPrograms::find().is_none() {
         return;
     }
     let old = this_build(&release_1::SITE, "/js/app.js");
     let new = this_build(&release_2::SITE, "/js/app.js");
+    let bundle = new.fingerprinted_path().unwrap();
     let seen = deploy(
         &release_1::SITE,
         &release_2::SITE,
         axum::Router::new,
         |n| format!("document.documentElement.dataset.release === '{n}'"),
-        new.fingerprinted_path().unwrap(),
+        bundle,
     )
     .await;
-    assert_dictionary_compressed(&seen, old);
+    let request = seen.iter().find(|seen| seen.path == bundle).unwrap();
+    assert_dictionary_compressed(request, old);
+    // The page: release 1's was kept as a dictionary (its `Cache-Control` gives it a
+    // freshness lifetime), so release 2's, shown at once, came compressed against it.
+    let pages: Vec<&Seen> = seen
+        .iter()
+        .filter(|seen| seen.path == "/index.html")
+        .collect();
+    assert_eq!(pages.len(), 2, "{seen:#?}");
+    assert_eq!(
+        pages[0].cache_control.as_deref(),
+        Some(embed_assets::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+    );
+    assert_dictionary_compressed(pages[1], this_build(&release_1::SITE, "/index.html"));
 }
 
 /// The Vite example's app, built twice by Vite (`tests/fixtures/vite-releases`): release
@@ -185,5 +201,6 @@ async fn chromium_runs_the_vite_apps_next_release_from_a_dictionary_compressed_b
         new.path(),
     )
     .await;
-    assert_dictionary_compressed(&seen, old);
+    let request = seen.iter().find(|seen| seen.path == new.path()).unwrap();
+    assert_dictionary_compressed(request, old);
 }

@@ -377,12 +377,34 @@ async fn a_page_is_compressed_against_its_earlier_version_at_its_own_url() {
             header(&headers, USE_AS_DICTIONARY),
             Some("match=\"{index.html}?\"")
         );
-        assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+        // Stale at once (revalidated as under no-cache), yet with the freshness
+        // lifetime a browser needs before it keeps the page as a dictionary.
+        assert_eq!(
+            header(&headers, CACHE_CONTROL),
+            Some(embed_assets::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+        );
     }
     // The same page asked for by a client of release 1 that has no dictionary.
     let (_, headers, body) = fetch(addr, "/", &[("accept-encoding", "gzip, br")]).await;
     assert_eq!(encoding(&headers), Some("br"));
     assert_eq!(decode_body(&headers, &body), new_page);
+    assert_eq!(
+        header(&headers, CACHE_CONTROL),
+        Some(embed_assets::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+    );
+    // A policy of the user's is theirs, for the pages too; other files keep no-cache.
+    let (_, headers, _) = fetch(addr, "/css/site.css", &[]).await;
+    assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+    for service in [
+        SITE.service()
+            .cache_control(http::HeaderValue::from_static("no-cache")),
+        SITE.service()
+            .cache_control_for("/", http::HeaderValue::from_static("no-cache")),
+    ] {
+        let addr = spawn_service(service).await;
+        let (_, headers, _) = fetch(addr, "/index.html", &[]).await;
+        assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+    }
 }
 
 #[tokio::test]

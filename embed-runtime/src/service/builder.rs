@@ -22,6 +22,23 @@ impl ServeAssets {
     /// [`cache_control_for`](Self::cache_control_for) for fingerprinted ones.
     pub const DEFAULT_CACHE_CONTROL: &'static str = "no-cache";
 
+    /// The default `Cache-Control` of an HTML page that is a dictionary for its next
+    /// versions (`Use-As-Dictionary`, with the macro's `releases` option): stale at once,
+    /// so a navigation revalidates it as under `no-cache` and a changed page shows at
+    /// once, but with a freshness lifetime through `stale-while-revalidate` (30 days),
+    /// which Chromium requires before it keeps a response as a dictionary (it keeps
+    /// none sent `no-cache`, `max-age=0` or `must-revalidate` alone) and which bounds how
+    /// long it keeps it. `proxy-revalidate` keeps shared caches (a CDN, a proxy) from
+    /// serving the stale page while they revalidate. A page under a
+    /// [`cache_control_for`](Self::cache_control_for) rule, or after
+    /// [`cache_control`](Self::cache_control), gets that policy instead.
+    ///
+    /// A browser may serve a page stale while it revalidates in the background where
+    /// `stale-while-revalidate` allows it; Chromium does so for subresource requests
+    /// (a `fetch` of the page), never for a navigation.
+    pub const DICTIONARY_PAGE_CACHE_CONTROL: &'static str =
+        "max-age=0, stale-while-revalidate=2592000, proxy-revalidate";
+
     /// `Cache-Control` at fingerprinted URLs: a year, and `immutable` (RFC 8246), since
     /// the URL changes whenever the bytes do.
     pub const FINGERPRINTED_CACHE_CONTROL: &'static str = "public, max-age=31536000, immutable";
@@ -60,9 +77,14 @@ impl ServeAssets {
 
     /// The `Cache-Control` of every asset not matched by
     /// [`cache_control_for`](Self::cache_control_for); default
-    /// [`DEFAULT_CACHE_CONTROL`](Self::DEFAULT_CACHE_CONTROL).
+    /// [`DEFAULT_CACHE_CONTROL`](Self::DEFAULT_CACHE_CONTROL), and
+    /// [`DICTIONARY_PAGE_CACHE_CONTROL`](Self::DICTIONARY_PAGE_CACHE_CONTROL) for a page
+    /// that is a dictionary. Setting it sets it for those pages too.
     pub fn cache_control(self, value: HeaderValue) -> Self {
-        self.configure(|options| options.default_cache_control = value)
+        self.configure(|options| {
+            options.default_cache_control = value;
+            options.default_cache_control_set = true;
+        })
     }
 
     /// The `Cache-Control` of responses at fingerprinted URLs (the macro's

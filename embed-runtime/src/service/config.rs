@@ -50,6 +50,9 @@ impl HeaderRule {
 pub(super) struct Options {
     pub(super) index_file: Option<String>,
     pub(super) default_cache_control: HeaderValue,
+    /// Whether `default_cache_control` was set (`.cache_control`): else a page that is
+    /// a dictionary gets [`super::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL`].
+    pub(super) default_cache_control_set: bool,
     /// `Cache-Control` at fingerprinted URLs.
     pub(super) fingerprinted_cache_control: HeaderValue,
     /// `(path prefix, value)`, applied longest prefix first.
@@ -145,12 +148,36 @@ impl Options {
     /// The `Cache-Control` of a file at `path` at its own URL: the longest matching
     /// cache rule, else the default.
     pub(super) fn cache_control_for(&self, path: &str) -> &HeaderValue {
+        self.cache_rule_for(path)
+            .unwrap_or(&self.default_cache_control)
+    }
+
+    /// The longest cache rule matching `path`, if any.
+    fn cache_rule_for(&self, path: &str) -> Option<&HeaderValue> {
         self.cache_rules
             .iter()
             .filter(|(prefix, _)| path.starts_with(prefix.as_str()))
             // The first of the longest, as the rules were given.
             .min_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()))
-            .map_or(&self.default_cache_control, |(_, value)| value)
+            .map(|(_, value)| value)
+    }
+
+    /// The `Cache-Control` of `asset` at its own URL: [`cache_control_for`], except
+    /// that a page which is a dictionary (`Use-As-Dictionary`, with the macro's
+    /// `releases`) and has no policy of the user's gets one with a freshness lifetime,
+    /// which browsers need to keep it.
+    ///
+    /// [`cache_control_for`]: Self::cache_control_for
+    fn cache_control_of(&self, asset: &Asset) -> HeaderValue {
+        let own_policy =
+            self.default_cache_control_set || self.cache_rule_for(asset.path()).is_some();
+        let dictionary_page =
+            asset.dictionary_match().is_some() && asset.fingerprinted_path().is_none();
+        if dictionary_page && !own_policy {
+            HeaderValue::from_static(super::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+        } else {
+            self.cache_control_for(asset.path()).clone()
+        }
     }
 
     /// The fields the `header` rules give a file at `path`: `nosniff` first unless it
@@ -251,7 +278,7 @@ impl Tables {
     fn derive(options: &Options, assets: &'static Assets) -> Self {
         let cache_control: Vec<HeaderValue> = assets
             .iter()
-            .map(|asset| options.cache_control_for(asset.path()).clone())
+            .map(|asset| options.cache_control_of(asset))
             .collect();
         // One list per asset; assets no rule matches share the one of nosniff alone.
         let unmatched = options.unmatched_fields();

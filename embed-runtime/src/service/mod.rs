@@ -89,6 +89,7 @@ impl Assets {
         let options = Options {
             index_file: Some("index.html".to_owned()),
             default_cache_control: HeaderValue::from_static(ServeAssets::DEFAULT_CACHE_CONTROL),
+            default_cache_control_set: false,
             fingerprinted_cache_control: HeaderValue::from_static(
                 ServeAssets::FINGERPRINTED_CACHE_CONTROL,
             ),
