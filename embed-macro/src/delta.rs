@@ -14,7 +14,9 @@ use base64::Engine as _;
 use embed_assets_shared::hashed::{self, HashedName};
 use sha2::{Digest, Sha256};
 
-use crate::encode::{self, cached};
+use crate::blob_cache::{cache_dir, cached};
+use crate::codec;
+use crate::encode;
 use crate::errors::{io_cause, Errors};
 use crate::model::{Blob, Body, Delta, DeltaCoding, Document, EncodedAsset};
 use crate::options::{Compression, Options};
@@ -215,13 +217,13 @@ struct Settings {
 impl Settings {
     /// `target`'s `dcb` and `dcz` bodies against `dictionary`, each kept where it is
     /// smaller than `plain`, what a client without the dictionary gets, by the margin
-    /// [`encode::pays`] asks of any body.
+    /// [`codec::pays`] asks of any body.
     fn deltas(&self, target: &[u8], dictionary: &[u8], plain: usize) -> Result<Vec<Delta>, String> {
         if target.len() + dictionary.len() > MAX_DELTA_SPAN {
             return Ok(Vec::new());
         }
-        let (_, quality) = encode::levels(self.compression, target.len() as u64);
-        let cache = encode::cache_dir();
+        let (_, quality) = codec::levels(self.compression, target.len() as u64);
+        let cache = cache_dir();
         let hash = Sha256::digest(dictionary);
         let name = sf_digest(&hash);
         let key = format!(
@@ -237,7 +239,7 @@ impl Settings {
             let path = cache.join(format!("{key}.{suffix}"));
             let bytes = cached(&path, encode)
                 .map_err(|err| format!("`{}`: {}", path.display(), io_cause(&err)))?;
-            if encode::pays(plain, bytes.len()) {
+            if codec::pays(plain, bytes.len()) {
                 made.push(Delta {
                     coding,
                     dictionary: name.clone(),
@@ -257,7 +259,7 @@ impl Settings {
         }
         #[cfg(feature = "zstd")]
         if self.zstd {
-            let level = encode::zstd_level(self.compression, target.len() as u64);
+            let level = codec::zstd_level(self.compression, target.len() as u64);
             make(DeltaCoding::Zstd, format!("dcz{level}"), &|| {
                 framed(&DCZ_MAGIC, &hash, zstd_with(target, dictionary, level))
             })?;
@@ -328,7 +330,7 @@ mod tests {
         let mut new = old.clone();
         new.extend_from_slice(b"export const added = 1;\n");
         let dcb = brotli_with(&new, &old, 11);
-        let plain = encode::brotli(&new, 11);
+        let plain = codec::brotli(&new, 11);
         assert!(
             dcb.len() * 20 < plain.len(),
             "{} vs {}",

@@ -5,50 +5,20 @@
 //! far less memory, than the same bytes as a literal token.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use embed_assets_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
+use crate::blob_cache::{cache_dir, cached};
+use crate::codec::{brotli, gunzip, gzip, levels, pays, BROTLI_WINDOW};
+#[cfg(feature = "zstd")]
+use crate::codec::{zstd, zstd_level};
 use crate::errors::Errors;
 use crate::errors::{display_path, io_cause};
 use crate::model::{Blob, Body, DiskReason, Document, EncodedAsset, FileEntry, Inline};
 use crate::options::{Compression, Options};
-
-/// brotli's window: the maximum, which browsers decode as fast as any other.
-const BROTLI_WINDOW: i32 = 22;
-
-/// Above this size, `compression = "best"` trades a few percent of the body for an
-/// encoder 10-20 times faster. Measured on Monaco's and Swagger UI's bundles: brotli 11
-/// takes ~1.8 s per MB and brotli 9 ~0.12 s for bodies 5-12% larger; gzip 9 against 6
-/// saves under 0.3% at twice the time. Most files of a site are below it and get the
-/// smallest bodies; the few large bundles would otherwise be most of the build.
-pub(crate) const BEST_EFFORT_UP_TO: u64 = 256 * 1024;
-
-/// gzip level and brotli quality for `compression` and a file of `len` bytes.
-pub(crate) fn levels(compression: Compression, len: u64) -> (u32, i32) {
-    match compression {
-        Compression::Max => (9, 11),
-        Compression::Best if len <= BEST_EFFORT_UP_TO => (9, 11),
-        Compression::Best => (6, 9),
-        Compression::Fast => (6, 5),
-    }
-}
-
-/// zstd level for `compression` and a file of `len` bytes. At most 19: the "ultra"
-/// levels above it use windows over the 8 MiB that HTTP's `zstd` coding allows a client
-/// to refuse (RFC 9659 §3).
-#[cfg(feature = "zstd")]
-pub(crate) fn zstd_level(compression: Compression, len: u64) -> i32 {
-    match compression {
-        Compression::Max => 19,
-        Compression::Best if len <= BEST_EFFORT_UP_TO => 19,
-        Compression::Best => 12,
-        Compression::Fast => 3,
-    }
-}
 
 /// From this size on, a file's codings are compressed on threads of their own.
 const PARALLEL_CODINGS_FROM: usize = 1 << 20;
@@ -417,106 +387,10 @@ fn http_date(secs: u64) -> String {
     httpdate::fmt_http_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
 }
 
-/// The rule for keeping an encoded body: it must save at least 10% and at least 128
-/// bytes. Below that, the cost of a second cache entry (`Vary`) and of decoding
-/// outweighs the bytes saved; most such files fit one packet either way.
-pub(crate) fn pays(original: usize, encoded: usize) -> bool {
-    encoded.saturating_add((original / 10).max(128)) <= original
-}
-
 /// A quoted strong ETag of a sha256 digest (`embed_assets_shared::etag::content`, which the
 /// runtime's dev mode uses too).
 pub(crate) fn etag(digest: &[u8]) -> String {
     embed_assets_shared::etag::content(digest)
-}
-
-fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {
-    // flate2's GzEncoder writes mtime 0 and no file name: the output depends on the
-    // bytes alone, so builds are reproducible.
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(bytes);
-    encoder.finish().unwrap_or_default()
-}
-
-fn gunzip(gzip: &[u8]) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    flate2::read::GzDecoder::new(gzip)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(bytes)
-}
-
-pub(crate) fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin: BROTLI_WINDOW,
-        size_hint: bytes.len(),
-        ..Default::default()
-    };
-    let mut out = Vec::new();
-    let _ = brotli::BrotliCompress(&mut &bytes[..], &mut out, &params);
-    out
-}
-
-/// A single zstd frame with the content size in its header; deterministic.
-#[cfg(feature = "zstd")]
-fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
-    zstd::bulk::compress(bytes, level).unwrap_or_default()
-}
-
-/// The modification time of every cache blob, in seconds: 2000-01-01, before any build.
-const BLOB_MTIME_SECS: u64 = 946_684_800;
-
-/// The bytes at `path` if an earlier build wrote them, else `make()` written there
-/// atomically (rename), so concurrent rustc runs never read a partial file.
-pub(crate) fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Result<Vec<u8>> {
-    if let Ok(bytes) = fs::read(path) {
-        return Ok(bytes);
-    }
-    let bytes = make();
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(
-        format!(
-            "tmp{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        )
-        .replace(['(', ')'], ""),
-    );
-    let file = fs::File::create(&tmp)?;
-    (&file).write_all(&bytes)?;
-    // NOTE: an old mtime, not "now": the blob is written while rustc runs, after
-    // cargo's dep-info timestamp, so a fresh mtime made the next no-op build see the
-    // blob as changed and recompile the crate. Its content is keyed by hash anyway.
-    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(BLOB_MTIME_SECS))?;
-    drop(file);
-    fs::rename(&tmp, path)?;
-    Ok(bytes)
-}
-
-/// Where compressed bodies go: `$OUT_DIR` when the crate has a build script, else next
-/// to rustc's output (`target/<profile>`), else the system temp folder.
-pub(crate) fn cache_dir() -> PathBuf {
-    const NAME: &str = "embed-assets-cache";
-    if let Some(out_dir) = std::env::var_os("OUT_DIR") {
-        return Path::new(&out_dir).join(NAME);
-    }
-    let mut args = std::env::args_os();
-    while let Some(arg) = args.next() {
-        if arg == "--out-dir" {
-            if let Some(dir) = args.next() {
-                let dir = PathBuf::from(dir);
-                // target/debug/deps → target/debug/embed-assets-cache
-                let base = dir.parent().map_or(dir.clone(), Path::to_path_buf);
-                return base.join(NAME);
-            }
-        }
-    }
-    std::env::temp_dir().join(NAME)
 }
 
 fn read_prefix(path: &Path) -> Option<Vec<u8>> {
@@ -541,63 +415,6 @@ fn is_utf8_prefix(prefix: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read;
-
-    #[test]
-    fn compression_pays_only_past_both_thresholds() {
-        assert!(pays(10_000, 2_000));
-        assert!(pays(10_000, 9_000));
-        assert!(!pays(10_000, 9_001), "under 10% saved");
-        assert!(!pays(1_000, 873), "under 128 bytes saved");
-        assert!(pays(1_000, 872));
-        assert!(!pays(0, 0));
-        assert!(!pays(100, 20), "a tiny file never pays");
-    }
-
-    #[test]
-    fn both_codings_round_trip_at_both_settings() {
-        let text = "body { color: red }\n".repeat(500);
-        for compression in [Compression::Max, Compression::Best, Compression::Fast] {
-            let (level, quality) = levels(compression, text.len() as u64);
-            let gz = gzip(text.as_bytes(), level);
-            let mut decoded = String::new();
-            flate2::read::GzDecoder::new(&gz[..])
-                .read_to_string(&mut decoded)
-                .unwrap();
-            assert_eq!(decoded, text);
-            let br = brotli(text.as_bytes(), quality);
-            let mut decoded = Vec::new();
-            brotli::BrotliDecompress(&mut &br[..], &mut decoded).unwrap();
-            assert_eq!(decoded, text.as_bytes());
-            assert!(br.len() < gz.len() && gz.len() < text.len() / 10);
-        }
-    }
-
-    #[test]
-    fn compression_is_deterministic() {
-        let text = b"deterministic output, please ".repeat(100);
-        assert_eq!(gzip(&text, 9), gzip(&text, 9));
-        assert_eq!(brotli(&text, 11), brotli(&text, 11));
-    }
-
-    #[test]
-    fn cache_blobs_are_written_once_with_an_old_mtime() {
-        let dir = std::env::temp_dir().join(format!("embed-assets-cache-{}", std::process::id()));
-        let path = dir.join("blob.gz9");
-        let _ = fs::remove_file(&path);
-        assert_eq!(cached(&path, || b"made".to_vec()).unwrap(), b"made");
-        assert_eq!(
-            cached(&path, || panic!("cached, not made again")).unwrap(),
-            b"made"
-        );
-        let mtime = fs::metadata(&path).unwrap().modified().unwrap();
-        let secs = mtime
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs();
-        assert_eq!(secs, BLOB_MTIME_SECS, "older than any build's dep-info");
-        fs::remove_dir_all(dir).unwrap();
-    }
 
     #[test]
     fn a_panicking_encoder_is_an_error_naming_the_file() {

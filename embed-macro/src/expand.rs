@@ -181,7 +181,7 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
     let span = options.releases.value_span_or(options.root_span);
     let kept = releases::read(dir, span)?;
     let current = releases::current_id(kept.first(), &options.root, &files);
-    let cache = crate::encode::cache_dir();
+    let cache = crate::blob_cache::cache_dir();
     let mut dropped = Vec::new();
     for (release, listed) in &kept {
         let root = releases::lay_out(dir, release, listed, &cache).map_err(|err| {

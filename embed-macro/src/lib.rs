@@ -9,7 +9,9 @@
 )]
 
 mod args;
+mod blob_cache;
 mod bundler;
+mod codec;
 mod codegen;
 mod delta;
 mod encode;
