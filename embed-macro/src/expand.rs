@@ -8,7 +8,7 @@ use crate::args::{Args, CallInput, ItemHeader};
 use crate::bundler;
 use crate::encode::Encoder;
 use crate::errors::Errors;
-use crate::model::{EncodedAsset, Entry, FileEntry};
+use crate::model::{EncodedAsset, Entry, FileEntry, Pass};
 use crate::options::{self, Options};
 use crate::{codegen, delta, fingerprint, on_disk, preload, releases, rewrite, scan};
 
@@ -153,34 +153,54 @@ impl Expansion {
     }
 }
 
-/// The phases, shared by both forms: options, then the folder's pipeline, then the
-/// kept releases' hashed files.
+/// The phases, shared by both forms: the options, this build's folder through the
+/// pipeline, the on-disk notice, then the kept releases' passes and the deltas against
+/// them.
 fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansion> {
-    let (options, mut errors) = options::validate_collecting(args, runtime.clone());
-    if !errors.is_empty() {
-        // The mistakes that need the folder (an `include` matching nothing, a folder
-        // over `max_total_size`) are reported with the others, each wrong option at
-        // its default meanwhile, so one round of fixes is enough.
-        if !options.root.as_os_str().is_empty() {
-            let files = scan::walk(&options, &mut errors);
-            fingerprint::check_patterns(&files, &options, &mut errors);
-        }
-        errors.finish()?;
-    }
-    let (mut assets, entries, files) = pipeline(&options)?;
+    let options = validated(args, runtime.clone())?;
+    let (mut assets, entries, files) = pipeline(&options, Pass::Current)?;
     let warning = on_disk::notice(&assets, &options)?;
-    let Some(dir) = &options.releases.value else {
-        return Ok(Expansion {
-            options,
-            assets,
-            entries,
-            release: None,
-            warning,
-        });
+    let release = match &options.releases.value {
+        Some(dir) => earlier_releases(args, runtime, &options, dir, &files, &mut assets)?,
+        None => None,
     };
+    Ok(Expansion {
+        options,
+        assets,
+        entries,
+        release,
+        warning,
+    })
+}
+
+/// The options, or every mistake in them at once: with those that need the folder
+/// (an `include` or `fingerprint` pattern matching nothing), each wrong option at its
+/// default meanwhile, so one round of fixes is enough.
+fn validated(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> {
+    let (options, mut errors) = options::validate_collecting(args, runtime);
+    if !errors.is_empty() && !options.root.as_os_str().is_empty() {
+        let files = scan::walk(&options, Pass::Current, &mut errors);
+        fingerprint::check_patterns(&files, &options, &mut errors);
+    }
+    errors.finish().map(|()| options)
+}
+
+/// The `releases` stage: each kept release in `dir` goes through the pipeline again
+/// (`Pass::Earlier`) with this build's options, its hashed files not served by this
+/// build join `assets`, and this build's files get their deltas against the earlier
+/// versions; `assets` ends sorted by path, this build's file first. Returns this
+/// build's release id, once recorded.
+fn earlier_releases(
+    args: &Args,
+    runtime: Option<TokenStream>,
+    options: &Options,
+    dir: &std::path::Path,
+    files: &[FileEntry],
+    assets: &mut Vec<EncodedAsset>,
+) -> syn::Result<Option<String>> {
     let span = options.releases.value_span_or(options.root_span);
     let kept = releases::read(dir, span)?;
-    let current = releases::current_id(kept.first(), &options.root, &files);
+    let current = releases::current_id(kept.first(), &options.root, files);
     let cache = crate::blob_cache::cache_dir();
     let mut dropped = Vec::new();
     for (release, listed) in &kept {
@@ -202,33 +222,29 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
         earlier_options.root_display = releases::display(release);
         earlier_options.releases.value = None;
         earlier_options.strict_csp.value = false;
-        earlier_options.earlier_release = true;
-        let (earlier, _, _) =
-            pipeline(&earlier_options).map_err(|err| releases::in_release(err, release))?;
-        dropped.extend(releases::merge(&mut assets, earlier, release, span)?);
+        let (earlier, _, _) = pipeline(&earlier_options, Pass::Earlier)
+            .map_err(|err| releases::in_release(err, release))?;
+        dropped.extend(releases::merge(assets, earlier, release, span)?);
     }
-    delta::apply(&mut assets, &dropped, &options, span)?;
+    delta::apply(assets, &dropped, options, span)?;
     // By path, this build's file before earlier releases' at the same path.
     assets.sort_by(|a, b| {
         (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))
     });
-    Ok(Expansion {
-        options,
-        assets,
-        entries,
-        release: current,
-        warning,
-    })
+    Ok(current)
 }
 
 /// One folder's phases: scan, encode, the bundler's hashed files, fingerprint, rewrite,
 /// preload. Also returns the entry points of a Vite manifest and the scanned files.
-fn pipeline(options: &Options) -> syn::Result<(Vec<EncodedAsset>, Vec<Entry>, Vec<FileEntry>)> {
-    let files = scan::scan_dir(options)?;
+fn pipeline(
+    options: &Options,
+    pass: Pass,
+) -> syn::Result<(Vec<EncodedAsset>, Vec<Entry>, Vec<FileEntry>)> {
+    let files = scan::scan_dir(options, pass)?;
     let encoder = Encoder::new(options);
     let mut assets = encoder.encode_all(&files, options.root_span)?;
     let entries = bundler::apply(&mut assets, options)?;
-    fingerprint::assign(&mut assets, options)?;
+    fingerprint::assign(&mut assets, options, pass)?;
     if options.rewrite_references.value {
         rewrite::apply(
             &mut assets,

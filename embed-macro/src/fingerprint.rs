@@ -5,14 +5,18 @@ use std::collections::HashMap;
 use proc_macro2::Span;
 
 use crate::errors::Errors;
-use crate::model::{Body, EncodedAsset, FileEntry};
+use crate::model::{Body, EncodedAsset, FileEntry, Pass};
 use crate::options::{Fingerprint, Globs, Options};
 use crate::url::hashed_url;
 
 /// Gives every embedded asset the options select its fingerprinted URL. A file on disk
 /// is never fingerprinted: its bytes can change after the build, the URL could not.
 /// A `fingerprint` pattern that selects no embedded file is an error at that pattern.
-pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
+pub(crate) fn assign(
+    assets: &mut [EncodedAsset],
+    options: &Options,
+    pass: Pass,
+) -> syn::Result<()> {
     let Some(fingerprint) = &options.fingerprint.value else {
         return Ok(());
     };
@@ -42,7 +46,7 @@ pub(crate) fn assign(assets: &mut [EncodedAsset], options: &Options) -> syn::Res
             asset.fingerprinted = Some(hashed_url(&asset.url_path, &asset.etag));
         }
     }
-    if options.earlier_release {
+    if pass == Pass::Earlier {
         return Ok(());
     }
     let mut errors = Errors::default();
@@ -59,9 +63,6 @@ pub(crate) fn check_patterns(files: &[FileEntry], options: &Options, errors: &mu
     let Some(Fingerprint::Matching(globs)) = &options.fingerprint.value else {
         return;
     };
-    if options.earlier_release {
-        return;
-    }
     let mut hits = vec![false; globs.patterns.len()];
     let mut on_disk_hits = vec![false; globs.patterns.len()];
     for file in files {
@@ -178,7 +179,7 @@ mod tests {
     }
 
     fn apply(assets: &mut [EncodedAsset], options: &Options) -> syn::Result<()> {
-        assign(assets, options)?;
+        assign(assets, options, Pass::Current)?;
         check_collisions(assets, options.root_span)
     }
 

@@ -5,6 +5,15 @@
 
 use std::path::PathBuf;
 
+/// Which folder a run of the phases is over: this build's, or a kept release's
+/// (`releases.rs`), whose hashed files are served too. In an earlier release, a pattern
+/// that selects nothing and an empty folder are no mistake of the options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    Current,
+    Earlier,
+}
+
 /// One file to embed or list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FileEntry {

@@ -73,9 +73,6 @@ macro_rules! option_table {
             pub(crate) root_display: String,
             /// The path literal: where I/O errors point.
             pub(crate) root_span: Span,
-            /// The folder is a kept release's (`releases.rs`): patterns that select
-            /// nothing in it, and an empty folder, are no mistake of the options.
-            pub(crate) earlier_release: bool,
             $($(#[doc = $doc])* pub(crate) $field: Setting<$ty>,)*
         }
 
@@ -88,7 +85,6 @@ macro_rules! option_table {
                     root,
                     root_display: path.value(),
                     root_span: path.span(),
-                    earlier_release: false,
                     $($field: Setting::default_to($default),)*
                 }
             }

@@ -7,20 +7,20 @@ use embed_assets_shared::select::FileRules;
 use walkdir::WalkDir;
 
 use crate::errors::{display_path, io_cause, Errors};
-use crate::model::{DiskReason, FileEntry};
+use crate::model::{DiskReason, FileEntry, Pass};
 use crate::options::{Globs, Options};
 
 /// Lists the files below `options.root`, sorted by URL path.
-pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
+pub(crate) fn scan_dir(options: &Options, pass: Pass) -> syn::Result<Vec<FileEntry>> {
     let mut errors = Errors::default();
-    let mut files = walk(options, &mut errors);
-    if !errors.is_empty() {
+    let mut files = walk(options, pass, &mut errors);
+    if !errors.is_empty() && pass == Pass::Current {
         // The build stops before encoding: check the fingerprint patterns on the names
         // now, so an `include` typo does not hide a `fingerprint` one.
         crate::fingerprint::check_patterns(&files, options, &mut errors);
     }
     errors.finish()?;
-    if files.is_empty() && !options.allow_empty.value && !options.earlier_release {
+    if files.is_empty() && !options.allow_empty.value && pass == Pass::Current {
         return Err(empty_folder(options));
     }
     files.sort_by(|a, b| a.url_path.cmp(&b.url_path));
@@ -31,7 +31,7 @@ pub(crate) fn scan_dir(options: &Options) -> syn::Result<Vec<FileEntry>> {
 /// The files below `options.root` that the filters select, in walk order, with every
 /// problem met on the way (unreadable entries, names without a URL, `include` and `disk`
 /// patterns that match nothing) added to `errors`.
-pub(crate) fn walk(options: &Options, errors: &mut Errors) -> Vec<FileEntry> {
+pub(crate) fn walk(options: &Options, pass: Pass, errors: &mut Errors) -> Vec<FileEntry> {
     let shown = |relative: &str| display_path(&options.root_display, relative);
     let source_date_epoch = source_date_epoch();
     let include = options.include.value.as_ref();
@@ -144,10 +144,10 @@ pub(crate) fn walk(options: &Options, errors: &mut Errors) -> Vec<FileEntry> {
             disk,
         });
     }
-    if let Some(include) = include.filter(|_| !options.earlier_release) {
+    if let Some(include) = include.filter(|_| pass == Pass::Current) {
         report_unmatched("include", include, &include_hits, options, errors);
     }
-    if let Some(disk) = disk.filter(|_| !options.earlier_release) {
+    if let Some(disk) = disk.filter(|_| pass == Pass::Current) {
         report_unmatched("disk", disk, &disk_hits, options, errors);
     }
     files
@@ -393,7 +393,10 @@ mod tests {
 
     fn scan(tree: &TempTree, options: proc_macro2::TokenStream) -> syn::Result<Vec<FileEntry>> {
         let path = tree.0.to_str().unwrap();
-        scan_dir(&crate::options::parse_call(quote::quote!(#path, #options)).unwrap())
+        scan_dir(
+            &crate::options::parse_call(quote::quote!(#path, #options)).unwrap(),
+            Pass::Current,
+        )
     }
 
     fn urls(entries: &[FileEntry]) -> Vec<&str> {
