@@ -3,7 +3,7 @@
 //!
 //! A reference is an HTML `href`/`src`/`poster` attribute value, a `srcset` candidate,
 //! a CSS `url(...)` (also in HTML `style` attributes and `<style>` elements), a CSS
-//! `@import "..."` or an `image-set()` string, found by parsing (`markup.rs`). Only
+//! `@import "..."` or an `image-set()` string, found by parsing (`markup/`). Only
 //! references
 //! that resolve to a file of the folder change, and only in their last path segment
 //! (`../img/logo.png?v=2` → `../img/logo.3f2a1b9c.png?v=2`), so relative links stay
