@@ -77,7 +77,7 @@ RS
 measure() { # folder label
     local folder=$1 label=$2
     local base_dir=$WORK/empty
-    leaf "$base_dir" "$EMPTY" "" ""
+    leaf "$base_dir" "$EMPTY" "" "allow_empty = true"
     cargo build --release --quiet --manifest-path "$base_dir/Cargo.toml"
     local base
     base=$(stat -c %s "$CARGO_TARGET_DIR/release/size-leaf")
