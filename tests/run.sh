@@ -10,14 +10,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use as real peers: strace (zero-I/O proof), nginx (caching
-# proxy in front of the server), Chromium and its driver (browser end to end); setpriv
+# Debian packages the tests use as real peers: strace (zero-I/O proof), nginx and Varnish
+# (caching proxies in front of the server), Chromium and its driver (browser end to end); setpriv
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
 # `examples/wasm`; Node 18 or later), from their committed lockfiles.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v varnishd >/dev/null || [ -x /usr/sbin/varnishd ] || need+=(varnish)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v setpriv >/dev/null || need+=(util-linux)

@@ -1,0 +1,695 @@
+//! Shared caches in front keep dictionaries straight: behind nginx `proxy_cache` and
+//! behind Varnish, as a user would deploy them, a client with no dictionary (or
+//! another one, or no dictionary coding in its `Accept-Encoding`) never receives a
+//! `dcb`/`dcz` body that another client caused to be cached, and a client with the
+//! dictionary still gets the delta (RFC 9842), whichever client came first. Once each
+//! variant is stored, asking again is a cache HIT that never reaches our server.
+//!
+//! Nothing in the caches' configuration knows about dictionaries: no custom cache key,
+//! no hashing of `Available-Dictionary`. What keeps the variants apart is the
+//! `Vary: accept-encoding, available-dictionary` our server sends with every response
+//! of a file that has a delta (and the caches honouring it). A cache told to ignore it
+//! (nginx `proxy_ignore_headers Vary;`, Varnish with `Vary` removed in
+//! `vcl_backend_response`) fails these tests: B gets A's `dcb` body from the cache.
+//! One setting is needed for Varnish, and is about compression, not dictionaries:
+//! `http_gzip_support=off`. Otherwise Varnish asks the server for gzip whatever the
+//! client accepts (and unzips it for clients without gzip): safe, but no client ever
+//! gets br, `dcb` or `dcz`.
+//!
+//! Each test runs against both caches in turn. For each, it starts our server (this
+//! build of `fixtures/dictionary`, default options, with a recording middleware that
+//! shows which requests got past the cache) and the cache on 127.0.0.1 with a free
+//! port, its config, logs and storage in a fresh temporary folder. Both caches report
+//! what they did in `X-Cache: HIT` / `MISS` (nginx from `$upstream_cache_status`,
+//! Varnish from `obj.hits` in `vcl_deliver`).
+//!
+//! Needs nginx and Varnish (Debian packages `nginx-light` and `varnish`; Varnish
+//! compiles its VCL with `gcc`, a dependency of the package). Without one, its half of
+//! each test is skipped with a message, or fails with `EMBED_TEST_REQUIRE_ALL=1` (see
+//! `integration_tests::programs`); `bash tests/run.sh` installs both.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::extract::{Request, State};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use base64::Engine as _;
+use http::header::{ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, VARY};
+use http::{HeaderMap, HeaderName, StatusCode};
+use integration_tests::{
+    app, decode_body, decode_with_dictionary, get, header, programs, spawn_router, Reply,
+};
+use sha2::{Digest, Sha256};
+
+mod release_1 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/release-1",
+        fingerprint = true,
+        rewrite_references = true,
+    );
+}
+
+mod release_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/public",
+        fingerprint = true,
+        rewrite_references = true,
+        releases = "fixtures/dictionary/releases",
+    );
+}
+
+use release_2::SITE;
+
+/// What Chromium sends for a URL it holds a dictionary for.
+const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
+/// The same without the dictionary codings: a browser without RFC 9842 support.
+const NO_DICTIONARY_CODINGS: &str = "gzip, deflate, br, zstd";
+const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
+/// Set by both caches: `HIT` or `MISS`.
+const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
+/// What our server sends for a file that has a delta.
+const VARY_BOTH: &str = "accept-encoding, available-dictionary";
+/// What our server sends for fingerprinted files.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// A (a browser that kept release 1's `js/app.js`) gets the delta of release 2's and
+/// the cache stores it; B (no dictionary) and C (another dictionary), with the same
+/// `Accept-Encoding`, then get br, each its own variant; asked again, all three are
+/// HITs with their own bytes.
+#[tokio::test]
+async fn a_client_without_the_dictionary_never_gets_the_delta_another_client_had_cached() {
+    for kind in Kind::ALL {
+        let Some(cache) = Cache::start(kind).await else {
+            continue;
+        };
+        let app = App::new();
+        let with = app.with_dictionary();
+        let without: Fields = vec![("accept-encoding", CHROME.to_owned())];
+        let wrong = app.with_wrong_dictionary();
+
+        // A, with the dictionary, fills the cache with the delta.
+        let a = cache.get(&app, &with).await;
+        app.assert_delta(&a, &format!("{kind}: A, first"));
+        cache.assert_status(&a, "MISS", "A, first");
+        // B, same Accept-Encoding, no dictionary: its own variant, never A's delta.
+        let b = cache.get(&app, &without).await;
+        app.assert_no_delta(&b, Some("br"), &format!("{kind}: B, first"));
+        cache.assert_status(&b, "MISS", "B, first");
+        // C, another (well-formed) dictionary: neither A's nor B's.
+        let c = cache.get(&app, &wrong).await;
+        app.assert_no_delta(&c, Some("br"), &format!("{kind}: C, first"));
+        cache.assert_status(&c, "MISS", "C, first");
+
+        // Each again: a HIT with the bytes stored for it.
+        for (who, fields, first) in [("A", &with, &a), ("B", &without, &b), ("C", &wrong, &c)] {
+            let again = cache.get(&app, fields).await;
+            assert_eq!(
+                header(&again.1, CONTENT_ENCODING),
+                header(&first.1, CONTENT_ENCODING),
+                "{kind}: {who}, again"
+            );
+            assert!(again.2 == first.2, "{kind}: {who}, again: the stored bytes");
+            cache.assert_status(&again, "HIT", &format!("{who}, again"));
+        }
+
+        // Three variants, three requests at our server, each with the client's fields.
+        cache.assert_origin_saw(
+            &app,
+            &[
+                (CHROME, Some(&app.dictionary), "dcb|dcz"),
+                (CHROME, None, "br"),
+                (CHROME, Some(&app.wrong_dictionary), "br"),
+            ],
+        );
+    }
+}
+
+/// The other order: B's br body in the cache first does not stop A getting the delta.
+#[tokio::test]
+async fn a_client_with_the_dictionary_gets_the_delta_after_one_without_filled_the_cache() {
+    for kind in Kind::ALL {
+        let Some(cache) = Cache::start(kind).await else {
+            continue;
+        };
+        let app = App::new();
+        let with = app.with_dictionary();
+        let without: Fields = vec![("accept-encoding", CHROME.to_owned())];
+
+        let b = cache.get(&app, &without).await;
+        app.assert_no_delta(&b, Some("br"), &format!("{kind}: B, first"));
+        cache.assert_status(&b, "MISS", "B, first");
+        let a = cache.get(&app, &with).await;
+        app.assert_delta(&a, &format!("{kind}: A, first"));
+        cache.assert_status(&a, "MISS", "A, first");
+
+        let b_again = cache.get(&app, &without).await;
+        app.assert_no_delta(&b_again, Some("br"), &format!("{kind}: B, again"));
+        cache.assert_status(&b_again, "HIT", "B, again");
+        assert!(b_again.2 == b.2, "{kind}: B, again: the stored bytes");
+        let a_again = cache.get(&app, &with).await;
+        app.assert_delta(&a_again, &format!("{kind}: A, again"));
+        cache.assert_status(&a_again, "HIT", "A, again");
+        assert!(a_again.2 == a.2, "{kind}: A, again: the stored bytes");
+
+        cache.assert_origin_saw(
+            &app,
+            &[
+                (CHROME, None, "br"),
+                (CHROME, Some(&app.dictionary), "dcb|dcz"),
+            ],
+        );
+    }
+}
+
+/// A client that sends `Available-Dictionary` but does not accept `dcb`/`dcz` (a
+/// browser that lost support, a proxy that filtered its `Accept-Encoding`) never gets
+/// a dictionary-compressed body, whether the delta is in the cache before it or after.
+#[tokio::test]
+async fn a_client_that_does_not_accept_the_dictionary_codings_never_gets_the_delta() {
+    for kind in Kind::ALL {
+        let Some(cache) = Cache::start(kind).await else {
+            continue;
+        };
+        let app = App::new();
+        let with = app.with_dictionary();
+        // D: the dictionary, and br but no dictionary coding. E: the same without any
+        // Accept-Encoding at all, so identity.
+        let d: Fields = vec![
+            ("accept-encoding", NO_DICTIONARY_CODINGS.to_owned()),
+            ("available-dictionary", app.dictionary.clone()),
+        ];
+        let e: Fields = vec![("available-dictionary", app.dictionary.clone())];
+
+        let first_d = cache.get(&app, &d).await;
+        app.assert_no_delta(&first_d, Some("br"), &format!("{kind}: D, first"));
+        cache.assert_status(&first_d, "MISS", "D, first");
+        let a = cache.get(&app, &with).await;
+        app.assert_delta(&a, &format!("{kind}: A, first"));
+        cache.assert_status(&a, "MISS", "A, first");
+        let first_e = cache.get(&app, &e).await;
+        app.assert_no_delta(&first_e, None, &format!("{kind}: E, first"));
+        cache.assert_status(&first_e, "MISS", "E, first");
+
+        for (who, fields, coding) in [("D", &d, Some("br")), ("E", &e, None)] {
+            let again = cache.get(&app, fields).await;
+            app.assert_no_delta(&again, coding, &format!("{kind}: {who}, again"));
+            cache.assert_status(&again, "HIT", &format!("{who}, again"));
+        }
+        let a_again = cache.get(&app, &with).await;
+        app.assert_delta(&a_again, &format!("{kind}: A, again"));
+        cache.assert_status(&a_again, "HIT", "A, again");
+
+        cache.assert_origin_saw(
+            &app,
+            &[
+                (NO_DICTIONARY_CODINGS, Some(&app.dictionary), "br"),
+                (CHROME, Some(&app.dictionary), "dcb|dcz"),
+                ("", Some(&app.dictionary), ""),
+            ],
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The file and its clients
+
+/// A request's header fields, in order.
+type Fields = Vec<(&'static str, String)>;
+
+/// `Available-Dictionary` for `bytes`: their SHA-256 as a structured-field byte sequence.
+fn available(bytes: &[u8]) -> String {
+    format!(
+        ":{}:",
+        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes))
+    )
+}
+
+/// Release 2's `js/app.js`, the file every test asks for, and what a client of
+/// release 1 kept of it.
+struct App {
+    /// Its fingerprinted URL, `/js/app.<hash>.js`.
+    url: &'static str,
+    /// Release 1's bytes: the dictionary.
+    old: &'static [u8],
+    /// This build's.
+    new: &'static [u8],
+    /// `Available-Dictionary` for release 1's bytes.
+    dictionary: String,
+    /// A well-formed `Available-Dictionary` for other bytes.
+    wrong_dictionary: String,
+}
+
+impl App {
+    fn new() -> Self {
+        let old = release_1::SITE
+            .get("/js/app.js")
+            .expect("release 1 has js/app.js")
+            .body(embed_assets::Encoding::Identity)
+            .expect("an identity body");
+        let this_build = SITE
+            .iter()
+            .find(|a| a.path() == "/js/app.js" && a.release().is_none())
+            .expect("this build has js/app.js");
+        let url = SITE.url("/js/app.js").expect("a fingerprinted URL");
+        assert!(url.starts_with("/js/app.") && url != "/js/app.js", "{url}");
+        Self {
+            url,
+            old,
+            new: this_build
+                .body(embed_assets::Encoding::Identity)
+                .expect("an identity body"),
+            dictionary: available(old),
+            wrong_dictionary: available(b"another file"),
+        }
+    }
+
+    /// Client A: a browser holding release 1's file.
+    fn with_dictionary(&self) -> Fields {
+        vec![
+            ("accept-encoding", CHROME.to_owned()),
+            ("available-dictionary", self.dictionary.clone()),
+        ]
+    }
+
+    /// Client C: a browser holding some other dictionary for the URL.
+    fn with_wrong_dictionary(&self) -> Fields {
+        vec![
+            ("accept-encoding", CHROME.to_owned()),
+            ("available-dictionary", self.wrong_dictionary.clone()),
+        ]
+    }
+
+    /// `reply` is the delta: `dcb` or `dcz`, decoding against release 1 to this build.
+    fn assert_delta(&self, reply: &Reply, who: &str) {
+        let (status, headers, body) = reply;
+        assert_eq!(*status, StatusCode::OK, "{who}");
+        assert!(
+            matches!(header(headers, CONTENT_ENCODING), Some("dcb" | "dcz")),
+            "{who}: the delta, got {headers:?}"
+        );
+        assert!(
+            decode_with_dictionary(headers, body, self.old) == self.new,
+            "{who}: the delta decodes to this build's js/app.js"
+        );
+        self.assert_cacheable(headers, who);
+    }
+
+    /// `reply` is this build's file in `coding` (`None`: identity), not a delta.
+    fn assert_no_delta(&self, reply: &Reply, coding: Option<&str>, who: &str) {
+        let (status, headers, body) = reply;
+        assert_eq!(*status, StatusCode::OK, "{who}");
+        assert_eq!(
+            header(headers, CONTENT_ENCODING),
+            coding,
+            "{who}: never dcb/dcz, got {headers:?}"
+        );
+        assert!(
+            decode_body(headers, body) == self.new,
+            "{who}: decodes to this build's js/app.js"
+        );
+        self.assert_cacheable(headers, who);
+    }
+
+    fn assert_cacheable(&self, headers: &HeaderMap, who: &str) {
+        assert_eq!(header(headers, VARY), Some(VARY_BOTH), "{who}");
+        assert_eq!(header(headers, CACHE_CONTROL), Some(IMMUTABLE), "{who}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Our server, and what reached it
+
+/// One request for the file as our server saw it, behind the cache.
+#[derive(Debug, Clone)]
+struct Seen {
+    path: String,
+    accept_encoding: Option<String>,
+    available_dictionary: Option<String>,
+    content_encoding: Option<String>,
+}
+
+/// Every request our server answered, in order.
+#[derive(Debug, Clone, Default)]
+struct ServerLog(Arc<Mutex<Vec<Seen>>>);
+
+fn field(headers: &HeaderMap, name: HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
+/// Middleware: passes the request on and records it with the response's coding.
+async fn record(State(log): State<ServerLog>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    let accept_encoding = field(request.headers(), ACCEPT_ENCODING);
+    let available_dictionary = field(request.headers(), AVAILABLE_DICTIONARY);
+    let response = next.run(request).await;
+    let seen = Seen {
+        path,
+        accept_encoding,
+        available_dictionary,
+        content_encoding: field(response.headers(), CONTENT_ENCODING),
+    };
+    log.0.lock().expect("server log").push(seen);
+    response
+}
+
+// ---------------------------------------------------------------------------------
+// The caches
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Nginx,
+    Varnish,
+}
+
+impl Kind {
+    const ALL: [Kind; 2] = [Kind::Nginx, Kind::Varnish];
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Kind::Nginx => "nginx",
+            Kind::Varnish => "Varnish",
+        })
+    }
+}
+
+/// Our server with this build of the dictionary site, and a cache in front of it.
+struct Cache {
+    kind: Kind,
+    process: CacheProcess,
+    log: ServerLog,
+}
+
+impl Cache {
+    /// `None` when the cache's program is not installed (that half of the test is
+    /// skipped, see `integration_tests::programs`).
+    async fn start(kind: Kind) -> Option<Self> {
+        let program = match kind {
+            Kind::Nginx => programs::require(&["nginx"], &["/usr/sbin"], "nginx-light")?,
+            Kind::Varnish => programs::require(&["varnishd"], &["/usr/sbin"], "varnish")?,
+        };
+        let log = ServerLog::default();
+        let router = app(SITE.service()).layer(middleware::from_fn_with_state(log.clone(), record));
+        let origin = spawn_router(router).await;
+        let process = CacheProcess::start(kind, &program, origin).await;
+        Some(Self { kind, process, log })
+    }
+
+    /// `GET` the file through the cache with `fields`.
+    async fn get(&self, app: &App, fields: &Fields) -> Reply {
+        let fields: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()))
+            .collect();
+        get(self.process.addr, app.url, &fields).await
+    }
+
+    /// The cache says `expected` (`HIT` or `MISS`) for `reply`.
+    fn assert_status(&self, reply: &Reply, expected: &str, who: &str) {
+        let kind = self.kind;
+        let status = header(&reply.1, X_CACHE).unwrap_or_else(|| {
+            panic!("{kind}: {who}: no X-Cache in {:?}", reply.1);
+        });
+        assert_eq!(status, expected, "{kind}: {who}: what the cache did");
+    }
+
+    /// Exactly these requests for the file reached our server, in order: the
+    /// `Accept-Encoding` (`""`: none) and `Available-Dictionary` the cache passed on,
+    /// and the coding our server answered with (`""`: identity, `"dcb|dcz"`: either).
+    fn assert_origin_saw(&self, app: &App, expected: &[(&str, Option<&String>, &str)]) {
+        let kind = self.kind;
+        let seen: Vec<Seen> = self
+            .log
+            .0
+            .lock()
+            .expect("server log")
+            .iter()
+            .filter(|seen| seen.path == app.url)
+            .cloned()
+            .collect();
+        assert_eq!(
+            seen.len(),
+            expected.len(),
+            "{kind}: one request per variant reached the server, every other one was a HIT: {seen:#?}"
+        );
+        for (seen, (accept, dictionary, coding)) in seen.iter().zip(expected) {
+            assert_eq!(
+                seen.accept_encoding.as_deref().unwrap_or_default(),
+                *accept,
+                "{kind}: the client's Accept-Encoding reached the server: {seen:?}"
+            );
+            assert_eq!(
+                seen.available_dictionary.as_ref(),
+                *dictionary,
+                "{kind}: the client's Available-Dictionary reached the server: {seen:?}"
+            );
+            let got = seen.content_encoding.as_deref().unwrap_or_default();
+            let fits = match *coding {
+                "dcb|dcz" => got == "dcb" || got == "dcz",
+                one => got == one,
+            };
+            assert!(fits, "{kind}: answered with {coding}: {seen:?}");
+        }
+    }
+}
+
+/// A cache child process (nginx, or Varnish's manager, whose worker exits with it)
+/// caching in front of one server, with everything it writes in its own folder.
+/// Killed, and the folder removed, on drop (kept when the test failed).
+struct CacheProcess {
+    kind: Kind,
+    child: Child,
+    addr: SocketAddr,
+    dir: PathBuf,
+}
+
+impl CacheProcess {
+    async fn start(kind: Kind, program: &Path, origin: SocketAddr) -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("clock after 1970")
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "embed-assets-{}-{}-{nanos}",
+            kind.to_string().to_lowercase(),
+            std::process::id()
+        ));
+        // Neither program can listen on port 0 and report the port, so take a free
+        // one and try again in the rare case another process takes it first.
+        for _ in 0..5 {
+            std::fs::create_dir_all(&dir)
+                .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
+            let addr = free_addr();
+            let output = std::fs::File::create(dir.join("output.log")).expect("output log");
+            let mut command = Command::new(program);
+            match kind {
+                Kind::Nginx => {
+                    let config = dir.join("nginx.conf");
+                    std::fs::write(&config, nginx_conf(&dir, addr, origin))
+                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
+                    command
+                        .arg("-p")
+                        .arg(&dir)
+                        .arg("-c")
+                        .arg(&config)
+                        .arg("-e")
+                        .arg(dir.join("error.log"));
+                }
+                Kind::Varnish => {
+                    let vcl = dir.join("default.vcl");
+                    std::fs::write(&vcl, varnish_vcl(origin))
+                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", vcl.display()));
+                    command
+                        // In the foreground, its working folder (shared memory log,
+                        // compiled VCL) here, no management port.
+                        .arg("-F")
+                        .arg("-n")
+                        .arg(dir.join("work"))
+                        .arg("-a")
+                        .arg(addr.to_string())
+                        .args(["-T", "none"])
+                        .arg("-f")
+                        .arg(&vcl)
+                        .args(["-s", "malloc,16m"])
+                        // Keep clients' Accept-Encoding: see the module's doc.
+                        .args(["-p", "http_gzip_support=off"])
+                        // The shared memory log at its smallest, not 80 MB per test.
+                        .args(["-p", "vsl_space=1M"]);
+                }
+            }
+            let child = command
+                .stdin(Stdio::null())
+                .stdout(output.try_clone().expect("output log"))
+                .stderr(output)
+                .spawn()
+                .unwrap_or_else(|err| panic!("cannot start {}: {err}", program.display()));
+            let mut process = Self {
+                kind,
+                child,
+                addr,
+                dir: dir.clone(),
+            };
+            if process.wait_until_serving().await {
+                return process;
+            }
+            let errors = process.errors();
+            assert!(
+                errors.contains("Address already in use"),
+                "{kind} did not start: {errors}"
+            );
+            // Drop kills it and removes the folder; the loop makes it again.
+            drop(process);
+        }
+        panic!("{kind} found no free port in 5 tries");
+    }
+
+    /// `true` once the cache answers HTTP, `false` if it exited; panics after 30 s.
+    /// A TCP connect is not enough for Varnish: its manager listens while the worker
+    /// process that answers is still starting.
+    async fn wait_until_serving(&mut self) -> bool {
+        let kind = self.kind;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.answers_http().await {
+                return true;
+            }
+            if self.child.try_wait().expect("cache status").is_some() {
+                return false;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{kind} did not answer on {} within 30 s: {}",
+                self.addr,
+                self.errors()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Whether a `HEAD /api/health` gets a status line within a second.
+    async fn answers_http(&self) -> bool {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let probe = async {
+            let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
+            let request = format!(
+                "HEAD /api/health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.addr
+            );
+            stream.write_all(request.as_bytes()).await.ok()?;
+            let mut start = [0; 5];
+            stream.read_exact(&mut start).await.ok()?;
+            Some(&start == b"HTTP/")
+        };
+        tokio::time::timeout(Duration::from_secs(1), probe)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+    }
+
+    /// What the cache wrote to its logs, stdout and stderr.
+    fn errors(&self) -> String {
+        ["error.log", "output.log"]
+            .iter()
+            .map(|name| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for CacheProcess {
+    fn drop(&mut self) {
+        // nginx: `master_process off`, this one process is all of it. Varnish: the
+        // worker process exits when its manager's CLI pipe closes.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!(
+                "{} config and logs kept in {}",
+                self.kind,
+                self.dir.display()
+            );
+        } else {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// nginx as in `proxy.rs`: one process in the foreground, a `proxy_cache` with the
+/// default key (scheme, host, URI), nothing about dictionaries.
+fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr) -> String {
+    let dir = dir.display();
+    format!(
+        r#"# Written by tests/tests/proxy_dictionary.rs: one process in the foreground, every file in {dir}.
+daemon off;
+master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log info;
+
+events {{
+    worker_connections 64;
+}}
+
+http {{
+    access_log {dir}/access.log;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy_temp;
+    fastcgi_temp_path {dir}/fastcgi_temp;
+    uwsgi_temp_path {dir}/uwsgi_temp;
+    scgi_temp_path {dir}/scgi_temp;
+    proxy_cache_path {dir}/cache levels=1:2 keys_zone=assets:1m max_size=64m inactive=10m use_temp_path=off;
+
+    server {{
+        listen {listen};
+
+        location / {{
+            proxy_pass http://{origin};
+            proxy_http_version 1.1;
+            proxy_cache assets;
+            proxy_cache_revalidate on;
+            add_header X-Cache $upstream_cache_status always;
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// Varnish with the built-in VCL (default hash: URL and host) and one backend; the
+/// only addition is the `X-Cache` header the tests read.
+fn varnish_vcl(origin: SocketAddr) -> String {
+    let (host, port) = (origin.ip(), origin.port());
+    format!(
+        r#"# Written by tests/tests/proxy_dictionary.rs.
+vcl 4.1;
+
+backend origin {{
+    .host = "{host}";
+    .port = "{port}";
+}}
+
+sub vcl_deliver {{
+    if (obj.hits > 0) {{
+        set resp.http.X-Cache = "HIT";
+    }} else {{
+        set resp.http.X-Cache = "MISS";
+    }}
+}}
+"#
+    )
+}
+
+/// A 127.0.0.1 address with a port nothing listened on a moment ago.
+fn free_addr() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    listener.local_addr().expect("local address")
+}
