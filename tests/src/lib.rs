@@ -6,6 +6,7 @@
 //! Every helper panics with a message on failure: it only runs inside tests.
 
 pub mod browser;
+pub mod caches;
 pub mod frameworks;
 pub mod npm;
 pub mod programs;

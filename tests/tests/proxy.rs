@@ -5,16 +5,14 @@
 //! Each test starts its own server (the fixture site, with a recording middleware
 //! that shows which requests got past the cache) and its own nginx (config, pid,
 //! logs, temp files and cache in a fresh folder). nginx reports what its cache did
-//! in `X-Cache-Status` (`$upstream_cache_status`).
+//! in `X-Cache` (`$upstream_cache_status`; see `integration_tests::caches`).
 //!
 //! Needs nginx (Debian package `nginx-light` or `nginx`); `bash tests/run.sh`
 //! installs it.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
@@ -24,12 +22,10 @@ use http::header::{
     ETAG, IF_NONE_MATCH, LINK, RANGE, VARY,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{
-    app, decode_body, fixture, get, head, header, list_values, programs, spawn_router, Reply, SITE,
+    app, decode_body, fixture, get, head, header, list_values, spawn_router, Reply, SITE,
 };
-
-/// `X-Cache-Status`, set by nginx from `$upstream_cache_status`.
-const CACHE_STATUS: &str = "x-cache-status";
 
 /// A policy long enough that nothing expires during a test, so that whether a request
 /// is a HIT never depends on timing.
@@ -395,11 +391,11 @@ async fn a_page_s_preload_links_are_cached_with_it_and_sent_on_every_hit() {
     assert_eq!(seen.len(), 1, "only the MISS reached the server: {seen:#?}");
 }
 
-/// The reply's `X-Cache-Status`.
+/// The reply's `X-Cache`.
 fn cache_status(reply: &Reply) -> &str {
-    header(&reply.1, HeaderName::from_static(CACHE_STATUS)).unwrap_or_else(|| {
+    header(&reply.1, X_CACHE).unwrap_or_else(|| {
         panic!(
-            "no {CACHE_STATUS} in {:?}: did the reply come from nginx?",
+            "no {X_CACHE} in {:?}: did the reply come from nginx?",
             reply.1
         )
     })
@@ -484,7 +480,7 @@ async fn record(State(log): State<ServerLog>, request: Request, next: Next) -> R
 
 /// Our server with the fixture site, and nginx caching in front of it.
 struct Proxy {
-    nginx: Nginx,
+    nginx: CacheProcess,
     log: ServerLog,
 }
 
@@ -500,165 +496,15 @@ impl Proxy {
     }
 
     async fn start_with(service: embed_assets::ServeAssets) -> Option<Self> {
-        let program = programs::require(&["nginx"], &["/usr/sbin"], "nginx-light")?;
+        let program = CacheKind::Nginx.program()?;
         let log = ServerLog::default();
         let router = app(service).layer(middleware::from_fn_with_state(log.clone(), record));
         let upstream = spawn_router(router).await;
-        let nginx = Nginx::start(&program, upstream).await;
+        let nginx = CacheProcess::start(CacheKind::Nginx, &program, upstream).await;
         Some(Self { nginx, log })
     }
 
     fn addr(&self) -> SocketAddr {
         self.nginx.addr
     }
-}
-
-// ---------------------------------------------------------------------------------
-// nginx
-
-/// An nginx child process caching in front of one upstream, with everything it writes
-/// in its own folder. Killed, and the folder removed, on drop.
-struct Nginx {
-    child: Child,
-    addr: SocketAddr,
-    dir: PathBuf,
-}
-
-impl Nginx {
-    async fn start(program: &Path, upstream: SocketAddr) -> Self {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .expect("clock after 1970")
-            .as_nanos();
-        let dir =
-            std::env::temp_dir().join(format!("embed-assets-nginx-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
-        // nginx cannot listen on port 0 and report the port, so take a free one and
-        // try again in the rare case another process takes it first.
-        for _ in 0..5 {
-            let addr = free_addr();
-            let config = dir.join("nginx.conf");
-            std::fs::write(&config, nginx_conf(&dir, addr, upstream))
-                .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
-            let stderr = std::fs::File::create(dir.join("stderr.log")).expect("stderr log");
-            let child = Command::new(program)
-                .arg("-p")
-                .arg(&dir)
-                .arg("-c")
-                .arg(&config)
-                .arg("-e")
-                .arg(dir.join("error.log"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(stderr)
-                .spawn()
-                .unwrap_or_else(|err| panic!("cannot start {}: {err}", program.display()));
-            let mut nginx = Self {
-                child,
-                addr,
-                dir: dir.clone(),
-            };
-            if nginx.wait_until_listening().await {
-                return nginx;
-            }
-            let errors = nginx.errors();
-            if !errors.contains("Address already in use") {
-                panic!("nginx did not start: {errors}");
-            }
-            // Drop kills it and removes the folder; make it again for the next try.
-            drop(nginx);
-            std::fs::create_dir_all(&dir)
-                .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
-        }
-        panic!("nginx found no free port in 5 tries");
-    }
-
-    /// `true` once the port accepts connections, `false` if nginx exited; panics
-    /// after 10 s.
-    async fn wait_until_listening(&mut self) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if tokio::net::TcpStream::connect(self.addr).await.is_ok() {
-                return true;
-            }
-            if self.child.try_wait().expect("nginx status").is_some() {
-                return false;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "nginx did not listen on {} within 10 s: {}",
-                self.addr,
-                self.errors()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// What nginx wrote to its error log and stderr.
-    fn errors(&self) -> String {
-        ["error.log", "stderr.log"]
-            .iter()
-            .map(|name| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // `master_process off`: this one process is all of nginx.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if std::thread::panicking() {
-            eprintln!("nginx config and logs kept in {}", self.dir.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-fn nginx_conf(dir: &Path, listen: SocketAddr, upstream: SocketAddr) -> String {
-    let dir = dir.display();
-    format!(
-        r#"# Written by tests/tests/proxy.rs: one process in the foreground, every file in {dir}.
-daemon off;
-master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log info;
-
-events {{
-    worker_connections 64;
-}}
-
-http {{
-    access_log {dir}/access.log;
-    client_body_temp_path {dir}/client_body;
-    proxy_temp_path {dir}/proxy_temp;
-    fastcgi_temp_path {dir}/fastcgi_temp;
-    uwsgi_temp_path {dir}/uwsgi_temp;
-    scgi_temp_path {dir}/scgi_temp;
-    proxy_cache_path {dir}/cache levels=1:2 keys_zone=assets:1m max_size=64m inactive=10m use_temp_path=off;
-
-    server {{
-        listen {listen};
-
-        location / {{
-            proxy_pass http://{upstream};
-            proxy_http_version 1.1;
-            proxy_cache assets;
-            proxy_cache_revalidate on;
-            add_header X-Cache-Status $upstream_cache_status always;
-        }}
-    }}
-}}
-"#
-    )
-}
-
-/// A 127.0.0.1 address with a port nothing listened on a moment ago.
-fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("local address")
 }

@@ -28,21 +28,14 @@
 //! each test is skipped with a message, or fails with `EMBED_TEST_REQUIRE_ALL=1` (see
 //! `integration_tests::programs`); `bash tests/run.sh` installs both.
 
-use std::fmt;
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-use axum::extract::{Request, State};
-use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::middleware;
 use base64::Engine as _;
-use http::header::{ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, VARY};
-use http::{HeaderMap, HeaderName, StatusCode};
+use http::header::{CACHE_CONTROL, CONTENT_ENCODING, VARY};
+use http::{HeaderMap, StatusCode};
+use integration_tests::browser::{record, Seen, ServerLog};
+use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{
-    app, decode_body, decode_with_dictionary, get, header, programs, spawn_router, Reply,
+    app, decode_body, decode_with_dictionary, get, header, spawn_router, Reply,
 };
 use sha2::{Digest, Sha256};
 
@@ -69,9 +62,6 @@ use release_2::SITE;
 const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
 /// The same without the dictionary codings: a browser without RFC 9842 support.
 const NO_DICTIONARY_CODINGS: &str = "gzip, deflate, br, zstd";
-const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
-/// Set by both caches: `HIT` or `MISS`.
-const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
 /// What our server sends for a file that has a delta.
 const VARY_BOTH: &str = "accept-encoding, available-dictionary";
 /// What our server sends for fingerprinted files.
@@ -83,7 +73,7 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// HITs with their own bytes.
 #[tokio::test]
 async fn a_client_without_the_dictionary_never_gets_the_delta_another_client_had_cached() {
-    for kind in Kind::ALL {
+    for kind in CacheKind::ALL {
         let Some(cache) = Cache::start(kind).await else {
             continue;
         };
@@ -132,7 +122,7 @@ async fn a_client_without_the_dictionary_never_gets_the_delta_another_client_had
 /// The other order: B's br body in the cache first does not stop A getting the delta.
 #[tokio::test]
 async fn a_client_with_the_dictionary_gets_the_delta_after_one_without_filled_the_cache() {
-    for kind in Kind::ALL {
+    for kind in CacheKind::ALL {
         let Some(cache) = Cache::start(kind).await else {
             continue;
         };
@@ -171,7 +161,7 @@ async fn a_client_with_the_dictionary_gets_the_delta_after_one_without_filled_th
 /// a dictionary-compressed body, whether the delta is in the cache before it or after.
 #[tokio::test]
 async fn a_client_that_does_not_accept_the_dictionary_codings_never_gets_the_delta() {
-    for kind in Kind::ALL {
+    for kind in CacheKind::ALL {
         let Some(cache) = Cache::start(kind).await else {
             continue;
         };
@@ -322,68 +312,11 @@ impl App {
 }
 
 // ---------------------------------------------------------------------------------
-// Our server, and what reached it
-
-/// One request for the file as our server saw it, behind the cache.
-#[derive(Debug, Clone)]
-struct Seen {
-    path: String,
-    accept_encoding: Option<String>,
-    available_dictionary: Option<String>,
-    content_encoding: Option<String>,
-}
-
-/// Every request our server answered, in order.
-#[derive(Debug, Clone, Default)]
-struct ServerLog(Arc<Mutex<Vec<Seen>>>);
-
-fn field(headers: &HeaderMap, name: HeaderName) -> Option<String> {
-    headers
-        .get(name)
-        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
-}
-
-/// Middleware: passes the request on and records it with the response's coding.
-async fn record(State(log): State<ServerLog>, request: Request, next: Next) -> Response {
-    let path = request.uri().path().to_owned();
-    let accept_encoding = field(request.headers(), ACCEPT_ENCODING);
-    let available_dictionary = field(request.headers(), AVAILABLE_DICTIONARY);
-    let response = next.run(request).await;
-    let seen = Seen {
-        path,
-        accept_encoding,
-        available_dictionary,
-        content_encoding: field(response.headers(), CONTENT_ENCODING),
-    };
-    log.0.lock().expect("server log").push(seen);
-    response
-}
-
-// ---------------------------------------------------------------------------------
 // The caches
-
-#[derive(Debug, Clone, Copy)]
-enum Kind {
-    Nginx,
-    Varnish,
-}
-
-impl Kind {
-    const ALL: [Kind; 2] = [Kind::Nginx, Kind::Varnish];
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Kind::Nginx => "nginx",
-            Kind::Varnish => "Varnish",
-        })
-    }
-}
 
 /// Our server with this build of the dictionary site, and a cache in front of it.
 struct Cache {
-    kind: Kind,
+    kind: CacheKind,
     process: CacheProcess,
     log: ServerLog,
 }
@@ -391,11 +324,8 @@ struct Cache {
 impl Cache {
     /// `None` when the cache's program is not installed (that half of the test is
     /// skipped, see `integration_tests::programs`).
-    async fn start(kind: Kind) -> Option<Self> {
-        let program = match kind {
-            Kind::Nginx => programs::require(&["nginx"], &["/usr/sbin"], "nginx-light")?,
-            Kind::Varnish => programs::require(&["varnishd"], &["/usr/sbin"], "varnish")?,
-        };
+    async fn start(kind: CacheKind) -> Option<Self> {
+        let program = kind.program()?;
         let log = ServerLog::default();
         let router = app(SITE.service()).layer(middleware::from_fn_with_state(log.clone(), record));
         let origin = spawn_router(router).await;
@@ -428,12 +358,9 @@ impl Cache {
         let kind = self.kind;
         let seen: Vec<Seen> = self
             .log
-            .0
-            .lock()
-            .expect("server log")
-            .iter()
+            .snapshot()
+            .into_iter()
             .filter(|seen| seen.path == app.url)
-            .cloned()
             .collect();
         assert_eq!(
             seen.len(),
@@ -459,237 +386,4 @@ impl Cache {
             assert!(fits, "{kind}: answered with {coding}: {seen:?}");
         }
     }
-}
-
-/// A cache child process (nginx, or Varnish's manager, whose worker exits with it)
-/// caching in front of one server, with everything it writes in its own folder.
-/// Killed, and the folder removed, on drop (kept when the test failed).
-struct CacheProcess {
-    kind: Kind,
-    child: Child,
-    addr: SocketAddr,
-    dir: PathBuf,
-}
-
-impl CacheProcess {
-    async fn start(kind: Kind, program: &Path, origin: SocketAddr) -> Self {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .expect("clock after 1970")
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!(
-            "embed-assets-{}-{}-{nanos}",
-            kind.to_string().to_lowercase(),
-            std::process::id()
-        ));
-        // Neither program can listen on port 0 and report the port, so take a free
-        // one and try again in the rare case another process takes it first.
-        for _ in 0..5 {
-            std::fs::create_dir_all(&dir)
-                .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
-            let addr = free_addr();
-            let output = std::fs::File::create(dir.join("output.log")).expect("output log");
-            let mut command = Command::new(program);
-            match kind {
-                Kind::Nginx => {
-                    let config = dir.join("nginx.conf");
-                    std::fs::write(&config, nginx_conf(&dir, addr, origin))
-                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
-                    command
-                        .arg("-p")
-                        .arg(&dir)
-                        .arg("-c")
-                        .arg(&config)
-                        .arg("-e")
-                        .arg(dir.join("error.log"));
-                }
-                Kind::Varnish => {
-                    let vcl = dir.join("default.vcl");
-                    std::fs::write(&vcl, varnish_vcl(origin))
-                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", vcl.display()));
-                    command
-                        // In the foreground, its working folder (shared memory log,
-                        // compiled VCL) here, no management port.
-                        .arg("-F")
-                        .arg("-n")
-                        .arg(dir.join("work"))
-                        .arg("-a")
-                        .arg(addr.to_string())
-                        .args(["-T", "none"])
-                        .arg("-f")
-                        .arg(&vcl)
-                        .args(["-s", "malloc,16m"])
-                        // Keep clients' Accept-Encoding: see the module's doc.
-                        .args(["-p", "http_gzip_support=off"])
-                        // The shared memory log at its smallest, not 80 MB per test.
-                        .args(["-p", "vsl_space=1M"]);
-                }
-            }
-            let child = command
-                .stdin(Stdio::null())
-                .stdout(output.try_clone().expect("output log"))
-                .stderr(output)
-                .spawn()
-                .unwrap_or_else(|err| panic!("cannot start {}: {err}", program.display()));
-            let mut process = Self {
-                kind,
-                child,
-                addr,
-                dir: dir.clone(),
-            };
-            if process.wait_until_serving().await {
-                return process;
-            }
-            let errors = process.errors();
-            assert!(
-                errors.contains("Address already in use"),
-                "{kind} did not start: {errors}"
-            );
-            // Drop kills it and removes the folder; the loop makes it again.
-            drop(process);
-        }
-        panic!("{kind} found no free port in 5 tries");
-    }
-
-    /// `true` once the cache answers HTTP, `false` if it exited; panics after 30 s.
-    /// A TCP connect is not enough for Varnish: its manager listens while the worker
-    /// process that answers is still starting.
-    async fn wait_until_serving(&mut self) -> bool {
-        let kind = self.kind;
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if self.answers_http().await {
-                return true;
-            }
-            if self.child.try_wait().expect("cache status").is_some() {
-                return false;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{kind} did not answer on {} within 30 s: {}",
-                self.addr,
-                self.errors()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Whether a `HEAD /api/health` gets a status line within a second.
-    async fn answers_http(&self) -> bool {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let probe = async {
-            let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
-            let request = format!(
-                "HEAD /api/health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.addr
-            );
-            stream.write_all(request.as_bytes()).await.ok()?;
-            let mut start = [0; 5];
-            stream.read_exact(&mut start).await.ok()?;
-            Some(&start == b"HTTP/")
-        };
-        tokio::time::timeout(Duration::from_secs(1), probe)
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or(false)
-    }
-
-    /// What the cache wrote to its logs, stdout and stderr.
-    fn errors(&self) -> String {
-        ["error.log", "output.log"]
-            .iter()
-            .map(|name| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-}
-
-impl Drop for CacheProcess {
-    fn drop(&mut self) {
-        // nginx: `master_process off`, this one process is all of it. Varnish: the
-        // worker process exits when its manager's CLI pipe closes.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if std::thread::panicking() {
-            eprintln!(
-                "{} config and logs kept in {}",
-                self.kind,
-                self.dir.display()
-            );
-        } else {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// nginx as in `proxy.rs`: one process in the foreground, a `proxy_cache` with the
-/// default key (scheme, host, URI), nothing about dictionaries.
-fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr) -> String {
-    let dir = dir.display();
-    format!(
-        r#"# Written by tests/tests/proxy_dictionary.rs: one process in the foreground, every file in {dir}.
-daemon off;
-master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log info;
-
-events {{
-    worker_connections 64;
-}}
-
-http {{
-    access_log {dir}/access.log;
-    client_body_temp_path {dir}/client_body;
-    proxy_temp_path {dir}/proxy_temp;
-    fastcgi_temp_path {dir}/fastcgi_temp;
-    uwsgi_temp_path {dir}/uwsgi_temp;
-    scgi_temp_path {dir}/scgi_temp;
-    proxy_cache_path {dir}/cache levels=1:2 keys_zone=assets:1m max_size=64m inactive=10m use_temp_path=off;
-
-    server {{
-        listen {listen};
-
-        location / {{
-            proxy_pass http://{origin};
-            proxy_http_version 1.1;
-            proxy_cache assets;
-            proxy_cache_revalidate on;
-            add_header X-Cache $upstream_cache_status always;
-        }}
-    }}
-}}
-"#
-    )
-}
-
-/// Varnish with the built-in VCL (default hash: URL and host) and one backend; the
-/// only addition is the `X-Cache` header the tests read.
-fn varnish_vcl(origin: SocketAddr) -> String {
-    let (host, port) = (origin.ip(), origin.port());
-    format!(
-        r#"# Written by tests/tests/proxy_dictionary.rs.
-vcl 4.1;
-
-backend origin {{
-    .host = "{host}";
-    .port = "{port}";
-}}
-
-sub vcl_deliver {{
-    if (obj.hits > 0) {{
-        set resp.http.X-Cache = "HIT";
-    }} else {{
-        set resp.http.X-Cache = "MISS";
-    }}
-}}
-"#
-    )
-}
-
-/// A 127.0.0.1 address with a port nothing listened on a moment ago.
-fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("local address")
 }

@@ -1,0 +1,295 @@
+//! Caching proxies in front of a test server, as a user deploys them: nginx with
+//! `proxy_cache` and Varnish with its built-in VCL, each a child process with its
+//! config, logs and storage in a fresh temporary folder, on a free port of 127.0.0.1.
+//! Both say what they did in `X-Cache: HIT` / `MISS` ([`X_CACHE`]; nginx from
+//! `$upstream_cache_status`, Varnish from `obj.hits`).
+//!
+//! Varnish runs with `http_gzip_support=off`: by default it asks the server for gzip
+//! whatever the client accepts (and unzips it for clients without gzip), so no client
+//! would ever get br, `dcb` or `dcz`. Nothing in either configuration knows about
+//! dictionaries or codings: what keeps variants apart is the server's `Vary`.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http::HeaderName;
+
+use crate::programs;
+
+/// Set by both caches: `HIT` or `MISS`.
+pub const X_CACHE: HeaderName = HeaderName::from_static("x-cache");
+
+/// A caching proxy the tests put in front of a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheKind {
+    /// nginx with `proxy_cache`.
+    Nginx,
+    /// Varnish with its built-in VCL.
+    Varnish,
+}
+
+impl CacheKind {
+    /// Both, in the order the tests try them.
+    pub const ALL: [CacheKind; 2] = [CacheKind::Nginx, CacheKind::Varnish];
+
+    /// Its program; `None` when it is not installed (the test is skipped, or fails
+    /// with `EMBED_TEST_REQUIRE_ALL=1`: see [`crate::programs`]).
+    pub fn program(self) -> Option<PathBuf> {
+        match self {
+            CacheKind::Nginx => programs::require(&["nginx"], &["/usr/sbin"], "nginx-light"),
+            CacheKind::Varnish => programs::require(&["varnishd"], &["/usr/sbin"], "varnish"),
+        }
+    }
+}
+
+impl fmt::Display for CacheKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CacheKind::Nginx => "nginx",
+            CacheKind::Varnish => "Varnish",
+        })
+    }
+}
+
+/// A cache child process (nginx, or Varnish's manager, whose worker exits with it)
+/// caching in front of one server, with everything it writes in its own folder.
+/// Killed, and the folder removed, on drop (kept when the test failed).
+#[derive(Debug)]
+pub struct CacheProcess {
+    kind: CacheKind,
+    child: Child,
+    /// Where the cache listens.
+    pub addr: SocketAddr,
+    dir: PathBuf,
+}
+
+impl CacheProcess {
+    /// Starts `kind` (its `program`) in front of `origin`, and returns once it answers
+    /// HTTP.
+    ///
+    /// # Panics
+    /// If it cannot start, or finds no free port in five tries.
+    pub async fn start(kind: CacheKind, program: &Path, origin: SocketAddr) -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("clock after 1970")
+            .as_nanos();
+        let dir = std::env::temp_dir().join(format!(
+            "embed-assets-{}-{}-{nanos}",
+            kind.to_string().to_lowercase(),
+            std::process::id()
+        ));
+        // Neither program can listen on port 0 and report the port, so take a free
+        // one and try again in the rare case another process takes it first.
+        for _ in 0..5 {
+            std::fs::create_dir_all(&dir)
+                .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
+            let addr = free_addr();
+            let output = std::fs::File::create(dir.join("output.log")).expect("output log");
+            let mut command = Command::new(program);
+            match kind {
+                CacheKind::Nginx => {
+                    let config = dir.join("nginx.conf");
+                    std::fs::write(&config, nginx_conf(&dir, addr, origin))
+                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
+                    command
+                        .arg("-p")
+                        .arg(&dir)
+                        .arg("-c")
+                        .arg(&config)
+                        .arg("-e")
+                        .arg(dir.join("error.log"));
+                }
+                CacheKind::Varnish => {
+                    let vcl = dir.join("default.vcl");
+                    std::fs::write(&vcl, varnish_vcl(origin))
+                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", vcl.display()));
+                    command
+                        // In the foreground, its working folder (shared memory log,
+                        // compiled VCL) here, no management port.
+                        .arg("-F")
+                        .arg("-n")
+                        .arg(dir.join("work"))
+                        .arg("-a")
+                        .arg(addr.to_string())
+                        .args(["-T", "none"])
+                        .arg("-f")
+                        .arg(&vcl)
+                        .args(["-s", "malloc,16m"])
+                        // Keep clients' Accept-Encoding: see the module's doc.
+                        .args(["-p", "http_gzip_support=off"])
+                        // The shared memory log at its smallest, not 80 MB per test.
+                        .args(["-p", "vsl_space=1M"]);
+                }
+            }
+            let child = command
+                .stdin(Stdio::null())
+                .stdout(output.try_clone().expect("output log"))
+                .stderr(output)
+                .spawn()
+                .unwrap_or_else(|err| panic!("cannot start {}: {err}", program.display()));
+            let mut process = Self {
+                kind,
+                child,
+                addr,
+                dir: dir.clone(),
+            };
+            if process.wait_until_serving().await {
+                return process;
+            }
+            let errors = process.errors();
+            assert!(
+                errors.contains("Address already in use"),
+                "{kind} did not start: {errors}"
+            );
+            // Drop kills it and removes the folder; the loop makes it again.
+            drop(process);
+        }
+        panic!("{kind} found no free port in 5 tries");
+    }
+
+    /// `true` once the cache answers HTTP, `false` if it exited; panics after 30 s.
+    /// A TCP connect is not enough for Varnish: its manager listens while the worker
+    /// process that answers is still starting.
+    async fn wait_until_serving(&mut self) -> bool {
+        let kind = self.kind;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.answers_http().await {
+                return true;
+            }
+            if self.child.try_wait().expect("cache status").is_some() {
+                return false;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{kind} did not answer on {} within 30 s: {}",
+                self.addr,
+                self.errors()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Whether a `HEAD /api/health` gets a status line within a second.
+    async fn answers_http(&self) -> bool {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let probe = async {
+            let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
+            let request = format!(
+                "HEAD /api/health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.addr
+            );
+            stream.write_all(request.as_bytes()).await.ok()?;
+            let mut start = [0; 5];
+            stream.read_exact(&mut start).await.ok()?;
+            Some(&start == b"HTTP/")
+        };
+        tokio::time::timeout(Duration::from_secs(1), probe)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+    }
+
+    /// What the cache wrote to its logs, stdout and stderr.
+    pub fn errors(&self) -> String {
+        ["error.log", "output.log"]
+            .iter()
+            .map(|name| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for CacheProcess {
+    fn drop(&mut self) {
+        // nginx: `master_process off`, this one process is all of it. Varnish: the
+        // worker process exits when its manager's CLI pipe closes.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!(
+                "{} config and logs kept in {}",
+                self.kind,
+                self.dir.display()
+            );
+        } else {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// nginx: one process in the foreground, a `proxy_cache` with the
+/// default key (scheme, host, URI), nothing about dictionaries.
+fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr) -> String {
+    let dir = dir.display();
+    format!(
+        r#"# Written by the tests (integration_tests::caches): one process in the foreground, every file in {dir}.
+daemon off;
+master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log info;
+
+events {{
+    worker_connections 64;
+}}
+
+http {{
+    access_log {dir}/access.log;
+    client_body_temp_path {dir}/client_body;
+    proxy_temp_path {dir}/proxy_temp;
+    fastcgi_temp_path {dir}/fastcgi_temp;
+    uwsgi_temp_path {dir}/uwsgi_temp;
+    scgi_temp_path {dir}/scgi_temp;
+    proxy_cache_path {dir}/cache levels=1:2 keys_zone=assets:1m max_size=64m inactive=10m use_temp_path=off;
+
+    server {{
+        listen {listen};
+
+        location / {{
+            proxy_pass http://{origin};
+            proxy_http_version 1.1;
+            proxy_cache assets;
+            proxy_cache_revalidate on;
+            add_header X-Cache $upstream_cache_status always;
+        }}
+    }}
+}}
+"#
+    )
+}
+
+/// Varnish with the built-in VCL (default hash: URL and host) and one backend; the
+/// only addition is the `X-Cache` header the tests read.
+fn varnish_vcl(origin: SocketAddr) -> String {
+    let (host, port) = (origin.ip(), origin.port());
+    format!(
+        r#"# Written by the tests (integration_tests::caches).
+vcl 4.1;
+
+backend origin {{
+    .host = "{host}";
+    .port = "{port}";
+}}
+
+sub vcl_deliver {{
+    if (obj.hits > 0) {{
+        set resp.http.X-Cache = "HIT";
+    }} else {{
+        set resp.http.X-Cache = "MISS";
+    }}
+}}
+"#
+    )
+}
+
+/// A 127.0.0.1 address with a port nothing listened on a moment ago.
+fn free_addr() -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    listener.local_addr().expect("local address")
+}
