@@ -252,23 +252,33 @@ async fn a_directory_path_is_redirected_by_the_assets() {
     assert_eq!(state.seen.load(Ordering::SeqCst), 0);
 }
 
-#[tokio::test]
-async fn the_assets_can_also_be_the_applications_fallback() {
-    // The front answers hits; the application's fallback is the whole service, so
-    // unknown page paths get the single-page app and other misses its 404.
-    let state = state("spa");
+/// `front` in front of an application whose fallback is the whole service (with the
+/// single-page app's page), under `axum::serve`: the README's set-up.
+async fn spawn_with_assets_as_fallback(
+    front: embed_assets::ServeAssets,
+    state: &AppState,
+) -> SocketAddr {
     let app = Router::new()
         .route("/api/users/{id}", get(user))
         .fallback_service(SITE.service().spa_fallback("/index.html"))
         .layer(middleware::from_fn_with_state(state.clone(), count))
         .with_state(state.clone());
     let (listener, addr) = listener().await;
-    let service = SITE.service().with_fallback(app);
+    let service = front.with_fallback(app);
     tokio::spawn(async move {
         axum::serve(listener, service.into_make_service())
             .await
             .expect("axum server");
     });
+    addr
+}
+
+#[tokio::test]
+async fn the_assets_can_also_be_the_applications_fallback() {
+    // The front answers hits; the application's fallback is the whole service, so
+    // unknown page paths get the single-page app and other misses its 404.
+    let state = state("spa");
+    let addr = spawn_with_assets_as_fallback(SITE.service(), &state).await;
     let navigate = ("accept", "text/html");
     let (status, headers, body) = fetch(addr, "/settings/profile", &[navigate]).await;
     assert_eq!(status, StatusCode::OK);
@@ -290,18 +300,7 @@ async fn in_dev_mode_files_added_since_the_build_are_answered_in_front() {
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(&folder).unwrap();
     let state = state("dev");
-    let app = Router::new()
-        .route("/api/users/{id}", get(user))
-        .fallback_service(SITE.service().spa_fallback("/index.html"))
-        .layer(middleware::from_fn_with_state(state.clone(), count))
-        .with_state(state.clone());
-    let (listener, addr) = listener().await;
-    let service = SITE.service().dev_folder(&folder).with_fallback(app);
-    tokio::spawn(async move {
-        axum::serve(listener, service.into_make_service())
-            .await
-            .expect("axum server");
-    });
+    let addr = spawn_with_assets_as_fallback(SITE.service().dev_folder(&folder), &state).await;
     let (status, _, _) = fetch(addr, "/assets/chunk-a1b2c3.js", &[]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "not written yet");
     assert_eq!(
