@@ -1,9 +1,60 @@
-//! `Accept-Encoding` → which stored body to send (RFC 9110 §12.5.3).
+//! `Accept-Encoding` and `Available-Dictionary` → which stored body to send (RFC 9110
+//! §12.5.3, RFC 9842 §2.2): the whole choice, dictionary bodies included.
 
-use http::header::{GetAll, ACCEPT};
+use http::header::{GetAll, ACCEPT, ACCEPT_ENCODING};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::asset::Encoding;
+use crate::asset::{Asset, Delta, Encoding, Variant};
+
+/// The stored representation a request gets: negotiated from `Accept-Encoding`, and
+/// from `Available-Dictionary` where the asset has bodies compressed against earlier
+/// versions of it (RFC 9842 §2.2: only a dictionary whose hash matches is used).
+pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a Variant {
+    if !asset.is_negotiated() {
+        return asset.identity();
+    }
+    let (dcb, dcz) = match asset.deltas() {
+        [] => (None, None),
+        deltas => matching_deltas(deltas, headers),
+    };
+    let encoding = choose_encoding(
+        headers.get_all(ACCEPT_ENCODING),
+        |encoding| match encoding {
+            Encoding::DictionaryBrotli => dcb.is_some(),
+            Encoding::DictionaryZstd => dcz.is_some(),
+            other => asset.variant(other).is_some(),
+        },
+    );
+    match encoding {
+        Encoding::DictionaryBrotli => dcb,
+        Encoding::DictionaryZstd => dcz,
+        other => asset.variant(other),
+    }
+    .unwrap_or(asset.identity())
+}
+
+/// The `dcb` and `dcz` bodies compressed against the dictionary the request names
+/// (`negotiate::available_dictionary`).
+fn matching_deltas<'a>(
+    deltas: &'a [Delta],
+    headers: &HeaderMap,
+) -> (Option<&'a Variant>, Option<&'a Variant>) {
+    let Some(hash) = available_dictionary(headers) else {
+        return (None, None);
+    };
+    let with = |encoding: Encoding| {
+        deltas
+            .iter()
+            .find(|delta| {
+                delta.dictionary().as_bytes() == hash && delta.variant().encoding() == encoding
+            })
+            .map(Delta::variant)
+    };
+    (
+        with(Encoding::DictionaryBrotli),
+        with(Encoding::DictionaryZstd),
+    )
+}
 
 /// A q-value scaled to an integer: `q=0.5` is 500, `q=1` is 1000 (RFC 9110 §12.4.2).
 pub(crate) type Quality = u16;

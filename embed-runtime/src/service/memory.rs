@@ -8,6 +8,7 @@ use super::route::{self, Policy};
 use super::ServeAssets;
 use crate::asset::Asset;
 use crate::body::Body;
+use crate::negotiate::select_variant;
 use crate::representation::Representation;
 use crate::respond;
 
@@ -32,7 +33,7 @@ pub(super) fn respond_embedded(
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
-    let variant = respond::select_variant(asset, headers);
+    let variant = select_variant(asset, headers);
     let prebuilt = policy
         .prebuilt
         .and_then(|all| all.iter().find(|p| p.is_for(variant)));

@@ -1,0 +1,244 @@
+//! The header fields of the responses about a representation: assembled in one place
+//! for 200, 206, 304, 416 and the 404 page, and built once per service for the common
+//! answers. Beside them, the one list of the fields the service owns, which the `header`
+//! rules are checked against.
+
+use http::header::{
+    ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE,
+    CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION, VARY,
+};
+use http::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::asset::{Asset, Encoding, Variant};
+use crate::range::ByteRange;
+use crate::representation::{HeaderValues, Negotiated, Representation};
+
+const BYTES: HeaderValue = HeaderValue::from_static("bytes");
+const ACCEPT_ENCODING_VARY: HeaderValue = HeaderValue::from_static("accept-encoding");
+pub(super) const DICTIONARY_VARY: HeaderValue =
+    HeaderValue::from_static("accept-encoding, available-dictionary");
+/// RFC 9842 §2.1: the response field that makes a response a dictionary.
+const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
+
+/// Every field the service sets itself on the responses about an asset: those stating
+/// the representation (`representation_headers` sets these and no others, but the
+/// `header` rules' own), those of its redirects and refusals (`Location`, `Allow`),
+/// and `Cache-Control` from its options. `ServeAssets::header` refuses each of them:
+/// a rule's value would be overwritten, or would contradict the representation.
+pub(crate) const SERVICE_FIELDS: [HeaderName; 12] = [
+    CONTENT_TYPE,
+    CONTENT_LENGTH,
+    CONTENT_ENCODING,
+    CONTENT_RANGE,
+    ACCEPT_RANGES,
+    ETAG,
+    LAST_MODIFIED,
+    VARY,
+    USE_AS_DICTIONARY,
+    LOCATION,
+    ALLOW,
+    CACHE_CONTROL,
+];
+pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
+
+/// The header fields the service's options add to an asset's responses, on top of
+/// those stating the representation: its `Cache-Control`, and the fields of the
+/// `header` rules matching its path (`X-Content-Type-Options` among them by default).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Added<'a> {
+    pub(crate) cache_control: &'a HeaderValue,
+    pub(crate) fields: &'a [(HeaderName, HeaderValue)],
+}
+
+/// The headers of a 200 and of a 304 for one stored variant, built once per service so
+/// the common answers clone a finished map instead of inserting field by field.
+#[derive(Debug, Clone)]
+pub(crate) struct PrebuiltHeaders {
+    /// The variant's ETag, by address: which stored body these are for.
+    etag: &'static str,
+    values: HeaderValues,
+    pub(super) ok: HeaderMap,
+    pub(super) not_modified: HeaderMap,
+}
+
+impl PrebuiltHeaders {
+    /// The headers of `variant`, a stored body of `asset`.
+    pub(crate) fn new(asset: &Asset, variant: &'static Variant, added: Added<'_>) -> Self {
+        let rep = &Representation::embedded(asset, variant);
+        let not_modified = representation_headers(rep, added, Part::NotModified);
+        let ok = representation_headers(rep, added, Part::Whole);
+        PrebuiltHeaders {
+            etag: variant.etag(),
+            values: rep.values.clone(),
+            ok,
+            not_modified,
+        }
+    }
+
+    /// Whether these are the headers of `variant`.
+    pub(crate) fn is_for(&self, variant: &Variant) -> bool {
+        std::ptr::eq(self.etag, variant.etag())
+    }
+
+    /// The representation of `variant` (of `asset`, which these headers were built
+    /// for), with the values built once instead of per request.
+    pub(crate) fn representation<'a>(
+        &self,
+        asset: &'a Asset,
+        variant: &'a Variant,
+    ) -> Representation<'a> {
+        Representation::with_values(asset, variant, self.values.clone())
+    }
+}
+
+/// Which response a representation's header fields are for.
+#[derive(Debug)]
+pub(crate) enum Part {
+    /// 200: the whole representation.
+    Whole,
+    /// 206 with one range.
+    Range(ByteRange),
+    /// 206 with `multipart/byteranges` of this type and length.
+    Multipart { content_type: HeaderValue, len: u64 },
+    /// 304 (RFC 9110 §15.4.5): what a 200 would carry for caches to update, and no
+    /// representation metadata (no Content-Type/Length/Encoding).
+    NotModified,
+    /// 416 (RFC 9110 §15.5.17): say how long the representation is.
+    Unsatisfiable,
+    /// The 404 page: its content, but no validators and no ranges, so a cache never
+    /// revalidates it into a 304 that hands out another URL's bytes.
+    ErrorPage,
+}
+
+/// The header fields of a response about `rep`: the one place they are assembled,
+/// for 200, 206, 304, 416, the 404 page and the maps built once per service.
+///
+/// The added fields come on every one of them, the 304 included: they are no
+/// representation metadata (RFC 9110 §15.4.5 keeps those off a 304), and a cache
+/// updates its stored response with the fields a 304 carries (RFC 9111 §4.3.4), so a
+/// changed policy reaches copies whose bytes did not change.
+pub(crate) fn representation_headers(
+    rep: &Representation<'_>,
+    added: Added<'_>,
+    part: Part,
+) -> HeaderMap {
+    // Room for every field below (up to 9) at once: no regrowth mid-response.
+    let mut out = HeaderMap::with_capacity(12 + added.fields.len());
+    if !matches!(part, Part::ErrorPage) {
+        if let Some(etag) = &rep.values.etag {
+            out.insert(ETAG, etag.clone());
+        }
+        out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
+    }
+    out.insert(CACHE_CONTROL, added.cache_control.clone());
+    // Rules never name the fields set here (`header` refuses them), so the order
+    // does not matter and nothing is overwritten.
+    for (name, value) in added.fields {
+        out.append(name.clone(), value.clone());
+    }
+    // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
+    // And only then: without variants, Vary would split caches for nothing.
+    match rep.negotiated {
+        Negotiated::No => {}
+        Negotiated::Encoding => {
+            out.insert(VARY, ACCEPT_ENCODING_VARY);
+        }
+        Negotiated::EncodingAndDictionary => {
+            out.insert(VARY, DICTIONARY_VARY);
+        }
+    }
+    if let (Some(pattern), false) = (rep.dictionary_match, matches!(part, Part::ErrorPage)) {
+        out.insert(USE_AS_DICTIONARY, HeaderValue::from_static(pattern));
+    }
+    let (content_length, content_type) = match part {
+        Part::NotModified => return out,
+        Part::Unsatisfiable => {
+            out.insert(CONTENT_RANGE, content_range_unsatisfied(rep.len));
+            out.insert(ACCEPT_RANGES, BYTES);
+            return out;
+        }
+        Part::ErrorPage => (
+            rep.values.content_length.clone(),
+            rep.values.content_type.clone(),
+        ),
+        Part::Whole => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            (
+                rep.values.content_length.clone(),
+                rep.values.content_type.clone(),
+            )
+        }
+        Part::Range(range) => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            out.insert(CONTENT_RANGE, content_range(&range, rep.len));
+            (
+                HeaderValue::from(range.len()),
+                rep.values.content_type.clone(),
+            )
+        }
+        Part::Multipart { content_type, len } => {
+            out.insert(ACCEPT_RANGES, BYTES);
+            (HeaderValue::from(len), content_type)
+        }
+    };
+    out.insert(CONTENT_LENGTH, content_length);
+    if rep.encoding != Encoding::Identity {
+        out.insert(
+            CONTENT_ENCODING,
+            HeaderValue::from_static(rep.encoding.as_str()),
+        );
+    }
+    out.insert(CONTENT_TYPE, content_type);
+    out
+}
+
+fn content_range(range: &ByteRange, len: u64) -> HeaderValue {
+    // Digits, '-', '/' and a space: always a valid header value.
+    HeaderValue::try_from(format!("bytes {}-{}/{len}", range.start, range.end)).unwrap_or(BYTES)
+}
+
+fn content_range_unsatisfied(len: u64) -> HeaderValue {
+    HeaderValue::try_from(format!("bytes */{len}")).unwrap_or(BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_a_response_states_is_on_the_service_list() {
+        let rep = Representation {
+            content_type: "text/css",
+            encoding: Encoding::Brotli,
+            validators: crate::precondition::Validators {
+                etag: Some("\"a\""),
+                modified: 0,
+            },
+            len: 10,
+            values: HeaderValues {
+                etag: Some(HeaderValue::from_static("\"a\"")),
+                last_modified: HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT"),
+                content_type: HeaderValue::from_static("text/css"),
+                content_length: HeaderValue::from_static("10"),
+            },
+            negotiated: Negotiated::EncodingAndDictionary,
+            dictionary_match: Some("/app.*.css"),
+        };
+        let added = Added {
+            cache_control: &NO_CACHE,
+            fields: &[],
+        };
+        for part in [
+            Part::Whole,
+            Part::Range(ByteRange { start: 0, end: 4 }),
+            Part::NotModified,
+            Part::Unsatisfiable,
+            Part::ErrorPage,
+        ] {
+            let headers = representation_headers(&rep, added, part);
+            for name in headers.keys() {
+                assert!(SERVICE_FIELDS.contains(name), "{name} is not on the list");
+            }
+        }
+    }
+}
