@@ -9,7 +9,7 @@ use std::sync::Arc;
 use http::header;
 use http::{HeaderName, HeaderValue};
 
-use super::config::{HeaderRule, Options};
+use super::options::{HeaderRule, Options};
 use super::ServeAssets;
 use crate::disk;
 use crate::error::{DiskProblem, Error};
@@ -423,7 +423,7 @@ impl ServeAssets {
             .iter()
             .filter_map(|asset| {
                 let relative = asset.disk_path()?;
-                let path = self.disk_path(relative);
+                let path = self.config.options.disk_path(relative);
                 let result = match &path {
                     Some(path) => disk::check(path),
                     None => Err(io::Error::new(
@@ -443,16 +443,6 @@ impl ServeAssets {
         } else {
             Err(Error::Disk(problems))
         }
-    }
-
-    pub(super) fn disk_path(&self, relative: &str) -> Option<PathBuf> {
-        // NOTE: `relative` comes from the macro's table (`/`-separated, no `..`), never
-        // from the request, so it cannot leave the root.
-        self.config
-            .options
-            .disk_root
-            .as_ref()
-            .map(|root| root.join(relative))
     }
 
     /// The assets this service answers for.

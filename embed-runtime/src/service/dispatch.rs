@@ -106,7 +106,7 @@ impl ServeAssets {
                 let response = respond_embedded(asset, policy, head.method, head.headers);
                 return ResponseFuture::ready(response);
             }
-            (_, Some(relative)) => match self.disk_path(relative) {
+            (_, Some(relative)) => match options.disk_path(relative) {
                 Some(path) => path,
                 None => return ResponseFuture::ready(self.not_found(head.method, head.headers)),
             },

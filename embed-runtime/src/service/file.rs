@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
-use super::config::Fields;
 use super::memory::respond_embedded;
+use super::options::Fields;
 use super::route::Policy;
 use super::ServeAssets;
 use crate::asset::Asset;
@@ -40,7 +40,7 @@ impl FileRequest {
         let read = if embedded {
             DiskFile::read(self.path.clone()).await
         } else {
-            let tags = &self.service.config.tables(self.service.assets).tags;
+            let tags = &self.service.config.tags;
             DiskFile::open(self.path.clone(), tags).await
         };
         let policy = Policy {
@@ -64,7 +64,7 @@ impl FileRequest {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
         let chunk_size = self.service.config.options.chunk_size;
-        let budget = Arc::clone(&self.service.config.tables(self.service.assets).budget);
+        let budget = Arc::clone(&self.service.config.budget);
         let mut response = respond::respond(
             &rep,
             &self.method,

@@ -3,7 +3,11 @@
 //! it calls; every file is read in `disk`.
 //!
 //! - `builder`: the options, one method each;
-//! - `config`: the options and the tables derived from them once;
+//! - `options`: what they set, their defaults and `Debug`, and the header policy they
+//!   give each asset;
+//! - `tables`: the lookups derived from the options once per service;
+//! - `config`: the options, their tables, and the live state requests share (content
+//!   tags, the read budget);
 //! - `head`: [`RequestHead`], what is read of a request;
 //! - `dispatch`: a request's head → `route` → `respond` (or `file`), and the one
 //!   entry that answers or says "not mine";
@@ -20,16 +24,15 @@ mod file;
 mod future;
 mod head;
 mod memory;
+mod options;
 mod route;
+mod tables;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use http::HeaderValue;
-
-use self::config::{Config, Options};
-use crate::asset::Asset;
+use self::config::Config;
+use self::options::Options;
 use crate::table::Assets;
 
 #[cfg(any(feature = "tower", feature = "warp"))]
@@ -86,64 +89,10 @@ impl Assets {
     /// A service answering requests for these assets, with default options: index file
     /// `index.html`, `Cache-Control: no-cache`, a plain-text 404.
     pub fn service(&'static self) -> ServeAssets {
-        let options = Options {
-            index_file: Some("index.html".to_owned()),
-            default_cache_control: HeaderValue::from_static(ServeAssets::DEFAULT_CACHE_CONTROL),
-            default_cache_control_set: false,
-            fingerprinted_cache_control: HeaderValue::from_static(
-                ServeAssets::FINGERPRINTED_CACHE_CONTROL,
-            ),
-            cache_rules: Vec::new(),
-            not_found_page: None,
-            spa_fallback: None,
-            spa_excluded: Vec::new(),
-            clean_urls: false,
-            dev_folder: None,
-            disk_root: self.build_root().map(PathBuf::from),
-            chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
-            read_budget: ServeAssets::DEFAULT_READ_BUDGET,
-            header_rules: Vec::new(),
-            nosniff: true,
-            csp: None,
-            preload: false,
-        };
+        let options = Options::new(self.build_root().map(PathBuf::from));
         ServeAssets {
             assets: self,
             config: Arc::new(Config::new(options)),
         }
-    }
-}
-
-impl fmt::Debug for ServeAssets {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let config = &self.config.options;
-        f.debug_struct("ServeAssets")
-            .field("assets", &self.assets.len())
-            .field("index_file", &config.index_file)
-            .field("cache_control", &config.default_cache_control)
-            .field("cache_rules", &config.cache_rules)
-            .field("not_found_page", &config.not_found_page.map(Asset::path))
-            .field(
-                "spa_fallback",
-                &config.spa_fallback.map(|i| self.assets.files()[i].path()),
-            )
-            .field("spa_excluded", &config.spa_excluded)
-            .field("clean_urls", &config.clean_urls)
-            .field("dev_folder", &config.dev_folder)
-            .field("disk_root", &config.disk_root)
-            .field("chunk_size", &config.chunk_size)
-            .field("read_budget", &config.read_budget)
-            .field(
-                "header_rules",
-                &config
-                    .header_rules
-                    .iter()
-                    .map(|rule| (&rule.pattern, &rule.name, &rule.value))
-                    .collect::<Vec<_>>(),
-            )
-            .field("nosniff", &config.nosniff)
-            .field("content_security_policy", &config.csp)
-            .field("preload_links", &config.preload)
-            .finish()
     }
 }

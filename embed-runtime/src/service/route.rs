@@ -7,8 +7,9 @@ use embed_assets_shared::select::FileRules;
 use http::{HeaderValue, Method};
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 
-use super::config::{Config, Fields};
+use super::config::Config;
 use super::head::RequestHead;
+use super::options::Fields;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;

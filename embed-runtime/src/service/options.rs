@@ -1,0 +1,272 @@
+//! The options a user sets on a [`ServeAssets`]: their defaults, their `Debug`, and
+//! the header policy they give each asset (its `Cache-Control` and the `header` rules'
+//! fields), which the tables resolve once per asset.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use globset::GlobMatcher;
+use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
+use http::{HeaderName, HeaderValue};
+
+use super::ServeAssets;
+use crate::asset::Asset;
+
+const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+
+/// The fields a response of one asset gets from the `header` rules, in the order the
+/// rules were given.
+pub(super) type Fields = Arc<[(HeaderName, HeaderValue)]>;
+
+/// One `header` rule: a field for the assets whose path matches a glob.
+#[derive(Clone, Debug)]
+pub(super) struct HeaderRule {
+    pub(super) pattern: String,
+    pub(super) matcher: GlobMatcher,
+    /// The pattern holds a `/`: it is matched against the whole path, else against
+    /// the file name.
+    pub(super) whole_path: bool,
+    pub(super) name: HeaderName,
+    pub(super) value: HeaderValue,
+}
+
+impl HeaderRule {
+    pub(super) fn matches(&self, path: &str) -> bool {
+        let subject = if self.whole_path {
+            path
+        } else {
+            path.rsplit('/').next().unwrap_or(path)
+        };
+        self.matcher.is_match(subject)
+    }
+}
+
+/// What the builder methods of [`ServeAssets`](super::ServeAssets) set.
+#[derive(Clone, Debug)]
+pub(super) struct Options {
+    pub(super) index_file: Option<String>,
+    pub(super) default_cache_control: HeaderValue,
+    /// Whether `default_cache_control` was set (`.cache_control`): else a page that is
+    /// a dictionary gets [`super::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL`].
+    pub(super) default_cache_control_set: bool,
+    /// `Cache-Control` at fingerprinted URLs.
+    pub(super) fingerprinted_cache_control: HeaderValue,
+    /// `(path prefix, value)`, applied longest prefix first.
+    pub(super) cache_rules: Vec<(String, HeaderValue)>,
+    pub(super) not_found_page: Option<&'static Asset>,
+    /// Index of the page sent for unknown page-like paths (single-page apps).
+    pub(super) spa_fallback: Option<usize>,
+    /// Path prefixes the single-page app's page never answers (`/api`), without a
+    /// trailing slash: each covers itself and the paths below it.
+    pub(super) spa_excluded: Vec<String>,
+    pub(super) clean_urls: bool,
+    /// Dev mode: embedded assets are re-read from this folder on every request.
+    pub(super) dev_folder: Option<PathBuf>,
+    /// Where on-disk assets are read from; `None` if the table has none.
+    pub(super) disk_root: Option<PathBuf>,
+    pub(super) chunk_size: usize,
+    /// What full-size chunks of on-disk files in flight may hold in all.
+    pub(super) read_budget: usize,
+    /// `header` rules, in the order given.
+    pub(super) header_rules: Vec<HeaderRule>,
+    /// `X-Content-Type-Options: nosniff` on every asset response.
+    pub(super) nosniff: bool,
+    /// The `content_security_policy` template: `{scripts}` and `{styles}` stand for a
+    /// page's hash sources.
+    pub(super) csp: Option<String>,
+    /// `preload_links`: each page's `Link` preload values.
+    pub(super) preload: bool,
+}
+
+impl Options {
+    /// The defaults of `Assets::service`: index file `index.html`, `Cache-Control:
+    /// no-cache`, a plain-text 404, on-disk files read below `disk_root`.
+    pub(super) fn new(disk_root: Option<PathBuf>) -> Self {
+        Options {
+            index_file: Some("index.html".to_owned()),
+            default_cache_control: HeaderValue::from_static(ServeAssets::DEFAULT_CACHE_CONTROL),
+            default_cache_control_set: false,
+            fingerprinted_cache_control: HeaderValue::from_static(
+                ServeAssets::FINGERPRINTED_CACHE_CONTROL,
+            ),
+            cache_rules: Vec::new(),
+            not_found_page: None,
+            spa_fallback: None,
+            spa_excluded: Vec::new(),
+            clean_urls: false,
+            dev_folder: None,
+            disk_root,
+            chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
+            read_budget: ServeAssets::DEFAULT_READ_BUDGET,
+            header_rules: Vec::new(),
+            nosniff: true,
+            csp: None,
+            preload: false,
+        }
+    }
+}
+
+impl Options {
+    /// Where an on-disk asset at `relative` (below the folder) is read, for a request
+    /// and for the start-up check; `None` when the table has no disk root.
+    pub(super) fn disk_path(&self, relative: &str) -> Option<PathBuf> {
+        // NOTE: `relative` comes from the macro's table (`/`-separated, no `..`), never
+        // from the request, so it cannot leave the root.
+        self.disk_root.as_ref().map(|root| root.join(relative))
+    }
+
+    /// The `Cache-Control` of a file at `path` at its own URL: the longest matching
+    /// cache rule, else the default.
+    pub(super) fn cache_control_for(&self, path: &str) -> &HeaderValue {
+        self.cache_rule_for(path)
+            .unwrap_or(&self.default_cache_control)
+    }
+
+    /// The longest cache rule matching `path`, if any.
+    fn cache_rule_for(&self, path: &str) -> Option<&HeaderValue> {
+        self.cache_rules
+            .iter()
+            .filter(|(prefix, _)| path.starts_with(prefix.as_str()))
+            // The first of the longest, as the rules were given.
+            .min_by_key(|(prefix, _)| std::cmp::Reverse(prefix.len()))
+            .map(|(_, value)| value)
+    }
+
+    /// The `Cache-Control` of `asset` at its own URL: [`cache_control_for`], except
+    /// that a page which is a dictionary (`Use-As-Dictionary`, with the macro's
+    /// `releases`) and has no policy of the user's gets one with a freshness lifetime,
+    /// which browsers need to keep it.
+    ///
+    /// [`cache_control_for`]: Self::cache_control_for
+    pub(super) fn cache_control_of(&self, asset: &Asset) -> HeaderValue {
+        let own_policy =
+            self.default_cache_control_set || self.cache_rule_for(asset.path()).is_some();
+        let dictionary_page =
+            asset.dictionary_match().is_some() && asset.fingerprinted_path().is_none();
+        if dictionary_page && !own_policy {
+            HeaderValue::from_static(super::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+        } else {
+            self.cache_control_for(asset.path()).clone()
+        }
+    }
+
+    /// The fields the `header` rules give a file at `path`: `nosniff` first unless it
+    /// is off, then each matching rule in order, a later one replacing the value of an
+    /// earlier one with the same name.
+    pub(super) fn fields_for(&self, path: &str) -> Fields {
+        let mut fields = self.unmatched_fields().to_vec();
+        for rule in self.header_rules.iter().filter(|rule| rule.matches(path)) {
+            match fields.iter_mut().find(|(name, _)| *name == rule.name) {
+                Some(field) => field.1 = rule.value.clone(),
+                None => fields.push((rule.name.clone(), rule.value.clone())),
+            }
+        }
+        fields.into()
+    }
+
+    /// The fields of `asset`: those of its path, and on an HTML page the policy of the
+    /// `content_security_policy` template with the page's hashes, after (so in place
+    /// of) a rule's.
+    pub(super) fn fields_of(&self, asset: &Asset) -> Fields {
+        let fields = self.policy_fields(asset);
+        let links = asset.preload_links();
+        // Dev mode serves pages as they are on disk, not rewritten: the build's links
+        // (hashed URLs after `rewrite_references`) would name what they do not load.
+        if !self.preload || self.dev_folder.is_some() || links.is_empty() || !is_page(asset) {
+            return fields;
+        }
+        // One field, the values comma-separated (RFC 8288 §3), after a rule's own.
+        let Ok(link) = HeaderValue::try_from(links.join(", ")) else {
+            return fields;
+        };
+        let mut fields = fields.to_vec();
+        fields.push((LINK, link));
+        fields.into()
+    }
+
+    /// [`fields_of`](Self::fields_of) before the preload links.
+    fn policy_fields(&self, asset: &Asset) -> Fields {
+        let policy = self
+            .csp
+            .as_deref()
+            .filter(|_| is_page(asset))
+            .map(|template| {
+                let filled = template
+                    .replace("{scripts}", &asset.script_hashes().join(" "))
+                    .replace("{styles}", &asset.style_hashes().join(" "));
+                // A placeholder with no hashes leaves a space before `;` or at the end.
+                let policy = filled
+                    .split(';')
+                    .map(str::trim_end)
+                    .collect::<Vec<_>>()
+                    .join(";");
+                // Hash sources are base64 in quotes and the template was checked when set.
+                HeaderValue::try_from(policy)
+                    .unwrap_or(HeaderValue::from_static("default-src 'none'"))
+            });
+        let Some(policy) = policy else {
+            return self.fields_for(asset.path());
+        };
+        let mut fields: Vec<_> = self
+            .fields_for(asset.path())
+            .iter()
+            .filter(|(name, _)| *name != CONTENT_SECURITY_POLICY)
+            .cloned()
+            .collect();
+        fields.push((CONTENT_SECURITY_POLICY, policy));
+        fields.into()
+    }
+
+    /// The fields of a file no rule matches.
+    pub(super) fn unmatched_fields(&self) -> Fields {
+        if self.nosniff {
+            Arc::new([(X_CONTENT_TYPE_OPTIONS, NOSNIFF)])
+        } else {
+            Arc::new([])
+        }
+    }
+}
+
+/// Whether `asset` is an HTML page (its policy is the one of a document).
+pub(super) fn is_page(asset: &Asset) -> bool {
+    asset
+        .content_type()
+        .split(';')
+        .next()
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("text/html"))
+}
+
+impl fmt::Debug for ServeAssets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config = &self.config.options;
+        f.debug_struct("ServeAssets")
+            .field("assets", &self.assets.len())
+            .field("index_file", &config.index_file)
+            .field("cache_control", &config.default_cache_control)
+            .field("cache_rules", &config.cache_rules)
+            .field("not_found_page", &config.not_found_page.map(Asset::path))
+            .field(
+                "spa_fallback",
+                &config.spa_fallback.map(|i| self.assets.files()[i].path()),
+            )
+            .field("spa_excluded", &config.spa_excluded)
+            .field("clean_urls", &config.clean_urls)
+            .field("dev_folder", &config.dev_folder)
+            .field("disk_root", &config.disk_root)
+            .field("chunk_size", &config.chunk_size)
+            .field("read_budget", &config.read_budget)
+            .field(
+                "header_rules",
+                &config
+                    .header_rules
+                    .iter()
+                    .map(|rule| (&rule.pattern, &rule.name, &rule.value))
+                    .collect::<Vec<_>>(),
+            )
+            .field("nosniff", &config.nosniff)
+            .field("content_security_policy", &config.csp)
+            .field("preload_links", &config.preload)
+            .finish()
+    }
+}

@@ -1,0 +1,191 @@
+//! The lookups derived once per service from its options and the asset table, so a
+//! request only looks up: per-asset policy and prebuilt header maps, directory and
+//! clean-URL maps, the hashed names, dev mode's file rules.
+
+use std::collections::HashMap;
+
+use embed_assets_shared::hashed::{self, HashedName};
+use embed_assets_shared::select::FileRules;
+use http::HeaderValue;
+
+use std::sync::Arc;
+
+use super::options::{is_page, Fields, Options};
+use crate::asset::{Asset, Delta};
+use crate::respond::{Added, PrebuiltHeaders};
+use crate::table::Assets;
+
+/// Lookups derived from the options and the asset table.
+#[derive(Clone, Debug)]
+pub(super) struct Tables {
+    /// `Cache-Control` per asset, by index in the table.
+    pub(super) cache_control: Vec<HeaderValue>,
+    /// The `header` rules' fields per asset, by index in the table.
+    pub(super) fields: Vec<Fields>,
+    /// Those of the 404 page.
+    pub(super) not_found_fields: Fields,
+    /// Finished 200/304 header maps per embedded asset and stored variant.
+    pub(super) prebuilt: Vec<Vec<PrebuiltHeaders>>,
+    /// The same at the fingerprinted URL, for assets that have one (else empty).
+    pub(super) prebuilt_fingerprinted: Vec<Vec<PrebuiltHeaders>>,
+    /// `/dir/` → index of `/dir/index.html`.
+    pub(super) directories: HashMap<&'static str, usize>,
+    /// `/dir` → `dir`, for the redirect to `dir/`.
+    pub(super) bare_directories: HashMap<&'static str, &'static str>,
+    /// `/about` → index of `/about.html`, with clean URLs on.
+    pub(super) clean: HashMap<&'static str, usize>,
+    /// The names of the files served at a content-hashed URL, by folder (`/js/` →
+    /// `/js/app.*.js`): a miss that names another version of one of them is final.
+    pub(super) hashed: HashMap<String, Vec<HashedName>>,
+    /// In dev mode, which files of the folder that the table does not list are served
+    /// (added since the build): the macro's selection. `None` outside dev mode, or
+    /// if a glob does not compile here (then nothing new is served).
+    pub(super) dev: Option<FileRules>,
+}
+
+impl Tables {
+    /// Whether `path` (decoded, not in the table) names a version of a file the table
+    /// serves at a content-hashed URL: `/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`.
+    pub(super) fn is_other_version(&self, path: &str) -> bool {
+        self.hashed
+            .get(hashed::folder(path))
+            .is_some_and(|names| names.iter().any(|name| name.matches(path)))
+    }
+
+    pub(super) fn derive(options: &Options, assets: &'static Assets) -> Self {
+        let cache_control: Vec<HeaderValue> = assets
+            .iter()
+            .map(|asset| options.cache_control_of(asset))
+            .collect();
+        // One list per asset; assets no rule matches share the one of nosniff alone.
+        let unmatched = options.unmatched_fields();
+        let fields: Vec<Fields> = assets
+            .iter()
+            .map(|asset| {
+                if options
+                    .header_rules
+                    .iter()
+                    .any(|rule| rule.matches(asset.path()))
+                    || ((options.csp.is_some() || options.preload) && is_page(asset))
+                {
+                    options.fields_of(asset)
+                } else {
+                    Arc::clone(&unmatched)
+                }
+            })
+            .collect();
+        let prebuild = |asset: &'static Asset, added: Added<'_>| {
+            asset
+                .variants()
+                .chain(asset.deltas().iter().map(Delta::variant))
+                .map(|variant| PrebuiltHeaders::new(asset, variant, added))
+                .collect::<Vec<_>>()
+        };
+        let prebuilt = assets
+            .iter()
+            .zip(cache_control.iter().zip(&fields))
+            .map(|(asset, (cache_control, fields))| {
+                if asset.is_embedded() {
+                    let added = Added {
+                        cache_control,
+                        fields,
+                    };
+                    prebuild(asset, added)
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let prebuilt_fingerprinted = assets
+            .iter()
+            .zip(&fields)
+            .map(|(asset, fields)| match asset.fingerprinted_path() {
+                Some(_) => {
+                    let added = Added {
+                        cache_control: &options.fingerprinted_cache_control,
+                        fields,
+                    };
+                    prebuild(asset, added)
+                }
+                None => Vec::new(),
+            })
+            .collect();
+        let not_found_fields = options
+            .not_found_page
+            .map_or_else(|| Arc::clone(&unmatched), |page| options.fields_of(page));
+        let mut tables = Tables {
+            cache_control,
+            fields,
+            not_found_fields,
+            prebuilt,
+            prebuilt_fingerprinted,
+            directories: HashMap::new(),
+            bare_directories: HashMap::new(),
+            clean: HashMap::new(),
+            hashed: hashed_names(assets),
+            dev: options.dev_folder.as_ref().and_then(|_| {
+                let selection = assets.selection();
+                FileRules::from_patterns(
+                    selection.dotfiles,
+                    selection.follow_symlinks,
+                    selection.include,
+                    selection.exclude,
+                )
+                .ok()
+            }),
+        };
+        // This build's files by index: an earlier release's is at its hashed URL only.
+        let current = || {
+            assets
+                .iter()
+                .enumerate()
+                .filter(|(_, asset)| asset.release().is_none())
+        };
+        if options.clean_urls {
+            for (i, asset) in current() {
+                if let Some(bare) = asset.path().strip_suffix(".html") {
+                    if !bare.ends_with('/') {
+                        tables.clean.insert(bare, i);
+                    }
+                }
+            }
+        }
+        let Some(index_file) = &options.index_file else {
+            return tables;
+        };
+        for (i, asset) in current() {
+            let path = asset.path();
+            let Some(dir) = path.strip_suffix(index_file.as_str()) else {
+                continue;
+            };
+            if !dir.ends_with('/') {
+                continue; // `/notindex.html`
+            }
+            tables.directories.insert(dir, i);
+            let bare = &dir[..dir.len() - 1];
+            if let Some(slash) = bare.rfind('/') {
+                let segment = &bare[slash + 1..];
+                if !segment.is_empty() {
+                    tables.bare_directories.insert(bare, segment);
+                }
+            }
+        }
+        tables
+    }
+}
+
+/// The hashed names of the table's files at content-hashed URLs, by folder, each once.
+fn hashed_names(assets: &'static Assets) -> HashMap<String, Vec<HashedName>> {
+    let mut by_folder: HashMap<String, Vec<HashedName>> = HashMap::new();
+    for name in assets
+        .iter()
+        .filter_map(Asset::fingerprinted_path)
+        .filter_map(HashedName::of)
+    {
+        let names = by_folder.entry(name.folder().to_owned()).or_default();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    by_folder
+}
