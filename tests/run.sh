@@ -70,14 +70,19 @@ http_tests=(conditional range negotiation methods paths disk routing hostile fin
   size_limit)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
-for framework in hyper actix-web rocket poem salvo warp; do
+# The frameworks are the rows of tests/frameworks.txt, the registry the harness and the
+# benchmarks read too; axum ran above.
+frameworks=$(awk '!/^#/ && NF { print $1 }' tests/frameworks.txt)
+h2_frameworks=$(awk '!/^#/ && NF && $3 == "yes" { print $1 }' tests/frameworks.txt)
+for framework in $frameworks; do
+  [ "$framework" = axum ] && continue
   EMBED_TEST_FRAMEWORK=$framework run cargo test --workspace --all-features "${targets[@]}"
 done
-# axum and plain hyper over HTTP/2 (h2c, prior knowledge). `hostile` stays HTTP/1.1: it
-# probes the HTTP/1 parser, and HTTP/2 caps header lists itself.
+# Those the harness serves over HTTP/2 too (h2c, prior knowledge). `hostile` stays
+# HTTP/1.1: it probes the HTTP/1 parser, and HTTP/2 caps header lists itself.
 h2_targets=()
 for t in "${http_tests[@]}"; do [ "$t" = hostile ] || h2_targets+=(--test "$t"); done
-for framework in axum hyper; do
+for framework in $h2_frameworks; do
   EMBED_TEST_HTTP2=1 EMBED_TEST_FRAMEWORK=$framework \
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
@@ -96,12 +101,15 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # First each set as a user's crate builds it: the library alone (`--lib`), so no
 # dev-dependency adds features to a dependency the set leaves out (Poem 3.1 needs
 # tokio's `net` and did not ask for it; the tests' tokio has it).
-for feature in "" tower axum actix-web rocket poem salvo warp zstd; do
+# The library's features: tower, one per framework of the registry (those with a
+# feature, and axum, which is one in the library), zstd.
+features="tower axum $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}
 done
 run cargo test -p embed-assets -p host-features --no-default-features
-for feature in tower axum actix-web rocket poem salvo warp zstd; do
+for feature in $features; do
   run cargo test -p embed-assets -p host-features --no-default-features --features "embed-assets/$feature"
 done
 run cargo test -p embed-assets -p host-features

@@ -32,7 +32,7 @@ usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases 
 
   --seconds N        length of each wrk run, whole seconds (default 3)
   --rounds N         interleaved rounds; the tables show medians over them (default 5)
-  --frameworks LIST  comma-separated: axum, hyper, actix-web, rocket, poem, salvo, warp
+  --frameworks LIST  comma-separated names of tests/frameworks.txt (axum, hyper, ...)
                      (default: all; the ratios are to axum when it is measured)
   --cases LIST       comma-separated: index, br, favicon, 304 (default: all)
   --connections N    wrk's open connections, all on one wrk thread (default 32)
@@ -121,8 +121,14 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
                 args.frameworks = value()?
                     .split(',')
                     .map(|name| {
-                        framework_named(name.trim())
-                            .ok_or_else(|| format!("unknown framework `{name}`"))
+                        framework_named(name.trim()).ok_or_else(|| {
+                            let known: Vec<&str> =
+                                Framework::ALL.iter().map(|f| f.name()).collect();
+                            format!(
+                                "unknown framework `{name}`; expected one of {}",
+                                known.join(", ")
+                            )
+                        })
                     })
                     .collect::<Result<_, _>>()?;
             }

@@ -40,6 +40,50 @@ pub(crate) fn bind_loopback() -> (std::net::TcpListener, SocketAddr) {
     (listener, addr)
 }
 
+/// The registry of frameworks, `tests/frameworks.txt`: the one table that the harness,
+/// `tests/run.sh` and the benchmarks read. [`Framework::ALL`] follows it row for row
+/// (a unit test checks), and its HTTP/2 column is what [`uses_http2`] allows.
+const TABLE: &str = include_str!("../../frameworks.txt");
+
+/// One row of [`TABLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// As `EMBED_TEST_FRAMEWORK` spells it.
+    pub name: &'static str,
+    /// The cargo feature of the harness (and of the library) it needs; `None` for
+    /// those always built.
+    pub feature: Option<&'static str>,
+    /// Whether the harness serves it over HTTP/2 with prior knowledge too.
+    pub http2: bool,
+}
+
+/// Every row of the registry, in order.
+///
+/// # Panics
+/// On a row that is not `name feature yes|no`.
+pub fn rows() -> Vec<Row> {
+    TABLE
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            let [name, feature, http2] = cells[..] else {
+                panic!("tests/frameworks.txt: expected `name feature yes|no`: {line:?}");
+            };
+            Row {
+                name,
+                feature: (feature != "-").then_some(feature),
+                http2: match http2 {
+                    "yes" => true,
+                    "no" => false,
+                    other => panic!("tests/frameworks.txt: HTTP/2 is yes or no, not {other:?}"),
+                },
+            }
+        })
+        .collect()
+}
+
 /// A framework the harness can serve with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framework {
@@ -106,6 +150,17 @@ impl Framework {
         framework
     }
 
+    /// Its row of the registry.
+    ///
+    /// # Panics
+    /// If the registry lacks it (a unit test checks that it does not).
+    pub fn row(self) -> Row {
+        rows()
+            .into_iter()
+            .find(|row| row.name == self.name())
+            .unwrap_or_else(|| panic!("{} is not in tests/frameworks.txt", self.name()))
+    }
+
     /// Whether this build of the tests has the framework's feature.
     pub fn is_built(self) -> bool {
         match self {
@@ -153,8 +208,8 @@ pub fn uses_http2() -> bool {
     if on {
         let framework = Framework::current();
         assert!(
-            matches!(framework, Framework::Axum | Framework::Hyper),
-            "EMBED_TEST_HTTP2=1: the {} harness serves HTTP/1.1 only",
+            framework.row().http2,
+            "EMBED_TEST_HTTP2=1: the {} harness serves HTTP/1.1 only (tests/frameworks.txt)",
             framework.name()
         );
     }
@@ -164,4 +219,25 @@ pub fn uses_http2() -> bool {
 /// Serves `service` in the framework of this run (see [`Framework::current`]).
 pub async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
     Framework::current().spawn(service, mount).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_harness_has_one_framework_per_row_of_the_registry_in_its_order() {
+        let names: Vec<&str> = rows().iter().map(|row| row.name).collect();
+        let ours: Vec<&str> = Framework::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(ours, names, "Framework::ALL against tests/frameworks.txt");
+        for framework in Framework::ALL {
+            let row = framework.row();
+            match row.feature {
+                // Built in every run of the harness.
+                None => assert!(framework.is_built(), "{}", row.name),
+                // The harness's feature is named as the library's.
+                Some(feature) => assert_eq!(feature, row.name, "{row:?}"),
+            }
+        }
+    }
 }
