@@ -102,7 +102,7 @@ impl Body {
         match content {
             Content::Whole(bytes) => Body::from_memory(bytes, slices),
             Content::Open(opened) => {
-                let segments = slices.into_segments(opened.identity.len);
+                let segments = slices.into_segments(opened.version.len);
                 if segments.is_empty() {
                     return Body::empty();
                 }

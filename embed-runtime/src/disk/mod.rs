@@ -1,18 +1,18 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
 //! the background (`tags`), dev-mode files read whole, the start-up check, and the link
-//! checks of dev mode. What a file is, and whether it changed, is `identity`. Every
+//! checks of dev mode. What a file is, and whether it changed, is `version`. Every
 //! HTTP decision stays in `respond`.
 
 mod budget;
-mod identity;
 mod stream;
 mod tags;
+mod version;
 
 pub(crate) use self::budget::{ReadBudget, DEFAULT_BUDGET};
-pub(crate) use self::identity::FileIdentity;
 pub(crate) use self::stream::DiskBody;
 pub(crate) use self::tags::ContentTags;
+pub(crate) use self::version::FileVersion;
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -36,7 +36,7 @@ pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
 #[derive(Debug)]
 pub(crate) struct Opened {
     pub(crate) file: File,
-    pub(crate) identity: FileIdentity,
+    pub(crate) version: FileVersion,
 }
 
 /// Opens `path` and reads its metadata from the open handle (no race between the
@@ -45,10 +45,10 @@ pub(crate) struct Opened {
 async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
     let opened = tokio::task::spawn_blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
-        let identity = FileIdentity::of(&meta);
-        let etag = tags.of_open(&path, &identity, &mut file);
+        let version = FileVersion::of(&meta);
+        let etag = tags.of_open(&path, &version, &mut file);
         advise_sequential(&file);
-        Ok((Opened { file, identity }, etag))
+        Ok((Opened { file, version }, etag))
     })
     .await;
     opened.unwrap_or_else(|join| Err(io::Error::other(join)))
@@ -63,11 +63,11 @@ pub(crate) struct DiskFile {
     pub(crate) content: Content,
 }
 
-/// What a file's validators come from: its identity, and its content ETag once known.
+/// What a file's validators come from: its version, and its content ETag once known.
 #[derive(Debug)]
 pub(crate) struct FileMeta {
     etag: Option<Arc<str>>,
-    identity: FileIdentity,
+    version: FileVersion,
 }
 
 /// A file's bytes: read whole, or an open handle to stream from.
@@ -86,7 +86,7 @@ impl DiskFile {
         Ok(DiskFile {
             meta: FileMeta {
                 etag,
-                identity: opened.identity,
+                version: opened.version,
             },
             content: Content::Open(opened),
         })
@@ -95,11 +95,11 @@ impl DiskFile {
     /// A dev-folder file, read whole; its ETag is the one the macro would compute for
     /// these bytes, so an unchanged file keeps its build-time ETag.
     pub(crate) async fn read(path: PathBuf) -> io::Result<Self> {
-        let (bytes, identity) = read_whole(path).await?;
+        let (bytes, version) = read_whole(path).await?;
         Ok(DiskFile {
             meta: FileMeta {
                 etag: Some(content_etag(&bytes).into()),
-                identity,
+                version,
             },
             content: Content::Whole(bytes),
         })
@@ -114,16 +114,16 @@ impl FileMeta {
         &'a self,
         content_type: &'a str,
     ) -> Option<Representation<'a>> {
-        let identity = self.identity;
-        let last_modified = httpdate::fmt_http_date(identity.stated);
+        let version = self.version;
+        let last_modified = httpdate::fmt_http_date(version.stated);
         Some(Representation {
             content_type,
             encoding: Encoding::Identity,
             validators: Validators {
                 etag: self.etag.as_deref(),
-                modified: identity.modified_secs(),
+                modified: version.modified_secs(),
             },
-            len: identity.len,
+            len: version.len,
             values: HeaderValues {
                 etag: match &self.etag {
                     Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
@@ -131,7 +131,7 @@ impl FileMeta {
                 },
                 last_modified: HeaderValue::try_from(last_modified).ok()?,
                 content_type: HeaderValue::try_from(content_type).ok()?,
-                content_length: HeaderValue::from(identity.len),
+                content_length: HeaderValue::from(version.len),
             },
             negotiated: Negotiated::No,
             dictionary_match: None,
@@ -157,14 +157,14 @@ fn content_etag(bytes: &[u8]) -> String {
     embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
-/// Reads a whole file and its identity, on the blocking pool: for the dev folder,
+/// Reads a whole file and its version, on the blocking pool: for the dev folder,
 /// whose files are small enough to embed.
-async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileIdentity)> {
+async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {
     let read = tokio::task::spawn_blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
-        Ok((Bytes::from(bytes), FileIdentity::of(&meta)))
+        Ok((Bytes::from(bytes), FileVersion::of(&meta)))
     })
     .await;
     read.unwrap_or_else(|join| Err(io::Error::other(join)))

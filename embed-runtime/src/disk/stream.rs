@@ -1,4 +1,4 @@
-//! [`DiskBody`]: a file's ranges streamed in chunks, each checked against the identity
+//! [`DiskBody`]: a file's ranges streamed in chunks, each checked against the version
 //! of the file the response was built from. While the client drains and the read
 //! budget has room, the next chunk is read ahead as one is sent, so disk and socket
 //! overlap; otherwise chunks are read one at a time, small (see `budget`).
@@ -14,7 +14,7 @@ use bytes::Bytes;
 use tokio::task::JoinHandle;
 
 use super::budget::{Chunk, Held, Lease, ReadBudget, SMALL_CHUNK};
-use super::{FileIdentity, Opened};
+use super::{FileVersion, Opened};
 use crate::error::Error;
 use crate::plan::Segment;
 use crate::range::ByteRange;
@@ -22,7 +22,7 @@ use crate::range::ByteRange;
 type ReadResult = Result<(File, Vec<u8>), Error>;
 
 /// Streams `segments`, reading file ranges `chunk_size` bytes at a time within the
-/// read budget (see `budget`), and checking every chunk against the file's identity
+/// read budget (see `budget`), and checking every chunk against the file's version
 /// before it is handed out.
 ///
 /// While the server holds none of this download's chunks (its socket took them all), the
@@ -39,7 +39,7 @@ pub(crate) struct DiskBody {
     segments: VecDeque<Segment>,
     state: State,
     chunk_size: usize,
-    identity: FileIdentity,
+    version: FileVersion,
     remaining: u64,
     budget: Arc<ReadBudget>,
     /// The chunks the server holds.
@@ -82,7 +82,7 @@ impl DiskBody {
             segments,
             state: State::Idle(opened.file),
             chunk_size: chunk_size.max(1),
-            identity: opened.identity,
+            version: opened.version,
             remaining,
             budget,
             held: Arc::default(),
@@ -203,14 +203,14 @@ impl DiskBody {
                 end: range.end,
             }));
         }
-        let identity = self.identity;
+        let version = self.version;
         // NOTE: the buffer is taken here, on the thread that will also give it back
         // (after hyper sends it). Allocated on a blocking-pool thread, glibc puts each
         // buffer in that thread's arena and keeps the memory after it is freed
         // elsewhere: 32 downloads grew the process by 80-110 MiB instead of ~32.
         let buffer = self.budget.buffer(want as usize);
         let read = tokio::task::spawn_blocking(move || {
-            read_chunk(file, buffer, range.start, want, identity)
+            read_chunk(file, buffer, range.start, want, version)
         });
         self.state = State::Reading(read, lease);
         true
@@ -224,14 +224,14 @@ impl DiskBody {
 }
 
 /// Reads exactly `len` bytes at `offset` into `buffer` (empty, with at least that
-/// capacity), then checks the file still holds the bytes its identity was taken of: a
-/// short read or another identity is [`Error::Changed`].
+/// capacity), then checks the file still holds the bytes its version was taken of: a
+/// short read or another version is [`Error::Changed`].
 fn read_chunk(
     mut file: File,
     mut buffer: Vec<u8>,
     offset: u64,
     len: u64,
-    expected: FileIdentity,
+    expected: FileVersion,
 ) -> ReadResult {
     file.seek(SeekFrom::Start(offset)).map_err(Error::Read)?;
     // `read_to_end` on a `Take` fills the spare capacity without zeroing or growing it.
@@ -242,7 +242,7 @@ fn read_chunk(
     let now = file
         .metadata()
         .map_err(Error::Read)
-        .map(|meta| FileIdentity::of(&meta))?;
+        .map(|meta| FileVersion::of(&meta))?;
     if buffer.len() as u64 != len || !expected.holds(&now) {
         return Err(Error::Changed);
     }

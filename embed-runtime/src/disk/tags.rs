@@ -1,5 +1,5 @@
 //! [`ContentTags`]: the strong ETags of files read at run time, computed from their
-//! bytes, once per file identity, in the background.
+//! bytes, once per file version, in the background.
 //!
 //! Why from the bytes: two replicas holding the same file under different mtimes (a
 //! copy, an `rsync` without `-t`, a container layer) must send the same validator, or a
@@ -8,7 +8,7 @@
 //! one. Why in the background: hashing a 2 GiB file takes seconds, and the first
 //! response must not wait for it. Until the hash is known, responses carry no ETag
 //! (only `Last-Modified`): correct, only less useful to caches for that moment.
-//! Why once per identity: the identity (inode, length, mtime, ctime) changes with any
+//! Why once per version: the version (inode, length, mtime, ctime) changes with any
 //! change of the bytes, and a hash taken of other bytes than the ones opened is thrown
 //! away, so a tag is never given to bytes it was not computed from.
 
@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use sha2::{Digest, Sha256};
 
-use super::identity::FileIdentity;
 use super::open_regular;
+use super::version::FileVersion;
 
 /// Files up to this size are hashed at once, on the read of their first request (a few
 /// milliseconds); larger ones in the background, while their first responses go out
@@ -37,99 +37,99 @@ pub(crate) struct ContentTags {
 
 #[derive(Debug, Clone)]
 enum Tag {
-    /// Being hashed for this identity.
-    Hashing(FileIdentity),
-    /// The tag of the bytes of this identity.
-    Known(FileIdentity, Arc<str>),
+    /// Being hashed for this version.
+    Hashing(FileVersion),
+    /// The tag of the bytes of this version.
+    Known(FileVersion, Arc<str>),
 }
 
 /// One file to hash, for the tags it goes to (if they still exist).
 struct Job {
     path: PathBuf,
-    identity: FileIdentity,
+    version: FileVersion,
     tags: Weak<ContentTags>,
 }
 
 impl ContentTags {
-    /// The content ETag of `file`, open at `path` with `identity`: known already, or
+    /// The content ETag of `file`, open at `path` with `version`: known already, or
     /// computed now from `file` when it is small ([`HASH_AT_ONCE`]); for a larger one
-    /// `None`, and it is queued for hashing in the background (once per identity).
+    /// `None`, and it is queued for hashing in the background (once per version).
     pub(crate) fn of_open(
         self: &Arc<Self>,
         path: &Path,
-        identity: &FileIdentity,
+        version: &FileVersion,
         file: &mut File,
     ) -> Option<Arc<str>> {
-        if identity.len > HASH_AT_ONCE {
-            return self.get(path, identity);
+        if version.len > HASH_AT_ONCE {
+            return self.get(path, version);
         }
-        if let Some(known) = self.known(path, identity) {
+        if let Some(known) = self.known(path, version) {
             return Some(known);
         }
-        let mut buffer = vec![0u8; identity.len.min(64 << 10) as usize + 1];
-        let tag: Arc<str> = hash_open(file, identity, &mut buffer)?.into();
+        let mut buffer = vec![0u8; version.len.min(64 << 10) as usize + 1];
+        let tag: Arc<str> = hash_open(file, version, &mut buffer)?.into();
         let mut tags = self
             .tags
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        tags.insert(path.to_owned(), Tag::Known(*identity, Arc::clone(&tag)));
+        tags.insert(path.to_owned(), Tag::Known(*version, Arc::clone(&tag)));
         Some(tag)
     }
 
-    fn known(&self, path: &Path, identity: &FileIdentity) -> Option<Arc<str>> {
+    fn known(&self, path: &Path, version: &FileVersion) -> Option<Arc<str>> {
         let tags = self
             .tags
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         match tags.get(path) {
-            Some(Tag::Known(known, tag)) if known == identity => Some(Arc::clone(tag)),
+            Some(Tag::Known(known, tag)) if known == version => Some(Arc::clone(tag)),
             _ => None,
         }
     }
 
-    /// The content ETag of the file at `path` as `identity` describes it, if it is
+    /// The content ETag of the file at `path` as `version` describes it, if it is
     /// known; otherwise `None`, and the file is queued for hashing (once per
-    /// identity).
-    pub(crate) fn get(self: &Arc<Self>, path: &Path, identity: &FileIdentity) -> Option<Arc<str>> {
+    /// version).
+    pub(crate) fn get(self: &Arc<Self>, path: &Path, version: &FileVersion) -> Option<Arc<str>> {
         let mut tags = self
             .tags
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         match tags.get(path) {
-            Some(Tag::Known(known, tag)) if known == identity => return Some(Arc::clone(tag)),
-            Some(Tag::Hashing(hashing)) if hashing == identity => return None,
+            Some(Tag::Known(known, tag)) if known == version => return Some(Arc::clone(tag)),
+            Some(Tag::Hashing(hashing)) if hashing == version => return None,
             _ => {}
         }
-        tags.insert(path.to_owned(), Tag::Hashing(*identity));
+        tags.insert(path.to_owned(), Tag::Hashing(*version));
         drop(tags);
         let job = Job {
             path: path.to_owned(),
-            identity: *identity,
+            version: *version,
             tags: Arc::downgrade(self),
         };
         if worker().send(job).is_err() {
             // No worker thread (it could not be started): no tag, as before the hash.
-            self.forget(path, identity);
+            self.forget(path, version);
         }
         None
     }
 
-    fn finish(&self, path: PathBuf, identity: FileIdentity, tag: Option<String>) {
+    fn finish(&self, path: PathBuf, version: FileVersion, tag: Option<String>) {
         let mut tags = self
             .tags
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        // A newer identity may have been queued meanwhile: that one decides.
-        if matches!(tags.get(&path), Some(Tag::Hashing(hashing)) if *hashing == identity) {
+        // A newer version may have been queued meanwhile: that one decides.
+        if matches!(tags.get(&path), Some(Tag::Hashing(hashing)) if *hashing == version) {
             match tag {
-                Some(tag) => tags.insert(path, Tag::Known(identity, tag.into())),
+                Some(tag) => tags.insert(path, Tag::Known(version, tag.into())),
                 None => tags.remove(&path),
             };
         }
     }
 
-    fn forget(&self, path: &Path, identity: &FileIdentity) {
-        self.finish(path.to_owned(), *identity, None);
+    fn forget(&self, path: &Path, version: &FileVersion) {
+        self.finish(path.to_owned(), *version, None);
     }
 }
 
@@ -147,8 +147,8 @@ fn worker() -> &'static Sender<Job> {
                     let Some(tags) = job.tags.upgrade() else {
                         continue;
                     };
-                    let tag = hash(&job.path, &job.identity, &mut buffer);
-                    tags.finish(job.path, job.identity, tag);
+                    let tag = hash(&job.path, &job.version, &mut buffer);
+                    tags.finish(job.path, job.version, tag);
                 }
             });
         // NOTE: without the thread, the receiver is dropped and every send fails:
@@ -158,19 +158,19 @@ fn worker() -> &'static Sender<Job> {
     })
 }
 
-/// The content ETag of the file at `path`, if what is read is the file `identity`
+/// The content ETag of the file at `path`, if what is read is the file `version`
 /// describes from the first byte to the last.
-fn hash(path: &Path, identity: &FileIdentity, buffer: &mut [u8]) -> Option<String> {
+fn hash(path: &Path, version: &FileVersion, buffer: &mut [u8]) -> Option<String> {
     let (mut file, meta) = open_regular(path, std::io::ErrorKind::NotFound).ok()?;
-    if !identity.holds(&FileIdentity::of(&meta)) {
+    if !version.holds(&FileVersion::of(&meta)) {
         return None;
     }
-    hash_open(&mut file, identity, buffer)
+    hash_open(&mut file, version, buffer)
 }
 
 /// The content ETag of the open `file`, read from its start, if it still holds the
-/// bytes of `identity` once read.
-fn hash_open(file: &mut File, identity: &FileIdentity, buffer: &mut [u8]) -> Option<String> {
+/// bytes of `version` once read.
+fn hash_open(file: &mut File, version: &FileVersion, buffer: &mut [u8]) -> Option<String> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(0)).ok()?;
     let mut digest = Sha256::new();
@@ -183,8 +183,8 @@ fn hash_open(file: &mut File, identity: &FileIdentity, buffer: &mut [u8]) -> Opt
         digest.update(&buffer[..n]);
         read += n as u64;
     }
-    let after = FileIdentity::of(&File::metadata(file).ok()?);
-    (read == identity.len && identity.holds(&after))
+    let after = FileVersion::of(&File::metadata(file).ok()?);
+    (read == version.len && version.holds(&after))
         .then(|| embed_assets_shared::etag::content(&digest.finalize()))
 }
 
@@ -197,7 +197,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             let meta = std::fs::metadata(path).unwrap();
-            if let Some(tag) = tags.get(path, &FileIdentity::of(&meta)) {
+            if let Some(tag) = tags.get(path, &FileVersion::of(&meta)) {
                 return Some(tag);
             }
             if Instant::now() > deadline {
@@ -224,7 +224,7 @@ mod tests {
         let tags = Arc::new(ContentTags::default());
         let first = std::fs::metadata(&a).unwrap();
         assert_eq!(
-            tags.get(&a, &FileIdentity::of(&first)),
+            tags.get(&a, &FileVersion::of(&first)),
             None,
             "not known at once"
         );

@@ -1,4 +1,4 @@
-//! [`FileIdentity`]: which bytes a file holds, as far as its metadata can tell, taken
+//! [`FileVersion`]: which bytes a file holds, as far as its metadata can tell, taken
 //! when it is opened and checked again with every chunk read.
 
 use std::fs::Metadata;
@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// `touch -r` restore a file's mtime after changing it, never its ctime. So an
 /// overwrite of the same length that keeps the mtime is still seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileIdentity {
+pub(crate) struct FileVersion {
     pub(crate) len: u64,
     /// The mtime.
     pub(crate) modified: SystemTime,
@@ -24,7 +24,7 @@ pub(crate) struct FileIdentity {
     unix: Unix,
 }
 
-/// The inode's part of the identity.
+/// The inode's part of the version.
 #[cfg(unix)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Unix {
@@ -35,9 +35,9 @@ struct Unix {
     nlink: u64,
 }
 
-impl FileIdentity {
+impl FileVersion {
     pub(crate) fn of(meta: &Metadata) -> Self {
-        FileIdentity {
+        FileVersion {
             len: meta.len(),
             modified: clamp_to_http_date(meta.modified().unwrap_or(UNIX_EPOCH)),
             stated: clamp_to_http_date(last_change(meta)),
@@ -55,11 +55,11 @@ impl FileIdentity {
     }
 
     /// Whether `now`, the same open file looked at again, still holds the bytes this
-    /// identity was taken of: the same inode, length and mtime, and an unchanged ctime,
+    /// version was taken of: the same inode, length and mtime, and an unchanged ctime,
     /// unless the file has no name left. A file removed (`rm`) or replaced by a rename
     /// (`mv new file`, the atomic way to deploy) keeps its bytes for whoever has it
     /// open, although the unlink changed its ctime: such a download goes on, whole.
-    pub(crate) fn holds(&self, now: &FileIdentity) -> bool {
+    pub(crate) fn holds(&self, now: &FileVersion) -> bool {
         let same = self.len == now.len && self.modified == now.modified;
         #[cfg(unix)]
         let same = same
@@ -121,7 +121,7 @@ mod tests {
 
     fn temp_file(name: &str, bytes: &[u8]) -> std::path::PathBuf {
         let path = std::env::temp_dir().join(format!(
-            "embed-assets-identity-{}-{name}",
+            "embed-assets-version-{}-{name}",
             std::process::id()
         ));
         std::fs::File::create(&path)
@@ -131,8 +131,8 @@ mod tests {
         path
     }
 
-    fn identity(file: &std::fs::File) -> FileIdentity {
-        FileIdentity::of(&file.metadata().unwrap())
+    fn version(file: &std::fs::File) -> FileVersion {
+        FileVersion::of(&file.metadata().unwrap())
     }
 
     #[test]
@@ -153,7 +153,7 @@ mod tests {
     fn a_same_length_overwrite_with_its_mtime_put_back_is_seen() {
         let path = temp_file("cp-p", &[1u8; 4096]);
         let open = std::fs::File::open(&path).unwrap();
-        let before = identity(&open);
+        let before = version(&open);
         let mtime = open.metadata().unwrap().modified().unwrap();
         // What `cp -p new file` does: write in place, then restore the times.
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -161,7 +161,7 @@ mod tests {
         writer.write_all(&[2u8; 4096]).unwrap();
         writer.set_modified(mtime).unwrap();
         drop(writer);
-        let after = identity(&open);
+        let after = version(&open);
         let meta = open.metadata().unwrap();
         assert_eq!((meta.len(), meta.modified().unwrap()), (before.len, mtime));
         assert!(!before.holds(&after), "{before:?} {after:?}");
@@ -182,7 +182,7 @@ mod tests {
             .set_modified(npm)
             .unwrap();
         let meta = std::fs::metadata(&path).unwrap();
-        let stated = FileIdentity::of(&meta).stated;
+        let stated = FileVersion::of(&meta).stated;
         assert_eq!(meta.modified().unwrap(), npm);
         assert!(stated > npm, "not the mtime npm wrote: {stated:?}");
         assert!(stated <= SystemTime::now());
@@ -194,16 +194,16 @@ mod tests {
     fn a_removed_or_renamed_over_file_keeps_its_bytes_for_whoever_has_it_open() {
         let path = temp_file("renamed", &[1u8; 4096]);
         let open = std::fs::File::open(&path).unwrap();
-        let before = identity(&open);
-        assert!(before.holds(&identity(&open)));
+        let before = version(&open);
+        assert!(before.holds(&version(&open)));
         std::thread::sleep(std::time::Duration::from_millis(20));
         let new = path.with_extension("new");
         std::fs::write(&new, [2u8; 4096]).unwrap();
         std::fs::rename(&new, &path).unwrap();
-        let after = identity(&open);
+        let after = version(&open);
         assert!(before.holds(&after), "{before:?} {after:?}");
-        // The name now names another file: opened again, it is not this identity.
-        let reopened = identity(&std::fs::File::open(&path).unwrap());
+        // The name now names another file: opened again, it is not this version.
+        let reopened = version(&std::fs::File::open(&path).unwrap());
         assert!(!before.holds(&reopened));
         std::fs::remove_file(path).unwrap();
     }
