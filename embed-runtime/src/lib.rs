@@ -115,6 +115,8 @@ mod entry;
 mod error;
 #[cfg(embed_assets_unstable_fuzz)]
 mod fuzz;
+/// The guides: every option, HTTP behaviour, deploying, big files and benchmarks.
+pub mod guide;
 mod negotiate;
 mod path;
 mod plan;

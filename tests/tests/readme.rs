@@ -1,6 +1,8 @@
 //! The README's quick start, as a new user copies it: its `Cargo.toml` lines, its
 //! `src/main.rs` and its `build.rs`, in a fresh crate with a `public/` folder, build
 //! without a warning, and a file added to `public/` afterwards reaches the binary.
+//! The guides (`embed-runtime/src/guide/`) are doctests; the few examples rustdoc
+//! cannot build there (they need hyper or `embed-assets-build`) build here.
 
 use std::fs;
 use std::path::Path;
@@ -109,21 +111,131 @@ fn the_quick_start_builds_as_written() {
     );
 }
 
+/// The text of a guide's module documentation, its `//!` lines without the prefix.
+fn guide(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../embed-runtime/src/guide")
+        .join(format!("{name}.rs"));
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+        .collect()
+}
+
+/// A doctest as a reader sees it: without rustdoc's hidden (`# `) lines, and with the
+/// repository's example folder as the user's own `public/`.
+fn as_shown(doctest: &str) -> String {
+    doctest
+        .split_inclusive('\n')
+        .filter(|line| {
+            let line = line.trim_start();
+            !(line.starts_with("# ") || line.trim_end() == "#")
+        })
+        .collect::<String>()
+        .replace("\"../examples/public\"", "\"public\"")
+}
+
 #[test]
 fn the_timeouts_server_is_the_example_that_builds() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = fs::read_to_string(root.join("README.md")).unwrap();
-    let block = block_after(&readme, "### Big files, slow clients and timeouts", "rust");
+    let doc = guide("big_files");
+    let block = as_shown(block_after(
+        &doc,
+        "# Slow clients and timeouts",
+        "rust,no_run",
+    ));
     let example = fs::read_to_string(root.join("examples/src/bin/timeouts.rs")).unwrap();
-    // The example is the README's block after its own `//!` lines; the workspace's
-    // clippy and test builds compile it.
+    // The example is the guide's block after its own `//!` lines; the workspace's
+    // clippy and test builds compile it, and so does the guide's doctest.
     let code: String = example
         .split_inclusive('\n')
         .skip_while(|line| line.starts_with("//!") || line.trim().is_empty())
         .collect();
     assert_eq!(
         code, block,
-        "README and examples/src/bin/timeouts.rs differ"
+        "the big_files guide and examples/src/bin/timeouts.rs differ"
     );
     assert!(block.contains(".header_read_timeout("), "{block}");
+}
+
+/// Every ```` ```rust,ignore ```` block of the guides: what rustdoc cannot build, as
+/// the crate depends neither on hyper nor on `embed-assets-build`. Each builds here,
+/// as a binary of one crate with the plain-hyper example's `Cargo.toml` lines and
+/// `embed-assets-build`, with `public/` and `frontend/dist/` folders to embed.
+#[test]
+fn the_guides_examples_rustdoc_does_not_build_do_build() {
+    let guides = [
+        "frameworks",
+        "macro_options",
+        "serving_options",
+        "vite",
+        "http",
+        "deploying",
+        "big_files",
+        "benchmarks",
+    ];
+    let mut blocks = Vec::new();
+    for name in guides {
+        let doc = guide(name);
+        let mut lines = doc.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() != "```rust,ignore" {
+                continue;
+            }
+            let indent = line.len() - line.trim_start().len();
+            let mut block = String::new();
+            for line in lines.by_ref().take_while(|line| line.trim() != "```") {
+                block.push_str(line.get(indent..).unwrap_or(""));
+                block.push('\n');
+            }
+            blocks.push((name, block));
+        }
+    }
+    assert!(
+        blocks
+            .iter()
+            .any(|(_, block)| block.contains("hyper::server")),
+        "the plain hyper example is among them: {blocks:?}"
+    );
+    // The plain hyper example's own `Cargo.toml` lines, with this checkout's crates.
+    let frameworks = guide("frameworks");
+    let hyper = block_after(&frameworks, "# hyper and tower", "toml");
+    let lines = hyper
+        .trim_start()
+        .strip_prefix("[dependencies]\n")
+        .expect("the block starts with [dependencies]")
+        .replace(
+            "embed-assets = { version = \"0.1\",",
+            "embed-assets = { path = {runtime},",
+        );
+    assert!(lines.contains("{runtime}"), "{lines}");
+    let krate = Crate::with_dependencies(
+        "guide_examples",
+        &format!("{lines}embed-assets-build = {{ path = {{build}} }}\n"),
+    );
+    for folder in ["public/js", "frontend/dist"] {
+        fs::create_dir_all(krate.dir().join(folder)).unwrap();
+    }
+    fs::write(krate.dir().join("public/index.html"), "<!doctype html>\n").unwrap();
+    fs::write(krate.dir().join("public/js/app.js"), "console.log(1);\n").unwrap();
+    fs::write(
+        krate.dir().join("frontend/dist/index.html"),
+        "<!doctype html>\n",
+    )
+    .unwrap();
+    fs::write(krate.dir().join("src/main.rs"), "fn main() {}\n").unwrap();
+    fs::create_dir_all(krate.dir().join("src/bin")).unwrap();
+    for (index, (name, block)) in blocks.iter().enumerate() {
+        let main = if block.contains("fn main") {
+            ""
+        } else {
+            "\nfn main() {}\n"
+        };
+        let file = krate.dir().join(format!("src/bin/{name}_{index}.rs"));
+        fs::write(file, format!("{block}{main}")).unwrap();
+    }
+    let outcome = krate.cargo("build");
+    assert!(outcome.success, "{}", outcome.stderr);
 }

@@ -1,0 +1,179 @@
+//! Deploying: one binary, media beside it, caches and CDNs, releases and rolling
+//! deploys, and dictionary compression (RFC 9842) for returning browsers.
+//!
+//! - **One binary.** Everything under `max_embed_size` is inside it. There is nothing
+//!   to copy next to it, and no cache to warm.
+//! - **Media next to it.** Files over the limit are read from disk at run time. By
+//!   default they come from the folder the macro read at build time, so `cargo run`
+//!   works. In production, ship that folder and point
+//!   [`.disk_root("/srv/media")`](crate::ServeAssets::disk_root) at it. Call
+//!   [`.check_disk()`](crate::ServeAssets::check_disk) at start-up, so a missing file
+//!   fails the deploy, not a request.
+//! - **Caches and CDNs.** Every response carries a strong `ETag` and `Last-Modified`.
+//!   Where encodings differ it carries `Vary: Accept-Encoding`, so a shared cache
+//!   stores and revalidates each encoding separately. The default `Cache-Control:
+//!   no-cache` makes browsers revalidate every time (a cheap 304). But shared caches
+//!   such as nginx and Varnish do not store `no-cache` (nor `max-age=0`) responses at
+//!   all. nginx with `proxy_cache` on even drops the browser's `If-None-Match`, so
+//!   every revalidation becomes a full 200 (the proxy tests show both).
+//! - **Behind a CDN or caching proxy**, let it keep copies for a while and revalidate
+//!   itself, as `s-maxage=300` below does. Browsers revalidate against the cache. The
+//!   cache revalidates against you every five minutes, with `If-None-Match`. After a
+//!   deploy, a cache may serve the old version for up to `s-maxage` seconds: keep it
+//!   short, or purge on deploy.
+//! - **Fingerprinted URLs** (`app.3f2a1b.js`) can be cached for a year, as
+//!   [`cache_control_for`](crate::ServeAssets::cache_control_for) below does for
+//!   `/assets/`.
+//! - **Rolling deploys**: see [releases and rolling
+//!   deploys](#releases-and-rolling-deploys).
+//!
+//! ```rust
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! use embed_assets::http::HeaderValue;
+//!
+//! let service = frontend::ASSETS
+//!     .service()
+//!     .cache_control(HeaderValue::from_static("public, max-age=0, s-maxage=300"))
+//!     .cache_control_for("/assets/", HeaderValue::from_static("public, max-age=31536000, immutable"));
+//! ```
+//!
+//! # Releases and rolling deploys
+//!
+//! While replicas of two releases share a balancer, a page loaded from release N asks a
+//! replica of release N+1 for its own hashed files (`app.<old hash>.js`, a lazy chunk).
+//! A server that knows only its own build answers 404, or worse the single-page app's
+//! page, and the page breaks. Two things prevent it:
+//!
+//! **Earlier releases' hashed files are kept and served.** After each release build,
+//! `embed_assets_build::Releases` records the folder into `releases/`; the macro's
+//! `releases` option serves, from every kept release, the files it served at a hashed
+//! URL (fingerprinted, or hashed by a bundler: Vite's manifest, the `hashed` globs), at
+//! that URL, immutable and compressed like this build's files:
+//!
+//! ```rust,ignore
+//! // build.rs ([build-dependencies] embed-assets-build = "0.1")
+//! fn main() -> Result<(), embed_assets_build::Error> {
+//!     embed_assets_build::track("public");
+//!     embed_assets_build::Releases::new("releases").keep(3).record("public")?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ```rust
+//! #[embed_assets::embed("../examples/public", fingerprint = true, releases = "releases")]
+//! mod frontend {}
+//! # assert!(frontend::ASSETS.get("/index.html").is_some());
+//! ```
+//!
+//! - Only release-profile builds record; a debug build records nothing. A release is
+//!   its files' paths and bytes: building the same files again adds nothing, and its id
+//!   is the same on every machine (`frontend::ASSETS.release()`
+//!   ([`Assets::release`](crate::Assets::release)) is this build's, once recorded).
+//!   Bytes are stored once across releases, named by their SHA-256, and only the newest
+//!   `keep` releases stay. `.max_age(Duration)` also drops a release replaced longer
+//!   ago than that, as hosting platforms bound skew protection by count and by age
+//!   (`.keep(10).max_age(Duration::from_secs(14 * 86_400))`: ten versions, fourteen
+//!   days); a release is replaced when the next one is recorded.
+//! - Each kept release goes through this build's phases with this build's options, so
+//!   its hashed URLs are the ones its pages named. Its pages and other files at no
+//!   hashed URL are not served: they change in place, and this build has its own. Its
+//!   files are not in `paths`; [`Asset::release()`](crate::Asset::release) marks them
+//!   in `ASSETS.iter()`, and [`ASSETS.report()`](crate::Assets::report) says how many
+//!   there are and what they add to the binary (a file that did not change between
+//!   releases is one file, at one hashed URL).
+//! - A kept release whose hashed URL names other bytes than this build's (a `hashed`
+//!   glob over a name that is not content-hashed) is a compile error naming the
+//!   release.
+//! - Keep `releases/` between release builds: commit it with the crate, or keep it as a
+//!   CI cache. Only the build reads it (the files are embedded), so a Docker build can
+//!   keep it in a cache mount of the builder, which the build script writes and the
+//!   macro reads in the same `RUN`:
+//!
+//!   ```dockerfile
+//!   FROM rust:1 AS build
+//!   WORKDIR /app
+//!   COPY . .
+//!   # With releases/ committed, a plain `RUN cargo build --release` is enough.
+//!   RUN --mount=type=cache,target=/app/releases cargo build --release
+//!
+//!   FROM debian:bookworm-slim
+//!   COPY --from=build /app/target/release/app /usr/local/bin/app
+//!   CMD ["app"]
+//!   ```
+//!
+//! In headless Chromium (the repository's `tests/tests/browser_rolling.rs`): a page of
+//! release 2 stays open while its server becomes release 3, then loads its lazy chunk.
+//! With `releases` it gets release 2's chunk from release 3's server; without, the
+//! import fails.
+//!
+//! **A version no kept release has is a final 404.** A request for a version of a
+//! hashed file that this build does not have (`/js/app.0badf00d.js` where it serves
+//! `/js/app.3f2a1b9c.js`, or `/assets/index-Xy12ab_Z.js` beside Vite's
+//! `/assets/index-BxK3abc1.js`) gets `404` with `Cache-Control: no-store` and a plain
+//! text body: never the single-page app's page (which a `<script>` would run as a
+//! script), never the application behind `with_fallback`, and never kept by a CDN past
+//! the deploy that brings the file. The hash is read as the last `.`- or `-`-separated
+//! part of the name before its extension: 6 to 88 letters, digits, `_` or `-`.
+//!
+//! ## Only the difference: dictionary compression (RFC 9842)
+//!
+//! A browser that comes back after a deploy already has the last release's files. With
+//! `releases`, the next release's files are also stored compressed *against* them
+//! (Compression Dictionary Transport, RFC 9842), so a returning browser downloads
+//! little more than what changed:
+//!
+//! - Every file at a hashed URL is sent with `Use-As-Dictionary: match="app.*.js"` (its
+//!   name with any hash, relative to its own URL, so it holds wherever the service is
+//!   mounted), and each page with one for its own URL (`{index.html}?` for a folder's
+//!   index). Chromium-based browsers (130+) keep such a response as a dictionary, but
+//!   only one with a freshness lifetime: never one sent `no-cache`. So such a page is
+//!   sent `Cache-Control: max-age=0, stale-while-revalidate=2592000, proxy-revalidate`
+//!   ([`ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL`](crate::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL))
+//!   unless you set its policy: stale at once, so a navigation revalidates it and a
+//!   changed page shows at once, kept as a dictionary for 30 days, and never served
+//!   stale by a shared cache. Chromium serves a stale page while revalidating only to a
+//!   `fetch`, never to a navigation.
+//! - At build time, each file of this build that a kept release had in another version
+//!   (the same name with another hash; for a page, the same path) gets a `dcb` body
+//!   (brotli with the earlier version as a raw dictionary) and, with the `zstd`
+//!   feature, a `dcz` body (Zstandard), against each kept earlier version. A body is
+//!   kept only where it is smaller than the best one a client without the dictionary
+//!   gets, by the same margin as any encoded body. They are cached like the other
+//!   bodies.
+//! - When a request names one of those versions in `Available-Dictionary` and lists
+//!   `dcb` or `dcz` in `Accept-Encoding` (q-values honoured; `*` does not stand for a
+//!   dictionary coding), it gets that body: its own strong ETag, ranges and 304s as for
+//!   any representation. Every response of such a file carries `Vary: accept-encoding,
+//!   available-dictionary`; anything else (another dictionary, no dictionary coding,
+//!   two `Available-Dictionary` lines) gets what it got before.
+//! - [`Asset::deltas()`](crate::Asset::deltas) lists them, and
+//!   [`ASSETS.report()`](crate::Assets::report) says what they add.
+//!
+//! What a browser that kept release 1 downloads for release 2's file, and what it costs
+//! (`cargo run --release --manifest-path bench/Cargo.toml --bin bench-dictionary` in
+//! the repository; the macro's `compression = "best"`, as in a release build):
+//!
+//! | release 2's file | identity | br | zstd | dcb | dcz |
+//! |---|---:|---:|---:|---:|---:|
+//! | the Vite example's bundle, one line added to `src/main.ts` | 1,171 B | 536 B | 649 B | 105 B (0.20× br) | 109 B (0.20×) |
+//! | its `index.html` (names the new bundle) | 534 B | 236 B | 339 B | 64 B (0.27×) | 71 B (0.30×) |
+//! | a 230 KB bundle (Vite's own largest chunk), one line added | 235,685 B | 44,155 B | 46,869 B | 88 B (0.002×) | 105 B (0.002×) |
+//!
+//! - The binary carries, per kept release, the hashed files that changed, with their
+//!   encoded bodies: 2.8 KiB for the Vite example, 371 KiB for the 230 KB bundle; the
+//!   deltas themselves add 0.3 KiB and 0.2 KiB.
+//! - Build time: a rebuild after a one-line edit of the 230 KB bundle takes 1.0–1.3 s
+//!   with `releases` against 0.7–0.9 s without (two runs of two edits each): the deltas
+//!   are brotli 11 and zstd 19 against the 230 KB dictionary, about 0.3 s.
+//!
+//! In headless Chromium (the repository's `tests/tests/browser_dictionary.rs`): the
+//! Vite example's app, built by Vite as release 1 and then with one more line in
+//! `src/main.ts` as release 2, is opened on one origin, which then becomes release 2,
+//! in the same browser. Chromium asks for the new bundle with `Available-Dictionary`
+//! naming release 1's, gets it as `dcb`, decodes it and runs the new line. With the
+//! test site, the page itself comes the same way: release 2's `index.html`, shown on
+//! the first navigation after the deploy, arrives compressed against release 1's.
+//!
+//! Files too large to embed, slow clients and server timeouts are in [big
+//! files](crate::guide::big_files).

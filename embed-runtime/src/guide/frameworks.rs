@@ -1,0 +1,415 @@
+//! Every framework: the set-up of axum, hyper and tower, actix-web, Rocket, Poem, Salvo
+//! and warp, the fastest set-up in detail, and serving without axum.
+//!
+//! The HTTP behaviour lives in one framework-neutral core. Each framework reaches it
+//! through a thin adapter, behind a cargo feature of `embed-assets`. Adapters only
+//! convert, so every framework answers exactly like axum; the test suite compares their
+//! heads and bodies side by side. Each example of the table (run in a clone of the
+//! repository) serves `examples/public` next to a JSON route, on 127.0.0.1 and `$PORT`
+//! (default 3000; 3001 for the hyper one).
+//!
+//! | framework | feature | minimum Rust | at the root | under `/static` | example |
+//! |---|---|---|---|---|---|
+//! | axum 0.8 | `axum` (default) | 1.85 | `.fallback_service(ASSETS.service())` | `.nest_service("/static", ASSETS.service())` | `cargo run -p example-site` |
+//! | hyper 1, any tower stack | `tower` (in `axum`), or none | 1.85 | `service.respond(&request)` | `RequestHead::with_path` + `at_bare_mount` | `cargo run -p example-site --bin hyper` |
+//! | actix-web 4 | `actix-web` | 1.89 | `.default_service(ASSETS.service())` | `.service(Mount::new("/static", ASSETS.service()))` | `cargo run -p example-site --bin actix-web --features actix-web` |
+//! | Rocket 0.5 | `rocket` | 1.89 | `.mount("/", ASSETS.service())` (rank 10: your routes win) | `.mount("/static", ASSETS.service())` | `cargo run -p example-site --bin rocket --features rocket` |
+//! | Poem 3 | `poem` | 1.85 | `.at("/*", ASSETS.service())` | `.nest("/static", ASSETS.service())` | `cargo run -p example-site --bin poem --features poem` |
+//! | Salvo 1 | `salvo` | 1.95 | `Router::with_path("{**rest}").goal(ASSETS.service())` | `Router::with_path("static/{**rest}").goal(ASSETS.service())` | `cargo run -p example-site --bin salvo --features salvo` |
+//! | warp 0.4 | `warp` | 1.85 | `health.or(assets(ASSETS.service()))` | `warp::path("static").and(assets(ASSETS.service()))` | `cargo run -p example-site --bin warp --features warp` |
+//!
+//! The adapters need only each framework's handler traits. Your own dependency on the
+//! framework picks its server features, as the `Cargo.toml` lines below show.
+//!
+//! The code below embeds `"../examples/public"`, the repository's example site,
+//! relative to this crate's `Cargo.toml`. In your crate, name your own folder relative
+//! to yours: `#[embed_assets::embed("public")]`.
+//!
+//! # Minimum Rust version
+//!
+//! Rust **1.85** for the core. The actix-web and Rocket adapters need 1.89, and the
+//! Salvo adapter 1.95, as those frameworks do. On 1.85–1.87, use cargo's MSRV-aware
+//! resolver (`resolver = "3"`, the default of edition 2024): the newest globset and
+//! encoding_rs ask for 1.88, and it picks their releases that fit your toolchain.
+//!
+//! # axum
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = "0.1"
+//! axum = "0.8"
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread", "net"] }
+//! ```
+//!
+//! ```rust,no_run
+//! use axum::{routing::get, Router};
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! # #[cfg(feature = "axum")]
+//! #[tokio::main]
+//! async fn main() {
+//!     let app = Router::new()
+//!         .route("/api/health", get(|| async { "ok" }))
+//!         .nest_service("/static", frontend::ASSETS.service()) // assets under /static too
+//!         .fallback_service(frontend::ASSETS.service()); // every other path
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await.unwrap();
+//!     axum::serve(listener, app).await.unwrap();
+//! }
+//! # #[cfg(not(feature = "axum"))]
+//! # fn main() {}
+//! ```
+//!
+//! [`ServeAssets`](crate::ServeAssets) is a tower `Service`. The `axum` feature also
+//! reads the mount point of `nest_service`, so `/static` redirects to `static/`. Pages
+//! that link with absolute paths under a mount point need the macro's `base` option
+//! (see [the macro options](crate::guide::macro_options)). [The fastest
+//! set-up](#the-fastest-set-up) puts the assets in front of the router instead.
+//!
+//! # The fastest set-up
+//!
+//! `fallback_service` runs axum's router before every asset.
+//! [`with_fallback`](crate::ServeAssets::with_fallback) turns this around: an embedded
+//! hit is answered before the router runs. A hit is a GET or HEAD of an asset, a
+//! directory's index or a directory redirect. Every other request goes to your `Router`
+//! unchanged, so its routes, extractors, state, middleware and fallback work as before.
+//! This is the recommended axum set-up:
+//!
+//! ```rust,no_run
+//! use axum::{routing::get, Router};
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! # #[cfg(feature = "axum")]
+//! #[tokio::main]
+//! async fn main() {
+//!     let app = Router::new().route("/api/health", get(|| async { "ok" }));
+//!     let service = frontend::ASSETS.service().with_fallback(app);
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await.unwrap();
+//!     axum::serve(listener, service.into_make_service()).await.unwrap();
+//! }
+//! # #[cfg(not(feature = "axum"))]
+//! # fn main() {}
+//! ```
+//!
+//! - Requests the assets do not serve belong to the application, and its 404 answers
+//!   them: unknown paths, other methods, a bad `Host`. For a single-page app or a 404
+//!   page, also make the full service the router's fallback:
+//!   `.fallback_service(frontend::ASSETS.service().spa_fallback("/index.html"))`. In
+//!   dev mode (`.dev_folder` on the front service), files added since the build are
+//!   hits too: the front serves them.
+//! - Middleware added to the router does not see asset hits. To wrap both (a tracing
+//!   layer, say), wrap the [`WithFallback`](crate::WithFallback) itself.
+//! - Responses come in a [`FallbackBody`](crate::FallbackBody): the assets' own body
+//!   for a hit, the application's for a miss, neither boxed. `axum::serve` takes only
+//!   axum's body type, so there
+//!   [`into_make_service`](crate::WithFallback::into_make_service) boxes a hit's body
+//!   (one allocation).
+//!
+//! Under hyper-util's server nothing is boxed. Wrap the `WithFallback` itself in
+//! `TowerToHyperService`. A hit then allocates no more than a hand-written handler. It
+//! needs `hyper-util = { version = "0.1", features = ["tokio", "server-auto",
+//! "service"] }`:
+//!
+//! ```rust,no_run
+//! use axum::{routing::get, Router};
+//! use hyper_util::rt::{TokioExecutor, TokioIo};
+//! use hyper_util::server::conn::auto;
+//! use hyper_util::service::TowerToHyperService;
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! # #[cfg(feature = "axum")]
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let app = Router::new().route("/api/health", get(|| async { "ok" }));
+//!     let service = frontend::ASSETS.service().with_fallback(app);
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+//!     loop {
+//!         let (stream, _) = listener.accept().await?;
+//!         let service = TowerToHyperService::new(service.clone());
+//!         tokio::spawn(async move {
+//!             let _ = auto::Builder::new(TokioExecutor::new())
+//!                 .serve_connection(TokioIo::new(stream), service)
+//!                 .await;
+//!         });
+//!     }
+//! }
+//! # #[cfg(not(feature = "axum"))]
+//! # fn main() {}
+//! ```
+//!
+//! To store a response future, name it from [`embed_assets::future`](crate::future):
+//! `ResponseFuture` (of [`ServeAssets::respond`](crate::ServeAssets::respond)),
+//! `ServiceFuture` (of `ServeAssets` as a tower service) and `FallbackFuture` (of
+//! `WithFallback`). [The benchmarks](crate::guide::benchmarks) show what each set-up
+//! costs.
+//!
+//! # hyper and tower
+//!
+//! Plain hyper needs no feature:
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false }
+//! hyper = { version = "1", features = ["server", "http1"] }
+//! hyper-util = { version = "0.1", features = ["tokio"] }
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread", "net"] }
+//! ```
+//!
+//! ```rust,ignore
+//! use std::convert::Infallible;
+//!
+//! use hyper::server::conn::http1;
+//! use hyper::service::service_fn;
+//! use hyper_util::rt::TokioIo;
+//!
+//! #[embed_assets::embed("public")]
+//! mod frontend {}
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let service = frontend::ASSETS.service();
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+//!     loop {
+//!         let (stream, _) = listener.accept().await?;
+//!         let service = service.clone();
+//!         tokio::spawn(async move {
+//!             let handler = service_fn(move |request| {
+//!                 let response = service.respond(&request);
+//!                 async move { Ok::<_, Infallible>(response.await) }
+//!             });
+//!             let _ = http1::Builder::new()
+//!                 .serve_connection(TokioIo::new(stream), handler)
+//!                 .await;
+//!         });
+//!     }
+//! }
+//! ```
+//!
+//! [`ServeAssets::respond(&request)`](crate::ServeAssets::respond) returns a future of
+//! the `http::Response`. `frontend::ASSETS.get("/css/app.css")` and
+//! `frontend::ASSETS.iter()` give each asset's metadata and bodies
+//! ([`Assets::get`](crate::Assets::get), [`Assets::iter`](crate::Assets::iter)). `cargo
+//! run -p example-site --bin hyper` runs the example site this way. For other tower
+//! stacks, and for hyper-util's `TowerToHyperService`, enable the `tower` feature:
+//! `ServeAssets` is then a tower `Service`.
+//!
+//! # actix-web
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false, features = ["actix-web"] }
+//! actix-web = "4"
+//! ```
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "actix-web")]
+//! # mod doc {
+//! use actix_web::{web, App, HttpServer};
+//! use embed_assets::adapters::actix_web::Mount;
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! // `#[actix_web::main] async fn main()` (actix-web's default `macros` feature) writes
+//! // the same.
+//! fn main() -> std::io::Result<()> {
+//!     actix_web::rt::System::new().block_on(async {
+//!         HttpServer::new(|| {
+//!             App::new()
+//!                 .route("/api/health", web::get().to(|| async { "ok" }))
+//!                 .service(Mount::new("/static", frontend::ASSETS.service())) // assets under /static too
+//!                 .default_service(frontend::ASSETS.service()) // every other path
+//!         })
+//!         .bind(("127.0.0.1", 3000))?
+//!         .run()
+//!         .await
+//!     })
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! `ServeAssets` is actix's default service as it is. `Mount` serves it under a prefix,
+//! the way actix-files does. Inside `web::scope`, `.default_service(ASSETS.service())`
+//! works too. actix-http refuses request heads over 128 KiB with 431 before any service
+//! runs. Don't wrap the assets in `Compress`: they are compressed already, each
+//! encoding with its own ETag. Don't wrap them in `NormalizePath` either: the core
+//! decodes and checks paths itself. The module `embed_assets::adapters::actix_web`
+//! (feature `actix-web`) has the details.
+//!
+//! # Rocket
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false, features = ["rocket"] }
+//! rocket = "0.5"
+//! ```
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "rocket")]
+//! # mod doc {
+//! use rocket::{get, routes};
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! #[get("/api/health")]
+//! fn health() -> &'static str {
+//!     "ok"
+//! }
+//!
+//! #[rocket::launch]
+//! fn rocket() -> _ {
+//!     rocket::build()
+//!         .mount("/", routes![health])
+//!         .mount("/", frontend::ASSETS.service()) // rank 10, like FileServer: the app's routes win
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! - `ASSETS.service()` mounts as it is, at rank 10.
+//!   `AssetServer::from(ASSETS.service()).rank(n)` (in
+//!   `embed_assets::adapters::rocket`) sets another rank, as two servers with
+//!   overlapping bases need.
+//! - It takes every method, so 405 comes with `Allow`. A HEAD is tried on the app's GET
+//!   routes first, as Rocket does, and reaches the assets as a HEAD.
+//! - Rocket adds its own headers: `Server`, and its Shield fairing's `X-Frame-Options`,
+//!   `Permissions-Policy` and `X-Content-Type-Options`.
+//! - Rocket drops header values that are not UTF-8, and answers methods it does not
+//!   know with 400.
+//! - Rocket does not tell a handler the HTTP version. Every request is taken for
+//!   HTTP/1.1, so an HTTP/1.0 request without `Host` gets 400.
+//!
+//! # Poem
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false, features = ["poem"] }
+//! poem = "3" # its default features include the server
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "poem")]
+//! # mod doc {
+//! use poem::{get, handler, listener::TcpListener, Route, Server};
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! #[handler]
+//! fn health() -> &'static str {
+//!     "ok"
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let app = Route::new()
+//!         .at("/api/health", get(health))
+//!         .nest("/static", frontend::ASSETS.service()) // assets under /static too
+//!         .at("/*", frontend::ASSETS.service()); // every other path
+//!     Server::new(TcpListener::bind("127.0.0.1:3000")).run(app).await
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! `ServeAssets` is a Poem `Endpoint`. At the root, mount it with `.at("/*", ..)`, not
+//! `nest`. Poem's `nest` answers 400 itself to a path that is not UTF-8 once decoded,
+//! before the endpoint runs. Under a prefix, such a path gets that 400 instead of our
+//! 404; nothing is served either way.
+//!
+//! # Salvo
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false, features = ["salvo"] }
+//! salvo_core = "1.1" # its default features include the server and HTTP/1
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "salvo")]
+//! # mod doc {
+//! use salvo_core::prelude::*;
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! #[handler]
+//! async fn health() -> &'static str {
+//!     "ok"
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     let router = Router::new()
+//!         .push(Router::with_path("api/health").get(health))
+//!         .push(Router::with_path("static/{**rest}").goal(frontend::ASSETS.service()))
+//!         .push(Router::with_path("{**rest}").goal(frontend::ASSETS.service()));
+//!     let acceptor = TcpListener::new("127.0.0.1:3000").bind().await;
+//!     Server::new(acceptor).serve(router).await;
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! `ServeAssets` is a Salvo `Handler` (`salvo_core`'s trait, which `salvo` re-exports).
+//! Route it with `goal`, so every method reaches it and 405 comes with `Allow`. The
+//! wildcard must cover whole segments (`static/{**rest}`). Don't wrap it in Salvo's
+//! `Compression`.
+//!
+//! # warp
+//!
+//! ```toml
+//! [dependencies]
+//! embed-assets = { version = "0.1", default-features = false, features = ["warp"] }
+//! warp = { version = "0.4", features = ["server"] }
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "warp")]
+//! # mod doc {
+//! use embed_assets::adapters::warp::assets;
+//! use warp::Filter;
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     let health = warp::path!("api" / "health").map(|| "ok");
+//!     let routes = health
+//!         .or(warp::path("static").and(assets(frontend::ASSETS.service()))) // under /static
+//!         .or(assets(frontend::ASSETS.service())); // every other path
+//!     warp::serve(routes).run(([127, 0, 0, 1], 3000)).await;
+//! }
+//! # }
+//! # fn main() {}
+//! ```
+//!
+//! `assets` rejects what the service has no answer for (its plain 404), so `.or(...)`
+//! goes on to the next filter. Everything else is a reply, including the configured 404
+//! page and a single-page app's answers. warp does not tell a filter the request's HTTP
+//! version. Every request is taken for HTTP/1.1, so an HTTP/1.0 request without `Host`
+//! gets 400. Don't wrap it in `warp::compression`.
+//!
+//! # Without axum
+//!
+//! `default-features = false` leaves out axum and tower. Then `ServeAssets` is not a
+//! tower `Service`, and `Router::fallback_service(ASSETS.service())` fails with rustc's
+//! "the trait bound `ServeAssets: tower_service::Service<…>` is not satisfied". Enable
+//! the `axum` feature, or `tower` for other tower stacks. Plain hyper needs neither
+//! (see [hyper and tower](#hyper-and-tower)).
+//!
+//! Any other server builds a [`RequestHead`](crate::RequestHead) (method, raw path,
+//! query, version, headers) and calls
+//! [`service.respond_head(head)`](crate::ServeAssets::respond_head). That is all an
+//! adapter does.

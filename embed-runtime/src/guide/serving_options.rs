@@ -1,0 +1,114 @@
+//! The serving options: every method of [`ServeAssets`](crate::ServeAssets), a strict
+//! Content-Security-Policy with no nonce, and preload links for 103 Early Hints.
+//!
+//! `ASSETS.service()` returns a [`ServeAssets`](crate::ServeAssets): `Clone + Send +
+//! Sync`, and a tower `Service` with the `tower` feature.
+//!
+//! # Options
+//!
+//! | method | default | what it does |
+//! |---|---|---|
+//! | [`.index_file(name)`](crate::ServeAssets::index_file) / [`.without_index()`](crate::ServeAssets::without_index) | `index.html` | the file served for `/dir/`. `/dir` redirects to `dir/` (relative, so it works under `nest_service`) |
+//! | [`.cache_control(value)`](crate::ServeAssets::cache_control) | `no-cache` ([`ServeAssets::DEFAULT_CACHE_CONTROL`](crate::ServeAssets::DEFAULT_CACHE_CONTROL)) | `Cache-Control` of every asset: store, but revalidate (a cheap 304). A page that is a dictionary (with `releases`) has [its own default](crate::guide::deploying#only-the-difference-dictionary-compression-rfc-9842) until you set this or a rule covers it |
+//! | [`.cache_control_for(prefix, value)`](crate::ServeAssets::cache_control_for) | none | `Cache-Control` for paths under a prefix; the longest prefix wins |
+//! | [`.fingerprinted_cache_control(value)`](crate::ServeAssets::fingerprinted_cache_control) | `public, max-age=31536000, immutable` ([`ServeAssets::FINGERPRINTED_CACHE_CONTROL`](crate::ServeAssets::FINGERPRINTED_CACHE_CONTROL)) | `Cache-Control` at fingerprinted URLs (the `fingerprint` option). In dev mode they revalidate like the rest |
+//! | [`.header(glob, name, value)`](crate::ServeAssets::header) | none | a response field for assets whose path matches. `/admin/**` is matched against the path, `*.wasm` (no `/`) against the file name. It comes on every response about the asset: 200, 206, 416, 304; at its own and its fingerprinted URL; as SPA or 404 page; from disk; in dev mode. It is folded into the header maps built once, so it is free per request. For one name, the last matching rule wins. Fields the service sets itself (`Content-Type`, `ETag`, `Vary`, `Cache-Control`, …) are refused at start-up |
+//! | [`.content_security_policy(template)`](crate::ServeAssets::content_security_policy) | none | a `Content-Security-Policy` on every HTML page, from a template whose `{scripts}` and `{styles}` are that page's own inline hashes (see [below](#strict-content-security-policy-with-no-nonce)). Prebuilt per page, also as SPA and 404 page, and on 304. It replaces a `header` rule's policy on pages |
+//! | [`.preload_links()`](crate::ServeAssets::preload_links) | off | a `Link` field on every HTML page, announcing what its `<head>` loads (see [below](#preload-links-and-103-early-hints)). Computed by the macro, prebuilt, on 200/206/304. None in dev mode |
+//! | [`.without_nosniff()`](crate::ServeAssets::without_nosniff) | `X-Content-Type-Options: nosniff` | drops the nosniff field sent on every asset response (the type sent is always exact) |
+//! | [`.not_found_page(path)`](crate::ServeAssets::not_found_page) | plain text | an embedded page sent with status 404 |
+//! | [`.spa_fallback(path)`](crate::ServeAssets::spa_fallback) | off | single-page apps: unknown paths that look like pages get this page, with 200 and `no-cache`. A page is a browser navigating (`Accept: text/html`) to a path with no extension. Unknown assets still get 404 |
+//! | [`.spa_exclude(prefix)`](crate::ServeAssets::spa_exclude) | none | keeps the `spa_fallback` page away from a path prefix and everything below it, whole segments only. With `"/api"`: `/api`, `/api/` and `/api/userz` get 404, while `/apiary` still gets the app. Call it once per prefix |
+//! | [`.clean_urls()`](crate::ServeAssets::clean_urls) | off | `/about` serves `/about.html` |
+//! | [`.dev_folder(path)`](crate::ServeAssets::dev_folder) | off | dev mode: re-read embedded assets from this folder on every request. Edits show on refresh; ETags come from the current bytes; bodies are identity; embedded bytes are used if a file is missing. Files added since the build are served too, by the macro's rules (`include`/`exclude`, dotfiles, links). Pages are not rewritten, and no preload `Link` is sent. An explicit option, never tied to debug builds |
+//! | [`.disk_root(path)`](crate::ServeAssets::disk_root) | the folder the macro read | where files over `max_embed_size` are read from at run time |
+//! | [`.chunk_size(bytes)`](crate::ServeAssets::chunk_size) | [`ServeAssets::DEFAULT_CHUNK_SIZE`](crate::ServeAssets::DEFAULT_CHUNK_SIZE) (1 MiB) | read size for on-disk files. Memory per download is about one chunk. Values under 4 KiB are raised to 4 KiB |
+//! | [`.read_budget(bytes)`](crate::ServeAssets::read_budget) | [`ServeAssets::DEFAULT_READ_BUDGET`](crate::ServeAssets::DEFAULT_READ_BUDGET) (32 MiB) | what the downloads of files over `max_embed_size` may hold in full-size chunks at once, across all of them (see [big files](crate::guide::big_files)) |
+//! | [`.check_disk()`](crate::ServeAssets::check_disk) | | a start-up check that every on-disk file is there and readable; it lists all problems |
+//!
+//! The `http` types come from [`embed_assets::http`](crate::http), a re-export of the
+//! `http` crate (1.x). Use it rather than a dependency of your own. An axum project has
+//! no `http` dependency, so `use http::…` fails there with `unresolved import http`.
+//! actix-web 4 uses `http` 0.2, so its types give "multiple different versions of crate
+//! `http`".
+//!
+//! ```rust
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! use embed_assets::http::{header, HeaderName, HeaderValue};
+//! use embed_assets::ServeAssets;
+//!
+//! fn assets() -> ServeAssets {
+//!     frontend::ASSETS
+//!         .service()
+//!         .spa_fallback("/index.html")
+//!         .spa_exclude("/api")
+//!         .header("/**", header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"))
+//!         .header(
+//!             "*.wasm",
+//!             HeaderName::from_static("cross-origin-embedder-policy"),
+//!             HeaderValue::from_static("require-corp"),
+//!         )
+//! }
+//! # let _ = assets();
+//! ```
+//!
+//! # Strict Content-Security-Policy, with no nonce
+//!
+//! The macro reads every embedded HTML page. It computes the CSP hash source
+//! (`'sha256-…'`, Content Security Policy Level 3) of each inline `<script>` that runs
+//! and of each `<style>`, over its text as the browser parses it.
+//! [`Asset::script_hashes()`](crate::Asset::script_hashes) and
+//! [`Asset::style_hashes()`](crate::Asset::style_hashes) return them, for a policy of
+//! your own. [`content_security_policy`](crate::ServeAssets::content_security_policy)
+//! sends one built from a template, each page with its own hashes, at no cost per
+//! request:
+//!
+//! ```rust
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! let service = frontend::ASSETS.service().content_security_policy(
+//!     "default-src 'self'; script-src 'self' {scripts}; style-src 'self' {styles}; object-src 'none'; base-uri 'none'",
+//! );
+//! ```
+//!
+//! The example site is served that way. Its inline script and style run, and a script
+//! injected into the page at run time is refused; the browser test checks both.
+//!
+//! - Hashes cannot allow inline event handlers (`onclick="…"`), `javascript:` URLs, or
+//!   `style` attributes without `'unsafe-hashes'`.
+//!   [`Asset::unhashable_inline()`](crate::Asset::unhashable_inline) lists them per
+//!   page (``line 5: `onclick` on <button>``).
+//! - The macro option `strict_csp = true` makes a page with a handler or a
+//!   `javascript:` URL a compile error naming each one. So a strict policy cannot
+//!   silently break a button.
+//! - A template placeholder other than `{scripts}`/`{styles}` panics at start-up.
+//! - A page over `max_embed_size` is read from disk and has no hashes.
+//! - In dev mode the hashes are those of the build, so an edited inline script needs a
+//!   rebuild.
+//!
+//! # Preload links and 103 Early Hints
+//!
+//! [`Asset::preload_links()`](crate::Asset::preload_links) lists, for each embedded
+//! page, the `Link` values (RFC 8288) of the render-critical files its `<head>` loads;
+//! the macro finds them. [`.preload_links()`](crate::ServeAssets::preload_links) sends
+//! them in one `Link` field on the page's responses:
+//!
+//! ```text
+//! Link: <css/app.3f2a1b9c.css>; rel=preload; as=style, <js/app.9c1d2e3f.js>; rel=modulepreload, </fonts/inter.0a1b2c3d.woff2>; rel=preload; as=font; crossorigin
+//! ```
+//!
+//! - Style sheets (`as=style`), module scripts (`rel=modulepreload`) and classic
+//!   scripts (`as=script`) are named exactly as the page names them (hashed after
+//!   `rewrite_references`). So a preload is the very request its element makes: same
+//!   URL, resolved against the same page URL, same `crossorigin`.
+//! - Fonts are found in those style sheets (`as=font; crossorigin`). They are named by
+//!   absolute path, with the macro's `base`.
+//! - Only files of the table are announced. Icons, alternate style sheets, data blocks,
+//!   scripts of the body and other sites' URLs are not.
+//! - A caching proxy stores the field with the page, and sends it on every hit and 304
+//!   (the nginx test checks it). CDNs that support 103 Early Hints build them from it.
+//! - In Chromium the example site's preloads are used: each file is fetched once, and
+//!   no "preloaded but not used" warning appears.
+//! - Dev mode (`.dev_folder`) sends no `Link` field. Pages come from disk unrewritten
+//!   there, so the build's hashed preload URLs would be wrong.
