@@ -29,7 +29,7 @@ use crate::representation::{HeaderValues, Negotiated, Representation};
 
 /// Default read size for on-disk assets. Large enough that per-chunk overhead (a
 /// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
-/// that 32 concurrent downloads hold well under 100 MiB. See the README's benchmark.
+/// that 32 concurrent downloads hold well under 100 MiB. See the benchmarks guide (`guide::benchmarks`).
 pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
 
 /// An open on-disk asset with the metadata its validators come from.

@@ -390,7 +390,7 @@ impl ServeAssets {
     /// client slower than the disk. So memory stays under the budget plus 32 KiB per
     /// stalled download, and every download goes on. A consumer that keeps chunks
     /// instead of sending them (collecting a whole body) is served too. Pair it
-    /// with your server's header-read and idle timeouts (see the README), so idle
+    /// with your server's header-read and idle timeouts (see [the big files guide](crate::guide::big_files)), so idle
     /// connections do not pile up either. A budget below one chunk counts as one.
     ///
     /// Size it for the downloads you serve at full speed at once: each takes two

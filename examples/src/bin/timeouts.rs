@@ -1,6 +1,7 @@
-//! The README's server with timeouts ("Big files, slow clients and timeouts"), as
-//! written there, so it is known to build: hyper-util's builder with a timer, so a
-//! client that sends half a request head, or nothing, is closed after 10 s.
+//! The server with timeouts of the big files guide (`embed_assets::guide::big_files`,
+//! "Slow clients and timeouts"), as written there, so it is known to build:
+//! hyper-util's builder with a timer, so a client that sends half a request head, or
+//! nothing, is closed after 10 s.
 //!
 //! `cargo run -p example-site --bin timeouts` (port 3000).
 
