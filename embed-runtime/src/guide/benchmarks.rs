@@ -61,12 +61,16 @@
 //!
 //! | options | example site (48 KiB, 6 files) | 1000 files, 20 MB (750 text) |
 //! |---|---|---|
-//! | `gzip = false, brotli = false` (identity only) | 114 KiB | 19.7 MiB |
-//! | `brotli = false, compressed_only = false` (identity + gzip) | 123 KiB | 25.6 MiB |
-//! | `compressed_only = false` (identity + gzip + br) | 130 KiB | 30.7 MiB |
-//! | `compressed_only = false`, `features = ["zstd"]` | 139 KiB | 36.1 MiB |
-//! | **default** (gzip + br, compressed only) | 82 KiB | 16.0 MiB |
-//! | `brotli = false` (gzip, compressed only) | 75 KiB | 10.9 MiB |
+//! | `gzip = false, brotli = false` (identity only) | 116 KiB | 20.1 MiB |
+//! | `brotli = false, compressed_only = false` (identity + gzip) | 125 KiB | 26.0 MiB |
+//! | `compressed_only = false` (identity + gzip + br) | 133 KiB | 31.3 MiB |
+//! | `compressed_only = false`, `features = ["zstd"]` | 141 KiB | 36.8 MiB |
+//! | **default** (gzip + br, compressed only) | 84 KiB | 16.5 MiB |
+//! | `features = ["zstd"]` (gzip + br + zstd, compressed only) | 93 KiB | 22.1 MiB |
+//! | `brotli = false` (gzip, compressed only) | 77 KiB | 11.3 MiB |
+//!
+//! (`bash bench/size/run.sh` in the repository; release builds, so the macro's
+//! `compression = "best"`: brotli 11 up to 256 KiB a file, 9 above.)
 //!
 //! The example site's figures include about 65 KiB of serving code. By default a file
 //! that compresses is stored only as its br and gzip bodies (`compressed_only`), which

@@ -149,6 +149,16 @@
 //!   two `Available-Dictionary` lines) gets what it got before.
 //! - [`Asset::deltas()`](crate::Asset::deltas) lists them, and
 //!   [`ASSETS.report()`](crate::Assets::report) says what they add.
+//! - **Caches in front** (a CDN, nginx, Varnish) must pass `Accept-Encoding` and
+//!   `Available-Dictionary` through unchanged and honour `Vary: accept-encoding,
+//!   available-dictionary`, or else send those requests to the server uncached. A
+//!   cache that rewrites `Accept-Encoding` (Varnish's default gzip handling: run it
+//!   with `-p http_gzip_support=off`) loses the deltas and br; one that ignores `Vary`
+//!   would hand one client's `dcb` body to another. nginx's `proxy_cache` and Varnish
+//!   with its built-in VCL keep every variant apart as they are, with nothing about
+//!   dictionaries in their configuration (the repository's
+//!   `tests/tests/proxy_dictionary.rs` checks both, in either order of clients);
+//!   Cloudflare passes dictionaries through since April 2026.
 //!
 //! What a browser that kept release 1 downloads for release 2's file, and what it costs
 //! (`cargo run --release --manifest-path bench/Cargo.toml --bin bench-dictionary` in
