@@ -364,8 +364,9 @@ impl Asset {
     /// The id of the earlier release this file is kept from (the macro's `releases`
     /// option): then it is served at its [`fingerprinted_path`](Self::fingerprinted_path)
     /// only, and [`path`](Self::path) is where it was in that release's folder. `None`
-    /// for the files of this build.
-    pub fn release(&self) -> Option<&'static str> {
+    /// for the files of this build. (This build's own release id is
+    /// [`Assets::release`](crate::Assets::release).)
+    pub fn earlier_release(&self) -> Option<&'static str> {
         self.release
     }
 

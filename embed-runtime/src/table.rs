@@ -93,7 +93,7 @@ impl Assets {
 
     /// Every asset, sorted by path; with the `releases` option, the earlier releases'
     /// files too, each after this build's file of its path
-    /// ([`Asset::release`] tells them apart).
+    /// ([`Asset::earlier_release`] tells them apart).
     pub fn iter(&self) -> std::slice::Iter<'static, Asset> {
         self.files.iter()
     }
@@ -149,7 +149,7 @@ impl Assets {
                 report.zstd_bytes += zstd.len();
                 stored += zstd.len();
             }
-            if asset.release().is_some() {
+            if asset.earlier_release().is_some() {
                 report.earlier_release_files += 1;
                 report.earlier_release_bytes += stored;
             }

@@ -41,7 +41,7 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(180);
 
 fn this_build(site: &embed_assets::Assets, path: &str) -> &'static embed_assets::Asset {
     site.iter()
-        .find(|a| a.path() == path && a.release().is_none())
+        .find(|a| a.path() == path && a.earlier_release().is_none())
         .unwrap()
 }
 
@@ -172,7 +172,7 @@ async fn chromium_runs_the_vite_apps_next_release_from_a_dictionary_compressed_b
     let entry = |site: &embed_assets::Assets| {
         site.iter()
             .find(|a| {
-                a.release().is_none()
+                a.earlier_release().is_none()
                     && a.path().starts_with("/assets/index-")
                     && a.path().ends_with(".js")
             })

@@ -61,7 +61,7 @@ fn release_1_bytes(path: &str) -> &'static [u8] {
 
 fn this_build(path: &str) -> &'static embed_assets::Asset {
     SITE.iter()
-        .find(|a| a.path() == path && a.release().is_none())
+        .find(|a| a.path() == path && a.earlier_release().is_none())
         .unwrap()
 }
 
@@ -116,7 +116,7 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
     // Release 1's own app, kept at its hashed URL, is a dictionary but has none.
     let kept = SITE
         .iter()
-        .find(|a| a.path() == "/js/app.js" && a.release().is_some())
+        .find(|a| a.path() == "/js/app.js" && a.earlier_release().is_some())
         .unwrap();
     assert!(kept.deltas().is_empty());
     assert_eq!(kept.dictionary_match(), Some("match=\"app.*.js\""));
@@ -414,7 +414,7 @@ async fn release_1s_files_name_themselves_dictionaries_for_release_2s() {
     let addr = spawn_service(SITE.service()).await;
     let kept = SITE
         .iter()
-        .find(|a| a.path() == "/js/app.js" && a.release().is_some())
+        .find(|a| a.path() == "/js/app.js" && a.earlier_release().is_some())
         .unwrap();
     let url = kept.fingerprinted_path().unwrap();
     assert_eq!(url, release_1::SITE.url("/js/app.js").unwrap());

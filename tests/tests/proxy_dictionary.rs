@@ -243,7 +243,7 @@ impl App {
             .expect("an identity body");
         let this_build = SITE
             .iter()
-            .find(|a| a.path() == "/js/app.js" && a.release().is_none())
+            .find(|a| a.path() == "/js/app.js" && a.earlier_release().is_none())
             .expect("this build has js/app.js");
         let url = SITE.url("/js/app.js").expect("a fingerprinted URL");
         assert!(url.starts_with("/js/app.") && url != "/js/app.js", "{url}");

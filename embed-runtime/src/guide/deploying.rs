@@ -78,7 +78,7 @@
 //! - Each kept release goes through this build's phases with this build's options, so
 //!   its hashed URLs are the ones its pages named. Its pages and other files at no
 //!   hashed URL are not served: they change in place, and this build has its own. Its
-//!   files are not in `paths`; [`Asset::release()`](crate::Asset::release) marks them
+//!   files are not in `paths`; [`Asset::earlier_release()`](crate::Asset::earlier_release) marks them
 //!   in `ASSETS.iter()`, and [`ASSETS.report()`](crate::Assets::report) says how many
 //!   there are and what they add to the binary (a file that did not change between
 //!   releases is one file, at one hashed URL).

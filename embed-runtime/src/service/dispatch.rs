@@ -99,7 +99,7 @@ impl ServeAssets {
         let path = match (&options.dev_folder, asset.disk_path()) {
             // Dev mode reads this build's files from the folder; an earlier release's
             // file is in memory only.
-            (Some(folder), None) if asset.release().is_none() => {
+            (Some(folder), None) if asset.earlier_release().is_none() => {
                 folder.join(asset.path().trim_start_matches('/'))
             }
             (_, None) => {

@@ -100,7 +100,7 @@ pub(super) fn route<'t>(
     let policy = match url {
         // In dev mode the file behind a hashed URL can change: no immutable policy;
         // an earlier release's file cannot.
-        Url::Fingerprinted if !dev || asset.release().is_some() => Policy {
+        Url::Fingerprinted if !dev || asset.earlier_release().is_some() => Policy {
             cache_control: &options.fingerprinted_cache_control,
             fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),

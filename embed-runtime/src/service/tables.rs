@@ -139,7 +139,7 @@ impl Tables {
             assets
                 .iter()
                 .enumerate()
-                .filter(|(_, asset)| asset.release().is_none())
+                .filter(|(_, asset)| asset.earlier_release().is_none())
         };
         if options.clean_urls {
             for (i, asset) in current() {
