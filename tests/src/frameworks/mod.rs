@@ -45,7 +45,7 @@ pub(crate) fn bind_loopback() -> (std::net::TcpListener, SocketAddr) {
 /// (a unit test checks), and its HTTP/2 column is what [`uses_http2`] allows.
 const TABLE: &str = include_str!("../../frameworks.txt");
 
-/// One row of [`TABLE`].
+/// One row of the registry, `tests/frameworks.txt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
     /// As `EMBED_TEST_FRAMEWORK` spells it.
