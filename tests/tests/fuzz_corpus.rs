@@ -9,6 +9,12 @@ use embed_assets_oracles as oracles;
 // The site the `respond` fuzz target serves, under every combination of options.
 oracles::fixture!(static SERVICES = "../fuzz/fixture");
 
+// The site with kept releases the `dictionary` and `release_lookup` targets serve.
+oracles::release_site!(
+    static RELEASES = "../fuzz/releases/public",
+    releases = "../fuzz/releases/releases"
+);
+
 /// Runs `check` on every file of `fuzz/corpus/<target>`, naming each failing seed.
 fn replay(target: &str, check: impl Fn(&[u8])) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -70,6 +76,30 @@ fn whole_request_seeds_hold() {
 }
 
 #[test]
+fn dictionary_seeds_hold() {
+    replay("dictionary", |data| {
+        oracles::check_dictionary(&RELEASES, data)
+    });
+}
+
+#[test]
+fn release_list_seeds_hold() {
+    replay("release_list", oracles::check_release_list);
+}
+
+#[test]
+fn hashed_name_seeds_hold() {
+    replay("hashed_name", oracles::check_hashed_name);
+}
+
+#[test]
+fn release_lookup_seeds_hold() {
+    replay("release_lookup", |data| {
+        oracles::check_release_lookup(&RELEASES, data)
+    });
+}
+
+#[test]
 fn the_fixture_embeds_what_the_seeds_expect() {
     let [plain, fingerprinted, on_disk, _] = SERVICES.tables();
     // The `respond` seeds rely on these: variants to negotiate, a directory index, a
@@ -86,4 +116,21 @@ fn the_fixture_embeds_what_the_seeds_expect() {
     assert!(css.fingerprinted_path().is_some());
     assert!(!on_disk.get("/css/site.css").unwrap().is_embedded());
     assert!(on_disk.get("/index.html").unwrap().is_embedded());
+}
+
+#[test]
+fn the_release_site_has_what_the_seeds_expect() {
+    let assets = RELEASES.assets();
+    // `dictionary` seeds name release 1's and 2's `js/app.js`, `index.html` and lazy
+    // chunk, which this build has bodies against; `release_lookup` seeds ask for
+    // release 1's `notes.txt` and chunk at their hashed URLs.
+    for path in ["/js/app.js", "/index.html", "/assets/chunk-C3c3c3c3.js"] {
+        let asset = assets.get(path).unwrap();
+        assert!(!asset.deltas().is_empty(), "{path}");
+    }
+    assert!(assets.get("/assets/chunk-DiwrgTda.js").is_some());
+    assert!(assets.get("/notes.txt").is_none());
+    assert!(assets
+        .iter()
+        .any(|asset| asset.path() == "/notes.txt" && asset.fingerprinted_path().is_some()));
 }

@@ -14,13 +14,19 @@
 //!
 //! The decisions themselves come from `embed_assets::__private::fuzz`, which exists only with
 //! `--cfg embed_assets_unstable_fuzz` (the repository's `.cargo/config.toml` sets it);
-//! `check_response` needs only the public API.
+//! `check_response`, `check_dictionary` and `check_release_lookup` need only the public
+//! API, and `check_release_list` and `check_hashed_name` call `embed-assets-shared`.
 
+mod dictionary;
+mod hashed;
+mod lookup;
 mod mount;
 mod negotiate;
 mod path;
 mod precondition;
 mod range;
+mod release_list;
+mod release_site;
 mod respond;
 
 use std::time::SystemTime;
@@ -28,11 +34,16 @@ use std::time::SystemTime;
 use http::header::IF_RANGE;
 use http::{HeaderMap, HeaderName, HeaderValue};
 
+pub use self::dictionary::check_dictionary;
+pub use self::hashed::check_hashed_name;
+pub use self::lookup::check_release_lookup;
 pub use self::mount::check_mount;
 pub use self::negotiate::check_accept_encoding;
 pub use self::path::check_path;
 pub use self::precondition::{check_entity_tags, check_http_date};
 pub use self::range::check_range;
+pub use self::release_list::check_release_list;
+pub use self::release_site::ReleaseSite;
 pub use self::respond::{check_response, Fixture};
 
 use embed_assets::__private::fuzz::{

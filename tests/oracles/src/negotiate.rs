@@ -53,6 +53,9 @@ pub fn check_accept_encoding(data: &[u8]) {
 #[derive(Debug, Default)]
 pub(crate) struct Weights {
     present: bool,
+    /// The dictionary codings of RFC 9842, which only count when listed by name.
+    dcb: Option<u16>,
+    dcz: Option<u16>,
     br: Option<u16>,
     zstd: Option<u16>,
     gzip: Option<u16>,
@@ -79,6 +82,8 @@ impl Weights {
                 }
                 let Some(q) = q else { continue };
                 let slot = match &coding[..] {
+                    b"dcb" => &mut weights.dcb,
+                    b"dcz" => &mut weights.dcz,
                     b"br" => &mut weights.br,
                     b"zstd" => &mut weights.zstd,
                     b"gzip" | b"x-gzip" => &mut weights.gzip,
@@ -121,6 +126,34 @@ impl Weights {
             // `Encoding`'s order is the server's preference: the smaller wins a tie.
             .max_by_key(|&encoding| (self.quality(encoding), Reverse(encoding)))
             .unwrap_or(Encoding::Identity)
+    }
+
+    /// [`best`](Self::best) when the dictionary codings are on offer too (`dcb` and
+    /// `dcz`: the asset has a body against the dictionary the request names). They
+    /// count only when listed by name with q > 0, never through `*` (a client that
+    /// lists `*` has not said it can decode against a dictionary), and win ties over
+    /// every other coding, `dcb` first.
+    pub(crate) fn best_with_dictionary(
+        &self,
+        stored: impl Fn(Encoding) -> bool,
+        dcb: bool,
+        dcz: bool,
+    ) -> Encoding {
+        let ordinary = self.best(&stored);
+        let named = |offered: bool, listed: Option<u16>, encoding: Encoding| {
+            listed
+                .filter(|&q| offered && q > 0)
+                .map(|q| (q, Reverse(encoding)))
+        };
+        [
+            named(dcb, self.dcb, Encoding::DictionaryBrotli),
+            named(dcz, self.dcz, Encoding::DictionaryZstd),
+            Some((self.quality(ordinary), Reverse(ordinary))),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .map_or(ordinary, |(_, Reverse(encoding))| encoding)
     }
 }
 

@@ -582,7 +582,7 @@ impl Expectation<'_> {
 }
 
 /// The members of every `Vary` line, lowercased.
-fn vary(headers: &HeaderMap) -> Vec<String> {
+pub(crate) fn vary(headers: &HeaderMap) -> Vec<String> {
     headers
         .get_all(VARY)
         .iter()
@@ -592,7 +592,7 @@ fn vary(headers: &HeaderMap) -> Vec<String> {
 }
 
 /// Whether some member of `Accept` (RFC 9110 §12.5.1) is `text/html` with q > 0.
-fn accepts_html(headers: &HeaderMap) -> bool {
+pub(crate) fn accepts_html(headers: &HeaderMap) -> bool {
     headers
         .get_all(ACCEPT)
         .iter()
@@ -706,7 +706,7 @@ fn multipart_parts<'a>(body: &'a [u8], boundary: &str, context: &str) -> Vec<Par
 
 /// The request head in `data`, or `None` when its first line is no valid request line.
 /// It is an HTTP/1.1 request; without a `Host` line it gets `Host: localhost`.
-fn parse_request(data: &[u8]) -> Option<Request<()>> {
+pub(crate) fn parse_request(data: &[u8]) -> Option<Request<()>> {
     let mut lines = lines(data);
     let first = lines.next()?;
     let (method, target) = match first.iter().position(|&b| b == b' ') {
@@ -741,7 +741,7 @@ fn parse_request(data: &[u8]) -> Option<Request<()>> {
 }
 
 /// The response of a future that must be ready at once (embedded assets).
-fn ready(future: impl Future<Output = Response<Body>>) -> Response<Body> {
+pub(crate) fn ready(future: impl Future<Output = Response<Body>>) -> Response<Body> {
     let mut cx = Context::from_waker(Waker::noop());
     match pin!(future).poll(&mut cx) {
         Poll::Ready(response) => response,
@@ -763,7 +763,7 @@ async fn collect_async(body: Body) -> Vec<u8> {
 }
 
 /// Every byte of a body whose frames are all ready (embedded bytes).
-fn collect(body: Body) -> Vec<u8> {
+pub(crate) fn collect(body: Body) -> Vec<u8> {
     let mut body = pin!(body);
     let mut cx = Context::from_waker(Waker::noop());
     let mut bytes = Vec::new();
