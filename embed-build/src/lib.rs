@@ -245,7 +245,7 @@ impl Npm {
                     "{} has no package-lock.json: run `npm install` there once and commit \
                      the lockfile, so every build installs the same packages",
                     dir.display()
-                )))
+                )));
             }
             Err(err) => return Err(Error::io("reading", &lockfile, err)),
         };
@@ -319,7 +319,7 @@ impl Npm {
                      beforehand",
                     program.to_string_lossy(),
                     dir.join(&self.output).display()
-                )))
+                )));
             }
             Err(err) => return Err(Error::new(format!("`{shown}` could not start: {err}"))),
         };

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use embed_assets_shared::release::{self, Kept, Release};
 use sha2::{Digest, Sha256};
 
-use crate::{absolute, Error};
+use crate::{Error, absolute};
 
 /// The folder of kept releases: after each release build, a snapshot of the folder the
 /// crate embeds, so that the next builds still have the hashed files earlier releases'

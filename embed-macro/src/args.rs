@@ -10,7 +10,7 @@
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
-use syn::{bracketed, Expr, Ident, LitStr, Token};
+use syn::{Expr, Ident, LitStr, Token, bracketed};
 
 /// Which of the two forms is being parsed: only the examples in messages differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

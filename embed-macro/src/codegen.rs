@@ -336,7 +336,9 @@ pub(crate) fn paths_module(
         &current,
         |asset| &asset.url_path,
         |other, this, name| {
-            format!("`{other}` and `{this}` would both be `paths::{name}`; rename or `exclude` one of them")
+            format!(
+                "`{other}` and `{this}` would both be `paths::{name}`; rename or `exclude` one of them"
+            )
         },
         |asset, ident| {
             // A valid URL path: escaped where the file's name needs it

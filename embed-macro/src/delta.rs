@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::blob_cache::{cache_dir, cached};
 use crate::codec;
 use crate::encode;
-use crate::errors::{io_cause, Errors};
+use crate::errors::{Errors, io_cause};
 use crate::model::{Blob, Body, Delta, DeltaCoding, Document, EncodedAsset};
 use crate::options::{Compression, Options};
 use crate::url::encode_url_path;

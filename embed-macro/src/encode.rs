@@ -12,7 +12,7 @@ use embed_assets_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
 use crate::blob_cache::{cache_dir, cached};
-use crate::codec::{brotli, gunzip, gzip, levels, pays, BROTLI_WINDOW};
+use crate::codec::{BROTLI_WINDOW, brotli, gunzip, gzip, levels, pays};
 #[cfg(feature = "zstd")]
 use crate::codec::{zstd, zstd_level};
 use crate::errors::Errors;
@@ -302,9 +302,9 @@ impl<'a> Encoder<'a> {
                 let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));
                 if decoded.as_deref() != Some(&bytes[..]) {
                     return Err(format!(
-                    "the gzip body of `{shown}` in `{}` does not decode to the file; delete the cache folder and build again",
-                    blob.path.display()
-                ));
+                        "the gzip body of `{shown}` in `{}` does not decode to the file; delete the cache folder and build again",
+                        blob.path.display()
+                    ));
                 }
                 false
             }

@@ -1,7 +1,7 @@
 //! Runs the phases in order and turns the result into tokens, for both forms.
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 
 use crate::args::{Args, CallInput, ItemHeader};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use globset::{GlobSet, GlobSetBuilder};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, LitStr};

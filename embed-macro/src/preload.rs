@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use crate::markup::{self, LoadKind};
 use crate::model::{Body, Document, EncodedAsset};

@@ -19,7 +19,7 @@ use embed_assets_shared::release::{self, Kept, Release};
 use proc_macro2::Span;
 use sha2::{Digest, Sha256};
 
-use crate::errors::{io_cause, Errors};
+use crate::errors::{Errors, io_cause};
 use crate::model::{Body, EncodedAsset, FileEntry};
 
 /// The kept releases of `dir`, newest first, each with its list.

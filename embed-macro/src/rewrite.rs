@@ -30,7 +30,7 @@ use crate::encode::Encoder;
 use crate::errors::Errors;
 use crate::markup::{self, Quote, SiteKind};
 use crate::model::{Document, EncodedAsset, FileEntry};
-use crate::url::{hashed_url, path_part, resolve, PATH, SEGMENT};
+use crate::url::{PATH, SEGMENT, hashed_url, path_part, resolve};
 
 /// The rewrite phase, after fingerprinting: encodes each document of `files` (so far
 /// only hashed, `assets[i]` being `files[i]`) with its references pointed at the
@@ -50,7 +50,7 @@ pub(crate) fn apply(
     let mut targets: HashMap<String, Target> = assets
         .iter()
         .zip(&documents)
-        .filter(|(_, &document)| !document)
+        .filter(|&(_, &document)| !document)
         .map(|(asset, _)| (asset.url_path.clone(), target_of(asset)))
         .collect();
     let mut errors = Errors::default();

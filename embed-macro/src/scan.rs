@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 use embed_assets_shared::select::FileRules;
 use walkdir::WalkDir;
 
-use crate::errors::{display_path, io_cause, Errors};
+use crate::errors::{Errors, display_path, io_cause};
 use crate::model::{DiskReason, FileEntry, Pass};
 use crate::options::{Globs, Options};
 
@@ -304,7 +304,9 @@ pub(crate) fn relative_url_path(below: &Path) -> Result<String, &'static str> {
             );
         }
         if name.chars().any(char::is_control) {
-            return Err("file name contains a control character, which no request path can name; rename it or exclude it");
+            return Err(
+                "file name contains a control character, which no request path can name; rename it or exclude it",
+            );
         }
         segments.push(name);
     }
@@ -424,9 +426,11 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("allow_empty = true"), "{err}");
-        assert!(scan(&empty, quote::quote!(allow_empty = true))
-            .unwrap()
-            .is_empty());
+        assert!(
+            scan(&empty, quote::quote!(allow_empty = true))
+                .unwrap()
+                .is_empty()
+        );
 
         let dotfiles = TempTree::new("only-dotfiles", &[(".env", b"x")]);
         let err = scan(&dotfiles, quote::quote!()).unwrap_err().to_string();
@@ -507,10 +511,12 @@ mod tests {
             .unwrap();
         assert!(!clip.is_embedded());
         assert_eq!(clip.len, 2048);
-        assert!(entries
-            .iter()
-            .filter(|e| e.url_path != "/media/clip.mp4")
-            .all(|e| e.is_embedded()));
+        assert!(
+            entries
+                .iter()
+                .filter(|e| e.url_path != "/media/clip.mp4")
+                .all(|e| e.is_embedded())
+        );
     }
 
     #[test]

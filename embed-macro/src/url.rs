@@ -2,7 +2,7 @@
 //! folder written as a valid URL, and the fingerprinted URL of a path. Helpers of the
 //! rewrite, preload and codegen phases, and of fingerprinting.
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 
 /// Hex digits of the content hash in a fingerprinted name: 32 bits, as bundlers use.
 /// Two versions of one file colliding only costs a stale cache for that file.

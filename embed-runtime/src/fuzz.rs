@@ -149,5 +149,5 @@ pub fn decode_path(raw: &str) -> Option<Cow<'_, str>> {
 /// The framework adapters' path arithmetic: where each router left the request (see
 /// `adapters/mount.rs`), built without the frameworks.
 pub mod mount {
-    pub use crate::adapters::mount::{actix, rocket, salvo, warp, Below};
+    pub use crate::adapters::mount::{Below, actix, rocket, salvo, warp};
 }

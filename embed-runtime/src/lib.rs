@@ -322,10 +322,10 @@ pub use embed_assets_macros::embed;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::abi::{
-        asset, assets, delta, entry, AssetInit, DeltaInit, EncodedInit, Source, EMPTY,
+        AssetInit, DeltaInit, EMPTY, EncodedInit, Source, asset, assets, delta, entry,
     };
     pub use crate::asset::{Asset, Delta, PageInit};
-    pub use crate::table::{Selection, FINGERPRINTED};
+    pub use crate::table::{FINGERPRINTED, Selection};
     pub use ::core::option::Option::{None, Some};
     pub use embed_assets_macros::embed_assets;
     pub use phf;

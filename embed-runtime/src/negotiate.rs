@@ -1,7 +1,7 @@
 //! `Accept-Encoding` and `Available-Dictionary` → which stored body to send (RFC 9110
 //! §12.5.3, RFC 9842 §2.2): the whole choice, dictionary bodies included.
 
-use http::header::{GetAll, ACCEPT, ACCEPT_ENCODING};
+use http::header::{ACCEPT, ACCEPT_ENCODING, GetAll};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Delta, Encoding, Variant};
@@ -268,8 +268,8 @@ fn trim(bytes: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::header::ACCEPT_ENCODING;
     use http::HeaderMap;
+    use http::header::ACCEPT_ENCODING;
 
     /// `choose_encoding` with br and gzip on offer, one field line per `lines` entry.
     fn choose_lines(lines: &[&str]) -> Encoding {

@@ -3,7 +3,7 @@
 use http::header::{IF_RANGE, RANGE};
 use http::{HeaderMap, Method};
 
-use crate::precondition::{http_date, EntityTag, Validators};
+use crate::precondition::{EntityTag, Validators, http_date};
 
 /// More ranges than this in one request get the whole representation (RFC 9110
 /// §14.3 lets a server ignore a Range it deems abusive); parsing also stops here,

@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{AsciiSet, CONTROLS, percent_decode_str, utf8_percent_encode};
 use sha2::{Digest, Sha256};
 
 /// The first line of a `.release` file.
@@ -84,12 +84,12 @@ impl Release {
                 return Err(format!(
                     "written in format `{other}`, this version reads `{HEADER}`: \
                      record the releases again with a matching embed-assets-build"
-                ))
+                ));
             }
             _ => {
                 return Err(format!(
                     "not a release list (its first line is not `{HEADER}`)"
-                ))
+                ));
             }
         }
         let mut files = BTreeMap::new();

@@ -5,8 +5,8 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use embed_assets::{embed_assets, Assets};
-use serde_json::{json, Value};
+use embed_assets::{Assets, embed_assets};
+use serde_json::{Value, json};
 
 static ASSETS: Assets = embed_assets!("public");
 

@@ -17,10 +17,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use axum::routing;
 use axum::Router;
+use axum::routing;
 use bytes::Bytes;
-use embed_assets::{embed_assets, Assets, ServeAssets};
+use embed_assets::{Assets, ServeAssets, embed_assets};
 use http::header::CONTENT_ENCODING;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};

@@ -80,7 +80,9 @@ pub fn file_permissions_apply(test: &str) -> bool {
         return false;
     }
     let Some(setpriv) = find(&["setpriv"], &["/usr/bin", "/bin"]) else {
-        skip("running as root, who reads every file, and setpriv (Debian package `util-linux`) is missing to drop that privilege");
+        skip(
+            "running as root, who reads every file, and setpriv (Debian package `util-linux`) is missing to drop that privilege",
+        );
         return false;
     };
     let exe = std::env::current_exe().unwrap_or_else(|err| panic!("own executable: {err}"));

@@ -2,9 +2,9 @@
 //! `embed_assets!` builds from the same folder and options, served the same way, and
 //! the module's own items live next to it.
 
-use http::header::{CONTENT_ENCODING, ETAG};
 use http::StatusCode;
-use integration_tests::{decode_body, fixture, get, spawn_service, SITE};
+use http::header::{CONTENT_ENCODING, ETAG};
+use integration_tests::{SITE, decode_body, fixture, get, spawn_service};
 
 /// The folder the shared `SITE` table embeds, through the attribute.
 #[embed_assets::embed("fixtures/site")]

@@ -13,18 +13,18 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::middleware;
 use axum::routing::get;
 use axum::{Json, Router};
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::StatusCode;
 use integration_tests::browser::{
-    artifact_dir, in_browser, only_request, record, resource_timings, wait_for_request,
-    BrowserPrograms, Png, Seen, ServerLog, Session, Timings, PAGE_TIMEOUT,
+    BrowserPrograms, PAGE_TIMEOUT, Png, Seen, ServerLog, Session, Timings, artifact_dir,
+    in_browser, only_request, record, resource_timings, wait_for_request,
 };
 use integration_tests::spawn_router;
 use serde_json::json;

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use embed_assets::Encoding;
 use http::StatusCode;
 use integration_tests::browser::{
-    in_browser, spawn_origin, wait_for_request, BrowserPrograms, Current, Seen, ServerLog, Session,
+    BrowserPrograms, Current, Seen, ServerLog, Session, in_browser, spawn_origin, wait_for_request,
 };
 use sha2::{Digest, Sha256};
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use axum::middleware;
 use http::StatusCode;
 use integration_tests::browser::{
-    in_browser, only_request, record, BrowserPrograms, ServerLog, PAGE_TIMEOUT,
+    BrowserPrograms, PAGE_TIMEOUT, ServerLog, in_browser, only_request, record,
 };
 use integration_tests::spawn_router;
 

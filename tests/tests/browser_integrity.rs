@@ -21,12 +21,12 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use axum::{middleware, Router};
-use embed_assets::{embed_assets, Asset, Assets};
+use axum::{Router, middleware};
+use embed_assets::{Asset, Assets, embed_assets};
 use http::StatusCode;
 use integration_tests::browser::{
-    in_browser, record, resource_timings, BrowserPrograms, LogEntry, ServerLog, Session,
-    PAGE_TIMEOUT,
+    BrowserPrograms, LogEntry, PAGE_TIMEOUT, ServerLog, Session, in_browser, record,
+    resource_timings,
 };
 use integration_tests::{decode_body, get, spawn_router, spawn_service};
 use serde_json::Value;

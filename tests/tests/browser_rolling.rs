@@ -15,9 +15,9 @@ use std::time::Duration;
 use embed_assets::ServeAssets;
 use http::StatusCode;
 use integration_tests::browser::{
-    in_browser, spawn_origin, wait_for_request, BrowserPrograms, Current, ServerLog, Session,
+    BrowserPrograms, Current, ServerLog, Session, in_browser, spawn_origin, wait_for_request,
 };
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 mod release_2 {
     embed_assets::embed_assets!(

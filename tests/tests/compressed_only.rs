@@ -2,10 +2,10 @@
 //! out of the binary; the identity representation is decoded from gzip on first use
 //! and then served like any other, with the same ETag, length and ranges.
 
-use embed_assets::{embed_assets, Assets, Encoding};
-use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG};
+use embed_assets::{Assets, Encoding, embed_assets};
 use http::StatusCode;
-use integration_tests::{fixture, get, head, header, public_fixture_paths, spawn_service, SITE};
+use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG};
+use integration_tests::{SITE, fixture, get, head, header, public_fixture_paths, spawn_service};
 
 static LEAN: Assets = embed_assets!("fixtures/site", compressed_only = true);
 /// The same files with every identity body stored.
@@ -17,9 +17,10 @@ fn compressed_only_is_the_default() {
         let stored = |a: &embed_assets::Asset| a.variant(Encoding::Identity).unwrap().is_stored();
         assert_eq!(stored(lean), stored(default), "{}", lean.path());
     }
-    assert!(FULL
-        .iter()
-        .all(|a| a.variant(Encoding::Identity).unwrap().is_stored()));
+    assert!(
+        FULL.iter()
+            .all(|a| a.variant(Encoding::Identity).unwrap().is_stored())
+    );
 }
 
 #[test]

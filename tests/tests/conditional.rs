@@ -11,8 +11,8 @@ use http::header::{
 };
 use http::{Method, StatusCode};
 use integration_tests::{
-    fixture, format_http_date, get, head, header, list_values, parse_imf_fixdate, send, spawn_site,
-    DateForm, Reply,
+    DateForm, Reply, fixture, format_http_date, get, head, header, list_values, parse_imf_fixdate,
+    send, spawn_site,
 };
 
 /// What a plain 200 said about an asset: the validators to build conditions from.

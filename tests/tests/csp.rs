@@ -8,7 +8,7 @@
 //! `sha2` and `base64`, not by the macro's code.
 
 use base64::Engine as _;
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::header::{CONTENT_SECURITY_POLICY, ETAG};
 use http::{HeaderName, HeaderValue, StatusCode};
 use integration_tests::{get, spawn_service};

@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::header::{
     CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, VARY,
 };
 use http::{Method, StatusCode};
-use integration_tests::{fixture, get, header, spawn_service, SITE};
+use integration_tests::{SITE, fixture, get, header, spawn_service};
 
 const CSS: &str = "/css/app.css";
 

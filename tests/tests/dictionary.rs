@@ -14,7 +14,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, Method, StatusCode};
 use integration_tests::{
-    decode_body, decode_with_dictionary, get, header, send, spawn_service, Reply,
+    Reply, decode_body, decode_with_dictionary, get, header, send, spawn_service,
 };
 use sha2::{Digest, Sha256};
 
@@ -131,13 +131,17 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
         .map(|delta| delta.variant().len())
         .sum();
     assert_eq!((report.delta_files, report.delta_bytes), (2, bytes));
-    assert!(report
-        .to_string()
-        .contains("2 files compressed against earlier versions"));
+    assert!(
+        report
+            .to_string()
+            .contains("2 files compressed against earlier versions")
+    );
     // Without the releases option, nothing of it.
-    assert!(release_1::SITE
-        .iter()
-        .all(|a| a.deltas().is_empty() && a.dictionary_match().is_none()));
+    assert!(
+        release_1::SITE
+            .iter()
+            .all(|a| a.deltas().is_empty() && a.dictionary_match().is_none())
+    );
 }
 
 /// A request's header fields.

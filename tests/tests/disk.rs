@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use embed_assets::{embed_assets, Assets, Error};
+use embed_assets::{Assets, Error, embed_assets};
+use http::StatusCode;
 use http::header::{
     ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
 };
-use http::StatusCode;
 use integration_tests::{
     fixture, get, head, header, noise, parse_multipart, site_dir, spawn_service,
 };
@@ -54,9 +54,10 @@ fn only_small_files_are_embedded() {
     assert_eq!(big.len(), 3 << 20);
     assert!(big.body(embed_assets::Encoding::Identity).is_none());
     assert!(DISK.get("/css/app.css").expect("listed").is_embedded());
-    assert!(DISK
-        .build_root()
-        .is_some_and(|root| Path::new(root).join("big.bin").is_file()));
+    assert!(
+        DISK.build_root()
+            .is_some_and(|root| Path::new(root).join("big.bin").is_file())
+    );
 }
 
 #[tokio::test]

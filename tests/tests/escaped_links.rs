@@ -77,7 +77,7 @@ fn is_valid_url_path(url: &str) -> bool {
 
 #[test]
 fn escaped_and_raw_links_are_rewritten_to_escaped_hashed_urls() {
-    use at_root::{paths, SITE};
+    use at_root::{SITE, paths};
     let html = page(&SITE);
     let menu = SITE.get("/café menu.txt").unwrap();
     let menu_hashed = menu.fingerprinted_path().unwrap();
@@ -187,7 +187,7 @@ async fn with_base_absolute_links_carry_the_mount_point_and_resolve_there() {
 
 #[test]
 fn asset_urls_are_percent_encoded_exactly_like_the_paths_constants() {
-    use at_root::{paths, SITE};
+    use at_root::{SITE, paths};
     // A `?` in a name would otherwise start a query: `/a b?.<hash>.txt` asks for `/a b`.
     let question = SITE.get("/a b?.txt").unwrap();
     let hash = &question.fingerprinted_path().unwrap()["/a b?.".len()..];

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::StatusCode;
 use integration_tests::{fixture, get, noise, site_dir, spawn_service};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

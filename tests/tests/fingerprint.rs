@@ -3,8 +3,8 @@
 //! the plain URL keeps revalidating, and `url()` / the `paths` constants name the
 //! hashed URL for templates.
 
-use http::header::{CACHE_CONTROL, CONTENT_ENCODING, ETAG, VARY};
 use http::StatusCode;
+use http::header::{CACHE_CONTROL, CONTENT_ENCODING, ETAG, VARY};
 use integration_tests::{decode_body, fixture, get, header, site_dir, spawn_service};
 
 mod fingerprinted {
@@ -20,7 +20,7 @@ mod only_css {
     embed_assets::embed_assets!(pub static SITE = "fixtures/site", fingerprint = "css/*");
 }
 
-use fingerprinted::{paths, SITE};
+use fingerprinted::{SITE, paths};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 

@@ -6,11 +6,11 @@
 
 use std::net::SocketAddr;
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::{HeaderMap, Method, StatusCode};
 use integration_tests::frameworks::Framework;
 use integration_tests::programs;
-use integration_tests::{raw_request, send, Reply};
+use integration_tests::{Reply, raw_request, send};
 
 /// The fixture site with `big.bin` (3 MiB) on disk.
 static DISK: Assets = embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
@@ -79,16 +79,66 @@ fn probes() -> Vec<Probe> {
     let etag = css.etag();
     vec![
         probe("plain GET", Method::GET, "/css/app.css", &[]),
-        probe("gzip", Method::GET, "/css/app.css", &[("accept-encoding", "gzip")]),
-        probe("br", Method::GET, "/css/app.css", &[("accept-encoding", "br, gzip")]),
-        probe("identity only", Method::GET, "/css/app.css", &[("accept-encoding", "br;q=0, gzip;q=0")]),
-        probe("304", Method::GET, "/css/app.css", &[("if-none-match", etag)]),
-        probe("412", Method::GET, "/css/app.css", &[("if-match", "\"nope\"")]),
-        probe("single range", Method::GET, "/css/app.css", &[("range", "bytes=0-9")]),
-        probe("multipart", Method::GET, "/css/app.css", &[("range", "bytes=0-1,5-9")]),
-        probe("416", Method::GET, "/css/app.css", &[("range", "bytes=999999-")]),
-        probe("HEAD", Method::HEAD, "/css/app.css", &[("accept-encoding", "br")]),
-        probe("HEAD of a range", Method::HEAD, "/css/app.css", &[("range", "bytes=0-9")]),
+        probe(
+            "gzip",
+            Method::GET,
+            "/css/app.css",
+            &[("accept-encoding", "gzip")],
+        ),
+        probe(
+            "br",
+            Method::GET,
+            "/css/app.css",
+            &[("accept-encoding", "br, gzip")],
+        ),
+        probe(
+            "identity only",
+            Method::GET,
+            "/css/app.css",
+            &[("accept-encoding", "br;q=0, gzip;q=0")],
+        ),
+        probe(
+            "304",
+            Method::GET,
+            "/css/app.css",
+            &[("if-none-match", etag)],
+        ),
+        probe(
+            "412",
+            Method::GET,
+            "/css/app.css",
+            &[("if-match", "\"nope\"")],
+        ),
+        probe(
+            "single range",
+            Method::GET,
+            "/css/app.css",
+            &[("range", "bytes=0-9")],
+        ),
+        probe(
+            "multipart",
+            Method::GET,
+            "/css/app.css",
+            &[("range", "bytes=0-1,5-9")],
+        ),
+        probe(
+            "416",
+            Method::GET,
+            "/css/app.css",
+            &[("range", "bytes=999999-")],
+        ),
+        probe(
+            "HEAD",
+            Method::HEAD,
+            "/css/app.css",
+            &[("accept-encoding", "br")],
+        ),
+        probe(
+            "HEAD of a range",
+            Method::HEAD,
+            "/css/app.css",
+            &[("range", "bytes=0-9")],
+        ),
         probe("405", Method::POST, "/tiny.txt", &[]),
         probe("DELETE 405", Method::DELETE, "/index.html", &[]),
         probe("directory redirect", Method::GET, "/docs?x=1", &[]),
@@ -98,9 +148,24 @@ fn probes() -> Vec<Probe> {
         probe("dotfile", Method::GET, "/.env", &[]),
         probe("empty file", Method::GET, "/empty.txt", &[]),
         probe("on-disk whole", Method::HEAD, "/big.bin", &[]),
-        probe("on-disk range", Method::GET, "/big.bin", &[("range", "bytes=100-199")]),
-        probe("on-disk multipart", Method::GET, "/big.bin", &[("range", "bytes=0-9,-10")]),
-        probe("on-disk 304", Method::GET, "/big.bin", &[("if-modified-since", "Fri, 31 Dec 9999 23:59:59 GMT")]),
+        probe(
+            "on-disk range",
+            Method::GET,
+            "/big.bin",
+            &[("range", "bytes=100-199")],
+        ),
+        probe(
+            "on-disk multipart",
+            Method::GET,
+            "/big.bin",
+            &[("range", "bytes=0-9,-10")],
+        ),
+        probe(
+            "on-disk 304",
+            Method::GET,
+            "/big.bin",
+            &[("if-modified-since", "Fri, 31 Dec 9999 23:59:59 GMT")],
+        ),
         raw(
             "traversal",
             "GET /%2e%2e/%2e%2e/Cargo.toml HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
@@ -109,7 +174,10 @@ fn probes() -> Vec<Probe> {
             "encoded backslash",
             "GET /css%5c..%5c..%5cCargo.toml HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
         ),
-        raw("no Host", "GET /tiny.txt HTTP/1.1\r\nConnection: close\r\n\r\n"),
+        raw(
+            "no Host",
+            "GET /tiny.txt HTTP/1.1\r\nConnection: close\r\n\r\n",
+        ),
         raw(
             "two Hosts",
             "GET /tiny.txt HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n",

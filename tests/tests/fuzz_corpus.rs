@@ -1,7 +1,7 @@
 //! Every committed seed of `fuzz/corpus/<target>` through the same invariant check its
 //! libFuzzer target runs: the seeds are checked on stable Rust, without cargo-fuzz.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 
 use embed_assets_oracles as oracles;
@@ -107,9 +107,11 @@ fn the_fixture_embeds_what_the_seeds_expect() {
     let index = plain.get("/index.html").unwrap();
     assert!(index.is_negotiated());
     assert!(plain.get("/docs/index.html").is_some());
-    assert!(plain
-        .get("/bytes.png")
-        .is_some_and(|png| !png.is_negotiated()));
+    assert!(
+        plain
+            .get("/bytes.png")
+            .is_some_and(|png| !png.is_negotiated())
+    );
     assert!(plain.get("/.secret").is_none());
     // The option `fingerprint` has hashed URLs to serve, `disk` a file on disk.
     let css = fingerprinted.get("/css/site.css").unwrap();
@@ -130,7 +132,9 @@ fn the_release_site_has_what_the_seeds_expect() {
     }
     assert!(assets.get("/assets/chunk-DiwrgTda.js").is_some());
     assert!(assets.get("/notes.txt").is_none());
-    assert!(assets
-        .iter()
-        .any(|asset| asset.path() == "/notes.txt" && asset.fingerprinted_path().is_some()));
+    assert!(
+        assets
+            .iter()
+            .any(|asset| asset.path() == "/notes.txt" && asset.fingerprinted_path().is_some())
+    );
 }

@@ -2,15 +2,15 @@
 //! header maps, on every way an asset is answered; `X-Content-Type-Options: nosniff`
 //! by default.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use embed_assets::{embed_assets, Assets, ServeAssets};
+use embed_assets::{Assets, ServeAssets, embed_assets};
 use http::header::{
-    HeaderName, CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    CACHE_CONTROL, CONTENT_TYPE, HeaderName, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
 };
 use http::{HeaderValue, StatusCode};
 use integration_tests::frameworks::Framework;
-use integration_tests::{get, head, header, site_dir, spawn_service, SITE};
+use integration_tests::{SITE, get, head, header, site_dir, spawn_service};
 
 static FINGERPRINTED: Assets = embed_assets!("fixtures/site", fingerprint = true);
 static ON_DISK: Assets =
@@ -132,11 +132,13 @@ async fn rules_match_by_path_or_file_name_and_the_last_matching_rule_wins() {
         header(&get(addr, "/index.html", &[]).await.1, X_KIND),
         Some("top-page")
     );
-    assert!(get(addr, "/docs/guide.html", &[])
-        .await
-        .1
-        .get(X_KIND)
-        .is_none());
+    assert!(
+        get(addr, "/docs/guide.html", &[])
+            .await
+            .1
+            .get(X_KIND)
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -187,9 +189,11 @@ async fn fingerprinted_urls_files_on_disk_and_dev_mode_get_the_same_fields() {
     let addr = spawn_service(with_rules(FINGERPRINTED.service())).await;
     let (status, headers, _) = get(addr, hashed, &[]).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(header(&headers, CACHE_CONTROL)
-        .unwrap()
-        .contains("immutable"));
+    assert!(
+        header(&headers, CACHE_CONTROL)
+            .unwrap()
+            .contains("immutable")
+    );
     assert_eq!(header(&headers, X_KIND), Some("style"), "{hashed}");
 
     let big = ON_DISK.get("/big.bin").unwrap();

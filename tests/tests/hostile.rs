@@ -7,8 +7,8 @@
 //! random markers written at run time beside each served root and in dotfiles inside
 //! the temporary disk root. No response body may ever contain one.
 
-use std::collections::hash_map::RandomState;
 use std::collections::BTreeMap;
+use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -16,15 +16,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use embed_assets::{embed_assets, Assets, ServeAssets};
+use embed_assets::{Assets, ServeAssets, embed_assets};
 use http::header::{
     CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION,
 };
 use http::{HeaderMap, StatusCode};
 use integration_tests::frameworks::Framework;
 use integration_tests::{
-    assert_no_secret, contains, decode_body, fixture, get, header, parse_multipart,
-    resolve_location, site_dir, spawn_service, Reply, SITE,
+    Reply, SITE, assert_no_secret, contains, decode_body, fixture, get, header, parse_multipart,
+    resolve_location, site_dir, spawn_service,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -964,23 +964,33 @@ async fn malformed_requests_are_refused_by_hyper_and_the_server_lives_on() {
     let cases: Vec<(&str, String)> = vec![
         (
             "two different Content-Length",
-            format!("GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nx"),
+            format!(
+                "GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\nx"
+            ),
         ),
         (
             "Content-Length not a number",
-            format!("GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n"),
+            format!(
+                "GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n"
+            ),
         ),
         (
             "space before the colon",
-            format!("GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange : bytes=0-1\r\nConnection: close\r\n\r\n"),
+            format!(
+                "GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange : bytes=0-1\r\nConnection: close\r\n\r\n"
+            ),
         ),
         (
             "obsolete line folding",
-            format!("GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange: bytes=0-1\r\n  , 2-3\r\nConnection: close\r\n\r\n"),
+            format!(
+                "GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange: bytes=0-1\r\n  , 2-3\r\nConnection: close\r\n\r\n"
+            ),
         ),
         (
             "NUL in a field value",
-            format!("GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange: bytes=0\u{0}-1\r\nConnection: close\r\n\r\n"),
+            format!(
+                "GET /tiny.txt HTTP/1.1\r\nHost: {addr}\r\nRange: bytes=0\u{0}-1\r\nConnection: close\r\n\r\n"
+            ),
         ),
         (
             "a bare LF inside the request line",

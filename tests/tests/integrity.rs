@@ -3,9 +3,9 @@
 //! digest of the bytes a browser gets after content decoding).
 
 use base64::Engine as _;
-use embed_assets::{embed_assets, Assets, Encoding};
+use embed_assets::{Assets, Encoding, embed_assets};
 use http::StatusCode;
-use integration_tests::{get, spawn_service, SITE};
+use integration_tests::{SITE, get, spawn_service};
 use sha2::{Digest, Sha384};
 
 /// The specification's example script: `alert('Hello, world.');`.

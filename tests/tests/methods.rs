@@ -11,8 +11,8 @@ use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use integration_tests::frameworks::Framework;
 use integration_tests::{
-    decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
-    resolve_location, send, spawn_hyper, spawn_mounted, spawn_service, spawn_site, SITE,
+    SITE, decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
+    resolve_location, send, spawn_hyper, spawn_mounted, spawn_service, spawn_site,
 };
 
 /// `Content-Type` compared the way RFC 9110 §8.3.1 allows: type, subtype and parameter

@@ -6,8 +6,8 @@ use embed_assets::Encoding;
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG, VARY};
 use http::{HeaderMap, StatusCode};
 use integration_tests::{
-    decode_body, encode_path, fixture, get, head, header, list_values, public_fixture_paths,
-    spawn_site, SITE,
+    SITE, decode_body, encode_path, fixture, get, head, header, list_values, public_fixture_paths,
+    spawn_site,
 };
 
 /// Whether the fixture `path` has a zstd body (the `zstd` feature).

@@ -11,7 +11,7 @@
 use std::fs;
 use std::time::Duration;
 
-use integration_tests::npm::{crate_building_frontend, NpmCalls};
+use integration_tests::npm::{NpmCalls, crate_building_frontend};
 
 const PACKAGE_JSON: &str = r#"{
   "name": "frontend",

@@ -5,11 +5,11 @@
 
 use std::net::SocketAddr;
 
-use http::header::LOCATION;
 use http::StatusCode;
+use http::header::LOCATION;
 use integration_tests::{
-    assert_no_secret, fixture, get, header, public_fixture_paths, raw_get, raw_request,
-    resolve_location, spawn_site, Reply, SITE,
+    Reply, SITE, assert_no_secret, fixture, get, header, public_fixture_paths, raw_get,
+    raw_request, resolve_location, spawn_site,
 };
 
 /// A target that must not be served: the service answers 404. A target that is not
@@ -214,8 +214,12 @@ async fn no_response_ever_holds_a_secret() {
     // of files outside the embedded set never come back.
     for request in [
         "GET /../outside/secret.txt HTTP/1.0\r\n\r\n".to_owned(),
-        format!("GET http://{addr}/../outside/secret.txt HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
-        format!("GET /.env HTTP/1.1\r\nHost: {addr}\r\n\r\nGET /.hidden/secret.txt HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+        format!(
+            "GET http://{addr}/../outside/secret.txt HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        ),
+        format!(
+            "GET /.env HTTP/1.1\r\nHost: {addr}\r\n\r\nGET /.hidden/secret.txt HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        ),
         format!("GET ../outside/secret.txt HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
         format!("GET * HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
     ] {

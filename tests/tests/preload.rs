@@ -3,9 +3,9 @@
 //! as the page names it, and `preload_links()` sends it on the page's responses,
 //! prebuilt.
 
-use embed_assets::{embed_assets, Asset, Assets};
-use http::header::{ETAG, LINK};
+use embed_assets::{Asset, Assets, embed_assets};
 use http::StatusCode;
+use http::header::{ETAG, LINK};
 use integration_tests::{get, spawn_service};
 
 /// Links pointed at the fingerprinted URLs.
@@ -110,9 +110,11 @@ async fn dev_mode_sends_no_preload_links_as_the_page_from_disk_is_not_rewritten(
     let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/preload");
     let page = std::fs::read_to_string(format!("{folder}/index.html")).unwrap();
     let built = HASHED.get("/index.html").unwrap().preload_links();
-    assert!(built
-        .iter()
-        .any(|link| !page.contains(&link[1..link.find('>').unwrap()])));
+    assert!(
+        built
+            .iter()
+            .any(|link| !page.contains(&link[1..link.find('>').unwrap()]))
+    );
 
     for assets in [&HASHED, &PLAIN] {
         let addr = spawn_service(assets.service().preload_links().dev_folder(folder)).await;

@@ -4,8 +4,8 @@
 use std::time::{Duration, SystemTime};
 
 use embed_assets::__private::fuzz::{
-    choose_encoding, decode_path, evaluate_preconditions, http_date, parse_quality, select_ranges,
-    ByteRange, Encoding, Precondition, RangeSelection,
+    ByteRange, Encoding, Precondition, RangeSelection, choose_encoding, decode_path,
+    evaluate_preconditions, http_date, parse_quality, select_ranges,
 };
 use embed_assets_oracles as oracles;
 use http::header::{ACCEPT_ENCODING, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, RANGE};
@@ -316,7 +316,7 @@ fn range_spec() -> impl Strategy<Value = Spec> {
 /// `secs` after the epoch as IMF-fixdate, asctime and (for 1970-2069, whose two-digit
 /// years read back unambiguously) RFC 850.
 fn http_date_forms(secs: u64) -> Vec<String> {
-    use integration_tests::{format_http_date, DateForm};
+    use integration_tests::{DateForm, format_http_date};
     let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
     let mut forms = vec![
         format_http_date(time, DateForm::ImfFixdate),

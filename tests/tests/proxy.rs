@@ -24,7 +24,7 @@ use http::header::{
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{
-    app, decode_body, fixture, get, head, header, list_values, spawn_router, Reply, SITE,
+    Reply, SITE, app, decode_body, fixture, get, head, header, list_values, spawn_router,
 };
 
 /// A policy long enough that nothing expires during a test, so that whether a request

@@ -32,10 +32,10 @@ use axum::middleware;
 use base64::Engine as _;
 use http::header::{CACHE_CONTROL, CONTENT_ENCODING, VARY};
 use http::{HeaderMap, StatusCode};
-use integration_tests::browser::{record, Seen, ServerLog};
+use integration_tests::browser::{Seen, ServerLog, record};
 use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{
-    app, decode_body, decode_with_dictionary, get, header, spawn_router, Reply,
+    Reply, app, decode_body, decode_with_dictionary, get, header, spawn_router,
 };
 use sha2::{Digest, Sha256};
 

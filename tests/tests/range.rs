@@ -1,10 +1,10 @@
 //! RFC 9110 §14 (Range) and §13.1.5 (If-Range) over real HTTP, on embedded assets.
 
+use http::StatusCode;
 use http::header::{
     ACCEPT_RANGES, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG,
     LAST_MODIFIED, VARY,
 };
-use http::StatusCode;
 use integration_tests::{fixture, get, head, header, parse_multipart, spawn_site, unbrotli};
 
 const CSS: &str = "/css/app.css";

@@ -64,7 +64,9 @@ fn record_versions(base: &Path) {
         };
         write(
             "index.html",
-            &format!("<!doctype html>\n<html><head><title>Release {n}</title>\n<link rel=\"stylesheet\" href=\"css/app.css\">\n</head><body>\n<h1>Release {n}</h1>\n<script type=\"module\" src=\"js/app.js\"></script>\n</body></html>\n"),
+            &format!(
+                "<!doctype html>\n<html><head><title>Release {n}</title>\n<link rel=\"stylesheet\" href=\"css/app.css\">\n</head><body>\n<h1>Release {n}</h1>\n<script type=\"module\" src=\"js/app.js\"></script>\n</body></html>\n"
+            ),
         );
         write("css/app.css", css);
         write("js/app.js", &app_js(n, lazy));

@@ -3,8 +3,8 @@
 //! served page makes resolves to a 200.
 
 use embed_assets::Encoding;
-use http::header::{CACHE_CONTROL, ETAG};
 use http::StatusCode;
+use http::header::{CACHE_CONTROL, ETAG};
 use integration_tests::{decode_body, get, header, spawn_service};
 
 mod linked {
@@ -19,7 +19,7 @@ mod plain {
     embed_assets::embed_assets!(pub static SITE = "fixtures/linked", fingerprint = true);
 }
 
-use linked::{paths, SITE};
+use linked::{SITE, paths};
 
 fn text(path: &str) -> String {
     let body = SITE.get(path).unwrap().body(Encoding::Identity).unwrap();

@@ -3,7 +3,7 @@
 
 use http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, VARY};
 use http::{Method, StatusCode};
-use integration_tests::{fixture, get, header, send, spawn_mounted, spawn_service, SITE};
+use integration_tests::{SITE, fixture, get, header, send, spawn_mounted, spawn_service};
 
 const NAVIGATE: (&str, &str) = (
     "accept",

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use http::StatusCode;
 use integration_tests::{get, spawn_service};
 

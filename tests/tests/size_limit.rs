@@ -6,9 +6,9 @@
 
 use std::io::Read;
 
-use embed_assets::{embed_assets, Assets, Encoding};
-use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG};
+use embed_assets::{Assets, Encoding, embed_assets};
 use http::StatusCode;
+use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG};
 use integration_tests::{fixture, get, header, spawn_service};
 
 /// `css/app.css` (33 KB, a 3.4 KB gzip body) is over the limit and compresses;

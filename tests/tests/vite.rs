@@ -8,11 +8,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use http::StatusCode;
 use http::header::{
     ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, IF_NONE_MATCH, VARY,
 };
-use http::StatusCode;
-use integration_tests::npm::{crate_building_frontend, NpmCalls};
+use integration_tests::npm::{NpmCalls, crate_building_frontend};
 use integration_tests::{get, spawn_router};
 use serde_json::Value;
 

@@ -5,8 +5,8 @@
 //! application's own fallback all work as without the assets.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::extract::{Path, Request, State};
 use axum::middleware::{self, Next};
@@ -19,7 +19,7 @@ use http::{HeaderName, HeaderValue, Method, StatusCode};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
-use integration_tests::{fixture, get as fetch, header, raw_request, send, SITE};
+use integration_tests::{SITE, fixture, get as fetch, header, raw_request, send};
 use tokio::net::TcpListener;
 
 /// The field the application's middleware adds to every response it sees.

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -22,11 +22,11 @@ use http::header::{
 };
 use http::{HeaderName, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use integration_tests::{
-    decode_body, encode_path, fixture, header, parse_multipart, public_fixture_paths, Reply, SITE,
+    Reply, SITE, decode_body, encode_path, fixture, header, parse_multipart, public_fixture_paths,
 };
 
 /// What `strace` records: every syscall that takes a path (`%file`: `open`, `openat`,
@@ -384,10 +384,9 @@ impl Tracer {
             assert!(Instant::now() < deadline, "strace did not detach in time");
             std::thread::sleep(Duration::from_millis(20));
         }
-        let trace = std::fs::read_to_string(&self.output).unwrap_or_else(|err| {
+        std::fs::read_to_string(&self.output).unwrap_or_else(|err| {
             panic!("cannot read strace output {}: {err}", self.output.display())
-        });
-        trace
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 
 use lol_html::html_content::Element;
-use lol_html::{element, RewriteStrSettings};
+use lol_html::{RewriteStrSettings, element};
 
 use super::{decode_attribute, is_script_type, relaxed};
 

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use lol_html::{element, text, RewriteStrSettings};
+use lol_html::{RewriteStrSettings, element, text};
 
 use super::{decode_attribute, is_script_type, relaxed};
 use crate::model::{Inline, Unhashable};

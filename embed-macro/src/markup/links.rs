@@ -5,9 +5,9 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use lol_html::html_content::Element;
-use lol_html::{element, text, RewriteStrSettings};
+use lol_html::{RewriteStrSettings, element, text};
 
-use super::{relaxed, Quote};
+use super::{Quote, relaxed};
 
 /// A place in an HTML document that holds links.
 #[derive(Debug, Clone, PartialEq, Eq)]

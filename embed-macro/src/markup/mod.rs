@@ -20,9 +20,9 @@ mod inline;
 mod links;
 
 pub(crate) use css::{css_token, css_urls};
-pub(crate) use head::{head_loads, LoadKind};
+pub(crate) use head::{LoadKind, head_loads};
 pub(crate) use inline::inline_code;
-pub(crate) use links::{html_sites, srcset_urls, SiteKind};
+pub(crate) use links::{SiteKind, html_sites, srcset_urls};
 
 /// How an attribute value was written: it decides what a new value must escape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

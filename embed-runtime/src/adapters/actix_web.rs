@@ -99,7 +99,7 @@
 //! `App` is built, as with actix-files' `Files::new`.
 
 use std::fmt;
-use std::future::{ready, Future, Ready};
+use std::future::{Future, Ready, ready};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -108,7 +108,7 @@ use actix_web::dev::{
     AppService, HttpServiceFactory, ResourceDef, Service, ServiceFactory, ServiceRequest,
     ServiceResponse,
 };
-use actix_web::http::{header as actix_header, Method as ActixMethod, Version as ActixVersion};
+use actix_web::http::{Method as ActixMethod, Version as ActixVersion, header as actix_header};
 use actix_web::{HttpRequest, HttpResponse};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Response, Version};

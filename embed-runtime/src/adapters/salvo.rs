@@ -73,7 +73,7 @@
 //!   and ranges describe the bytes it sends.
 
 use salvo_core::http::{ResBody, StatusCode};
-use salvo_core::{async_trait, BoxedError, Depot, FlowCtrl, Handler, Request, Response};
+use salvo_core::{BoxedError, Depot, FlowCtrl, Handler, Request, Response, async_trait};
 
 use http_body_util::BodyExt as _;
 

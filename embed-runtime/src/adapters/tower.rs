@@ -8,9 +8,9 @@ use std::task::{Context, Poll};
 
 use http::{Request, Response};
 
+use crate::ServeAssets;
 use crate::body::Body;
 use crate::future::ResponseFuture;
-use crate::ServeAssets;
 
 /// Ready at once and never fails: usable as axum's `fallback_service` and
 /// `nest_service`, or with hyper-util's `TowerToHyperService`.

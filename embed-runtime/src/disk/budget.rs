@@ -73,7 +73,7 @@ impl ReadBudget {
                     return Some(Lease {
                         budget: Arc::clone(self),
                         bytes,
-                    })
+                    });
                 }
                 Err(now) => free = now,
             }

@@ -9,7 +9,7 @@ mod stream;
 mod tags;
 mod version;
 
-pub(crate) use self::budget::{ReadBudget, DEFAULT_BUDGET};
+pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
 pub(crate) use self::stream::DiskBody;
 pub(crate) use self::tags::ContentTags;
 pub(crate) use self::version::FileVersion;

@@ -353,9 +353,11 @@ mod tests {
                 .unwrap();
         }
         assert!(matches!(next, Err(Error::Changed)), "{next:?}");
-        assert!(std::future::poll_fn(|cx| body.poll_chunk(cx))
-            .await
-            .is_none());
+        assert!(
+            std::future::poll_fn(|cx| body.poll_chunk(cx))
+                .await
+                .is_none()
+        );
         std::fs::remove_file(path).unwrap();
     }
 

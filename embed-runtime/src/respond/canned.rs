@@ -4,7 +4,7 @@
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, VARY};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
-use super::headers::{representation_headers, Added, Part, DICTIONARY_VARY, NO_CACHE};
+use super::headers::{Added, DICTIONARY_VARY, NO_CACHE, Part, representation_headers};
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::negotiate::select_variant;

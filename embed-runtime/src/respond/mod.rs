@@ -12,8 +12,8 @@ use http::{HeaderMap, Method, Response, StatusCode};
 
 use crate::body::Body;
 use crate::plan::Slices;
-use crate::precondition::{evaluate, Precondition};
-use crate::range::{select_ranges, RangeSelection};
+use crate::precondition::{Precondition, evaluate};
+use crate::range::{RangeSelection, select_ranges};
 use crate::representation::Representation;
 
 mod canned;
@@ -24,7 +24,7 @@ pub(crate) use canned::{
     add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, status_only,
 };
 pub(crate) use headers::{
-    representation_headers, Added, Part, PrebuiltHeaders, NO_CACHE, SERVICE_FIELDS,
+    Added, NO_CACHE, Part, PrebuiltHeaders, SERVICE_FIELDS, representation_headers,
 };
 
 /// The response to a GET or HEAD of `rep`: preconditions (RFC 9110 §13.2.2), then

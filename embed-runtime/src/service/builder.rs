@@ -9,8 +9,8 @@ use std::sync::Arc;
 use http::header;
 use http::{HeaderName, HeaderValue};
 
-use super::options::{HeaderRule, Options};
 use super::ServeAssets;
+use super::options::{HeaderRule, Options};
 use crate::disk;
 use crate::error::{DiskProblem, Error};
 use crate::table::Assets;

@@ -76,7 +76,7 @@ impl ServeAssets {
             Target::DevFile(relative)
                 if claim == Claim::Hits && !self.dev_file_exists(&relative) =>
             {
-                return None
+                return None;
             }
             Target::DevFile(relative) => return Some(self.respond_dev_file(&relative, &head)),
         };

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
+use super::ServeAssets;
 use super::memory::respond_embedded;
 use super::options::Fields;
 use super::route::Policy;
-use super::ServeAssets;
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::disk::DiskFile;

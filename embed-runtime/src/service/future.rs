@@ -8,10 +8,10 @@ use std::task::{Context, Poll};
 
 use http::{Response, StatusCode};
 
-use crate::body::Body;
-use crate::respond;
 #[cfg(doc)]
 use crate::ServeAssets;
+use crate::body::Body;
+use crate::respond;
 
 /// The response to one request, from [`ServeAssets::respond`]: ready at once for
 /// embedded assets (no allocation), a boxed future for on-disk ones.

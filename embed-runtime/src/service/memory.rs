@@ -4,8 +4,8 @@
 use bytes::Bytes;
 use http::{HeaderMap, Method, Response};
 
-use super::route::{self, Policy};
 use super::ServeAssets;
+use super::route::{self, Policy};
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::negotiate::select_variant;

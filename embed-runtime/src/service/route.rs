@@ -5,7 +5,7 @@ use std::path::Path;
 
 use embed_assets_shared::select::FileRules;
 use http::{HeaderValue, Method};
-use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use super::config::Config;
 use super::head::RequestHead;

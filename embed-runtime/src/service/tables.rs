@@ -10,7 +10,7 @@ use http::HeaderValue;
 
 use std::sync::Arc;
 
-use super::options::{is_page, Fields, Options};
+use super::options::{Fields, Options, is_page};
 use crate::asset::{Asset, Delta};
 use crate::respond::{Added, PrebuiltHeaders};
 use crate::table::Assets;

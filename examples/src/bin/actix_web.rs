@@ -4,8 +4,8 @@
 //! `cargo run -p example-site --bin actix-web --features actix-web`; `PORT` picks the
 //! port (default 3000).
 
-use actix_web::{web, App, HttpServer, Responder};
-use embed_assets::{embed_assets, Assets};
+use actix_web::{App, HttpServer, Responder, web};
+use embed_assets::{Assets, embed_assets};
 use serde_json::json;
 
 static ASSETS: Assets = embed_assets!("public");

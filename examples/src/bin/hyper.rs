@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 
-use embed_assets::{embed_assets, Assets, Encoding};
+use embed_assets::{Assets, Encoding, embed_assets};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;

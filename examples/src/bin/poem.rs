@@ -3,11 +3,11 @@
 //! `cargo run -p example-site --bin poem --features poem`; `PORT` picks the port
 //! (default 3000).
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use poem::listener::TcpAcceptor;
 use poem::web::Json;
-use poem::{get, handler, Route, Server};
-use serde_json::{json, Value};
+use poem::{Route, Server, get, handler};
+use serde_json::{Value, json};
 
 static ASSETS: Assets = embed_assets!("public");
 

@@ -7,9 +7,9 @@
 //! `ROCKET_*` variables), so `ROCKET_LOG_LEVEL=off` quiets it.
 
 use embed_assets::adapters::rocket::AssetServer;
-use embed_assets::{embed_assets, Assets};
-use rocket::serde::json::{json, Json, Value};
-use rocket::{get, routes, Config};
+use embed_assets::{Assets, embed_assets};
+use rocket::serde::json::{Json, Value, json};
+use rocket::{Config, get, routes};
 
 static ASSETS: Assets = embed_assets!("public");
 

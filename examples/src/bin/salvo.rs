@@ -4,7 +4,7 @@
 //! `cargo run -p example-site --bin salvo --features salvo`; `PORT` picks the port
 //! (default 3000).
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use salvo_core::conn::tcp::TcpAcceptor;
 use salvo_core::prelude::*;
 use serde_json::json;

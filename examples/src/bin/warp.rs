@@ -5,7 +5,7 @@
 //! (default 3000).
 
 use embed_assets::adapters::warp::assets;
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 use serde_json::json;
 use warp::Filter;
 

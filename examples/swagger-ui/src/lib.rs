@@ -7,7 +7,7 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Swagger UI's files: `ui::ASSETS` is the table. The source maps (half the package's
 /// bytes) are left out; the UI's `index.html` is served at `/`.

@@ -8,7 +8,7 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// Vite's output, `frontend/dist`, built by `build.rs`: `frontend::ASSETS` is the
 /// table, `frontend::paths` its URLs, `frontend::paths::entries` the entry points.

@@ -6,7 +6,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 
 use super::lines;
 use super::negotiate::Weights;
-use super::release_site::{request_fields, ReleaseSite};
+use super::release_site::{ReleaseSite, request_fields};
 use super::respond::vary;
 use embed_assets::{Asset, Encoding, Variant};
 

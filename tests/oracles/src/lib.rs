@@ -44,11 +44,11 @@ pub use self::precondition::{check_entity_tags, check_http_date};
 pub use self::range::check_range;
 pub use self::release_list::check_release_list;
 pub use self::release_site::ReleaseSite;
-pub use self::respond::{check_response, Fixture};
+pub use self::respond::{Fixture, check_response};
 
 use embed_assets::__private::fuzz::{
-    choose_encoding, decode_path, entity_tag, evaluate_preconditions, http_date, select_ranges,
-    ByteRange, Precondition, RangeSelection, MAX_RANGES,
+    ByteRange, MAX_RANGES, Precondition, RangeSelection, choose_encoding, decode_path, entity_tag,
+    evaluate_preconditions, http_date, select_ranges,
 };
 use embed_assets::Encoding;
 

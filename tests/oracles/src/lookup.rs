@@ -7,7 +7,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use percent_encoding::percent_decode;
 
 use super::path::is_safe_key;
-use super::release_site::{ReleaseSite, NOT_FOUND_PAGE, SPA};
+use super::release_site::{NOT_FOUND_PAGE, ReleaseSite, SPA};
 use super::respond::{accepts_html, parse_request, vary};
 use embed_assets::{Asset, Encoding, ServeAssets};
 

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use percent_encoding::percent_decode_str;
 
 use super::lines;
-use embed_assets::__private::fuzz::mount::{actix, rocket, salvo, warp, Below};
+use embed_assets::__private::fuzz::mount::{Below, actix, rocket, salvo, warp};
 
 /// Fuzz target `mount`: `data` is two lines, the mount point as the request spells it
 /// (`/st%61tic/v1`, or empty for a service at the root) and the rest of the request's

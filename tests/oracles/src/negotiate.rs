@@ -2,10 +2,10 @@
 
 use std::cmp::Reverse;
 
-use http::header::ACCEPT_ENCODING;
 use http::HeaderMap;
+use http::header::ACCEPT_ENCODING;
 
-use super::{choose_encoding, field_lines, lines, trim_ows, Encoding};
+use super::{Encoding, choose_encoding, field_lines, lines, trim_ows};
 
 /// Fuzz target `accept_encoding`: each line of `data` is one `Accept-Encoding` field
 /// line (an empty input sends no field at all).

@@ -8,8 +8,8 @@ use http::header::{
 use http::{HeaderMap, HeaderName, HeaderValue, Method};
 
 use super::{
-    entity_tag, evaluate_preconditions, field_lines, http_date, lines, select_ranges, Precondition,
-    RangeSelection,
+    Precondition, RangeSelection, entity_tag, evaluate_preconditions, field_lines, http_date,
+    lines, select_ranges,
 };
 
 /// The ETag the lists are compared with when the input names none.

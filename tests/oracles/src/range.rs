@@ -3,7 +3,7 @@
 use http::header::{IF_RANGE, RANGE};
 use http::{HeaderMap, HeaderValue, Method};
 
-use super::{if_range_holds, lines, select_ranges, ByteRange, RangeSelection, MAX_RANGES};
+use super::{ByteRange, MAX_RANGES, RangeSelection, if_range_holds, lines, select_ranges};
 
 /// The validators of the representation the ranges apply to.
 const ETAG: &str = "\"fuzz\"";

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use embed_assets_shared::release::{self, Release, HEADER};
+use embed_assets_shared::release::{self, HEADER, Release};
 use percent_encoding::percent_decode;
 use sha2::{Digest, Sha256};
 

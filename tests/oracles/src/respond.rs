@@ -17,7 +17,7 @@ use percent_encoding::percent_decode;
 use super::negotiate::Weights;
 use super::path::is_safe_key;
 use super::{
-    evaluate_preconditions, lines, select_ranges, trim_ows, ByteRange, Precondition, RangeSelection,
+    ByteRange, Precondition, RangeSelection, evaluate_preconditions, lines, select_ranges, trim_ows,
 };
 use embed_assets::{Asset, Assets, Body, Encoding, RequestHead, ServeAssets};
 

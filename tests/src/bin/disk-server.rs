@@ -8,7 +8,7 @@
 
 use std::io::{Read, Write};
 
-use embed_assets::{embed_assets, Assets};
+use embed_assets::{Assets, embed_assets};
 
 /// `big.bin` (over 1 MiB) is listed, not embedded, and read from the disk root.
 static ON_DISK: Assets =

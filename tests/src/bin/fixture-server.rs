@@ -21,7 +21,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
-use embed_assets::{embed_assets, Assets, Encoding, ServeAssets};
+use embed_assets::{Assets, Encoding, ServeAssets, embed_assets};
 use http::header::{ACCEPT_ENCODING, IF_NONE_MATCH, RANGE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::Full;

@@ -4,9 +4,9 @@
 use std::net::{SocketAddr, TcpListener};
 use std::sync::mpsc;
 
-use actix_web::{web, App, HttpServer};
-use embed_assets::adapters::actix_web::Mount;
+use actix_web::{App, HttpServer, web};
 use embed_assets::ServeAssets;
+use embed_assets::adapters::actix_web::Mount;
 
 pub(super) fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");

@@ -2,8 +2,8 @@
 
 use std::net::SocketAddr;
 
-use axum::routing;
 use axum::Router;
+use axum::routing;
 use embed_assets::ServeAssets;
 
 pub(super) async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {

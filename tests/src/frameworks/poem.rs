@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use embed_assets::ServeAssets;
 use poem::listener::TcpAcceptor;
-use poem::{get, handler, Route, Server};
+use poem::{Route, Server, get, handler};
 
 #[handler]
 fn health() -> &'static str {

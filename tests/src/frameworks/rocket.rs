@@ -7,11 +7,11 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::mpsc;
 
-use embed_assets::adapters::rocket::AssetServer;
 use embed_assets::ServeAssets;
+use embed_assets::adapters::rocket::AssetServer;
 use rocket::config::{LogLevel, Shutdown};
 use rocket::fairing::AdHoc;
-use rocket::{get, routes, Build, Config, Rocket};
+use rocket::{Build, Config, Rocket, get, routes};
 
 #[get("/api/health")]
 fn health() -> &'static str {
@@ -72,7 +72,7 @@ mod tests {
     use http::{HeaderName, Method, StatusCode};
 
     use super::*;
-    use crate::{get, head, header, raw_request, send, SITE};
+    use crate::{SITE, get, head, header, raw_request, send};
 
     #[tokio::test]
     async fn app_routes_answer_head_where_they_answer_get() {

@@ -4,8 +4,8 @@
 
 use std::net::SocketAddr;
 
-use embed_assets::adapters::warp::assets;
 use embed_assets::ServeAssets;
+use embed_assets::adapters::warp::assets;
 use warp::http::header::CONTENT_LENGTH;
 use warp::http::{HeaderValue, StatusCode};
 use warp::{Filter, Rejection, Reply};
