@@ -185,15 +185,9 @@ fn coding(headers: &HeaderMap) -> Option<Encoding> {
 
 /// The options named on an optional first line `@ word…` of `data`, and the rest.
 fn options(data: &[u8]) -> (usize, &[u8]) {
-    let Some(rest) = data.strip_prefix(b"@") else {
-        return (0, data);
-    };
-    let (line, rest) = match rest.iter().position(|&b| b == b'\n') {
-        Some(end) => (&rest[..end], &rest[end + 1..]),
-        None => (rest, &b""[..]),
-    };
-    let options = line
-        .split(|&b| b == b' ')
+    let (words, rest) = crate::respond::option_words(data);
+    let options = words
+        .into_iter()
         .map(|word| match word {
             b"spa" => SPA,
             b"404" => NOT_FOUND_PAGE,

@@ -157,19 +157,26 @@ macro_rules! fixture {
     };
 }
 
-/// The options named on an optional first line `@ word…` of `data` (`spa`, `clean`,
-/// `404`, `cache`, `dev`, `fingerprint`, `disk`, `mount`; other words are ignored),
-/// and the rest of `data`.
-fn options(data: &[u8]) -> (u8, &[u8]) {
+/// The words of an optional first line `@ word…` of `data` (none without it), and the
+/// rest of `data`: how the request-level targets name their options.
+pub(crate) fn option_words(data: &[u8]) -> (Vec<&[u8]>, &[u8]) {
     let Some(rest) = data.strip_prefix(b"@") else {
-        return (0, data);
+        return (Vec::new(), data);
     };
     let (line, rest) = match rest.iter().position(|&b| b == b'\n') {
         Some(end) => (&rest[..end], &rest[end + 1..]),
         None => (rest, &b""[..]),
     };
-    let options = line
-        .split(|&b| b == b' ')
+    (line.split(|&b| b == b' ').collect(), rest)
+}
+
+/// The options named on an optional first line `@ word…` of `data` (`spa`, `clean`,
+/// `404`, `cache`, `dev`, `fingerprint`, `disk`, `mount`; other words are ignored),
+/// and the rest of `data`.
+fn options(data: &[u8]) -> (u8, &[u8]) {
+    let (words, rest) = option_words(data);
+    let options = words
+        .into_iter()
         .map(|word| match word {
             b"spa" => SPA,
             b"clean" => CLEAN,
