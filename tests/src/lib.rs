@@ -353,6 +353,20 @@ pub fn decode_body(headers: &HeaderMap, body: &[u8]) -> Vec<u8> {
     }
 }
 
+/// The `Accept-Encoding` Chromium sends for a URL it holds a dictionary for.
+pub const CHROMIUM_ACCEPT_ENCODING: &str = "gzip, deflate, br, zstd, dcb, dcz";
+
+/// `Available-Dictionary` (RFC 9842 §2.2) for `bytes`: their SHA-256 as a
+/// structured-field byte sequence, `:base64:`.
+pub fn available_dictionary(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    format!(
+        ":{}:",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(bytes))
+    )
+}
+
 /// Decodes a `dcb` or `dcz` body (RFC 9842 §4 and §5) against `dictionary`, after
 /// checking its header: the coding's magic number, then the dictionary's SHA-256.
 ///

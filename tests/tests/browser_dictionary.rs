@@ -10,13 +10,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
 use embed_assets::Encoding;
 use http::StatusCode;
 use integration_tests::browser::{
     BrowserPrograms, Current, Seen, ServerLog, Session, in_browser, spawn_origin, wait_for_request,
 };
-use sha2::{Digest, Sha256};
 
 mod release_1 {
     embed_assets::embed_assets!(
@@ -103,11 +101,7 @@ async fn open(session: &Session, addr: std::net::SocketAddr, ran: &str) {
 /// What the server saw for a bundle compressed against `old`: Chromium named `old` in
 /// `Available-Dictionary`, accepted `dcb`, and got a dictionary coding.
 fn assert_dictionary_compressed(seen: &Seen, old: &embed_assets::Asset) {
-    let dictionary = format!(
-        ":{}:",
-        base64::engine::general_purpose::STANDARD
-            .encode(Sha256::digest(old.body(Encoding::Identity).unwrap()))
-    );
+    let dictionary = integration_tests::available_dictionary(old.body(Encoding::Identity).unwrap());
     assert_eq!(seen.status, StatusCode::OK, "{seen:?}");
     assert_eq!(
         seen.available_dictionary.as_deref(),

@@ -8,7 +8,6 @@
 //! `js/app.js` (43 KB) gained a line and changed two, the page changed its heading, and
 //! `css/site.css` did not change.
 
-use base64::Engine as _;
 use http::header::{
     ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, ETAG, VARY,
 };
@@ -16,7 +15,6 @@ use http::{HeaderMap, HeaderName, Method, StatusCode};
 use integration_tests::{
     Reply, decode_body, decode_with_dictionary, get, header, send, spawn_service,
 };
-use sha2::{Digest, Sha256};
 
 mod release_1 {
     embed_assets::embed_assets!(
@@ -37,18 +35,9 @@ mod release_2 {
 
 use release_2::SITE;
 
-/// What Chromium sends for a URL it holds a dictionary for.
-const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
+const CHROME: &str = integration_tests::CHROMIUM_ACCEPT_ENCODING;
 const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-
-/// `Available-Dictionary` for `bytes`: their SHA-256 as a structured-field byte sequence.
-fn available(bytes: &[u8]) -> String {
-    format!(
-        ":{}:",
-        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes))
-    )
-}
 
 /// A file as release 1's server sent it (after its rewrite, for the page).
 fn release_1_bytes(path: &str) -> &'static [u8] {
@@ -93,7 +82,12 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
         assert_eq!(sorted, codings(), "{}: one body per coding", asset.path());
         let br = asset.variant(embed_assets::Encoding::Brotli).unwrap();
         for delta in deltas {
-            assert_eq!(delta.dictionary(), available(earlier), "{}", asset.path());
+            assert_eq!(
+                delta.dictionary(),
+                integration_tests::available_dictionary(earlier),
+                "{}",
+                asset.path()
+            );
             assert!(delta.variant().len() < br.len(), "smaller than br");
             assert!(asset.variants().all(|v| v.etag() != delta.variant().etag()));
         }
@@ -178,7 +172,7 @@ impl App {
             new: this_build("/js/app.js")
                 .body(embed_assets::Encoding::Identity)
                 .unwrap(),
-            dictionary: available(old),
+            dictionary: integration_tests::available_dictionary(old),
         }
     }
 }
@@ -268,7 +262,7 @@ async fn without_the_dictionary_or_the_coding_the_answer_is_as_before() {
         new: new_app,
         dictionary,
     } = App::serve().await;
-    let other = available(b"another file");
+    let other = integration_tests::available_dictionary(b"another file");
     let cases: [(Fields<'_>, Option<&str>); 8] = [
         // Another dictionary, or none: the brotli body.
         (
@@ -360,7 +354,7 @@ async fn a_page_is_compressed_against_its_earlier_version_at_its_own_url() {
     let new_page = this_build("/index.html")
         .body(embed_assets::Encoding::Identity)
         .unwrap();
-    let dictionary = available(old_page);
+    let dictionary = integration_tests::available_dictionary(old_page);
     for url in ["/", "/index.html"] {
         let fields = [
             ("accept-encoding", CHROME),

@@ -29,7 +29,6 @@
 //! `integration_tests::programs`); `bash tests/run.sh` installs both.
 
 use axum::middleware;
-use base64::Engine as _;
 use http::header::{CACHE_CONTROL, CONTENT_ENCODING, VARY};
 use http::{HeaderMap, StatusCode};
 use integration_tests::browser::{Seen, ServerLog, record};
@@ -37,7 +36,6 @@ use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{
     Reply, app, decode_body, decode_with_dictionary, get, header, spawn_router,
 };
-use sha2::{Digest, Sha256};
 
 mod release_1 {
     embed_assets::embed_assets!(
@@ -58,8 +56,7 @@ mod release_2 {
 
 use release_2::SITE;
 
-/// What Chromium sends for a URL it holds a dictionary for.
-const CHROME: &str = "gzip, deflate, br, zstd, dcb, dcz";
+const CHROME: &str = integration_tests::CHROMIUM_ACCEPT_ENCODING;
 /// The same without the dictionary codings: a browser without RFC 9842 support.
 const NO_DICTIONARY_CODINGS: &str = "gzip, deflate, br, zstd";
 /// What our server sends for a file that has a delta.
@@ -211,14 +208,6 @@ async fn a_client_that_does_not_accept_the_dictionary_codings_never_gets_the_del
 /// A request's header fields, in order.
 type Fields = Vec<(&'static str, String)>;
 
-/// `Available-Dictionary` for `bytes`: their SHA-256 as a structured-field byte sequence.
-fn available(bytes: &[u8]) -> String {
-    format!(
-        ":{}:",
-        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(bytes))
-    )
-}
-
 /// Release 2's `js/app.js`, the file every test asks for, and what a client of
 /// release 1 kept of it.
 struct App {
@@ -253,8 +242,8 @@ impl App {
             new: this_build
                 .body(embed_assets::Encoding::Identity)
                 .expect("an identity body"),
-            dictionary: available(old),
-            wrong_dictionary: available(b"another file"),
+            dictionary: integration_tests::available_dictionary(old),
+            wrong_dictionary: integration_tests::available_dictionary(b"another file"),
         }
     }
 
