@@ -157,6 +157,13 @@ fn content_etag(bytes: &[u8]) -> String {
     embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
+/// Whether `path` is a regular file (symbolic links followed). A blocking `stat` on the
+/// caller's thread: for dev mode's folder, a local build output, where the answer
+/// decides whether a request is the service's at all.
+pub(crate) fn is_regular_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+}
+
 /// Reads a whole file and its version, on the blocking pool: for the dev folder,
 /// whose files are small enough to embed.
 async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {

@@ -124,17 +124,15 @@ impl ServeAssets {
         ResponseFuture::boxed(request.respond())
     }
 
-    /// Whether a file added to the dev folder since the build exists, as a regular
-    /// file. A blocking `stat` on the request's task: dev mode only, where the folder
-    /// is a local build output, and the one way to tell a hit before calling the
-    /// application (whose readiness is spent once it is called).
+    /// Whether a file added to the dev folder since the build exists: the one way to
+    /// tell a hit before calling the application (whose readiness is spent once it is
+    /// called), in dev mode only.
     fn dev_file_exists(&self, relative: &str) -> bool {
         self.config
             .options
             .dev_folder
             .as_ref()
-            .and_then(|folder| std::fs::metadata(folder.join(relative)).ok())
-            .is_some_and(|meta| meta.is_file())
+            .is_some_and(|folder| disk::is_regular_file(&folder.join(relative)))
     }
 
     /// Dev mode: a file of the folder added since the build, read whole and served
