@@ -1,9 +1,163 @@
-//! The codecs: gzip, brotli and zstd, their settings by `compression` and size, and the
-//! rule for keeping a body. Used by the encode, rewrite and delta phases.
+//! The content codings as data: one row of [`CODINGS`] each (its name in the runtime,
+//! the option that turns it on, the settings that name its cached bodies, its encoder),
+//! the codecs behind them, and the rule for keeping a body. The encode and rewrite
+//! phases store a body in each plain coding the options ask for, the delta phase one
+//! in each dictionary coding; nothing else names codings one by one, but gzip, which
+//! `compressed_only` decodes a file's own bytes from.
 
+use std::fmt;
 use std::io::Write;
 
-use crate::options::Compression;
+use crate::options::{Compression, Options};
+
+/// One content coding the macro can store bodies in.
+pub(crate) struct Coding {
+    /// The runtime's `Encoding` variant, which the generated table names.
+    pub(crate) runtime: &'static str,
+    /// Its `Content-Encoding` token.
+    pub(crate) token: &'static str,
+    /// Whether the options ask for it.
+    pub(crate) enabled: fn(&Options) -> bool,
+    /// The settings its body of a file of this many bytes is made with, which name the
+    /// body in the cache (`br11w22`): a body made with other settings is never taken.
+    pub(crate) settings: fn(Compression, u64) -> String,
+    pub(crate) codec: Codec,
+}
+
+/// How a coding makes a body, at `compression` for a file of its length.
+#[derive(Clone, Copy)]
+pub(crate) enum Codec {
+    /// From the file's bytes.
+    Plain(fn(&[u8], Compression) -> Vec<u8>),
+    /// From the file's bytes and a dictionary, the earlier version of the file the
+    /// client kept (RFC 9842), the stream's header included.
+    WithDictionary(fn(&[u8], &[u8], Compression) -> Vec<u8>),
+}
+
+impl Coding {
+    /// Whether its bodies are made against a dictionary.
+    pub(crate) fn needs_dictionary(&self) -> bool {
+        matches!(self.codec, Codec::WithDictionary(_))
+    }
+}
+
+impl fmt::Debug for Coding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.token)
+    }
+}
+
+impl PartialEq for Coding {
+    fn eq(&self, other: &Self) -> bool {
+        self.token == other.token
+    }
+}
+
+impl Eq for Coding {}
+
+/// `dcb` (RFC 9842): brotli with the dictionary as a raw prefix.
+pub(crate) const DCB: Coding = Coding {
+    runtime: "DictionaryBrotli",
+    token: "dcb",
+    enabled: |options| options.brotli.value,
+    settings: |compression, len| format!("dcb{}", levels(compression, len).1),
+    codec: Codec::WithDictionary(|bytes, dictionary, compression| {
+        let quality = levels(compression, bytes.len() as u64).1;
+        framed(
+            &DCB_MAGIC,
+            dictionary,
+            brotli_with(bytes, dictionary, quality),
+        )
+    }),
+};
+
+/// `dcz` (RFC 9842): Zstandard with the dictionary as raw content.
+#[cfg(feature = "zstd")]
+pub(crate) const DCZ: Coding = Coding {
+    runtime: "DictionaryZstd",
+    token: "dcz",
+    enabled: |options| options.zstd.value,
+    settings: |compression, len| format!("dcz{}", zstd_level(compression, len)),
+    codec: Codec::WithDictionary(|bytes, dictionary, compression| {
+        let level = zstd_level(compression, bytes.len() as u64);
+        framed(&DCZ_MAGIC, dictionary, zstd_with(bytes, dictionary, level))
+    }),
+};
+
+/// `br` (RFC 7932).
+pub(crate) const BROTLI: Coding = Coding {
+    runtime: "Brotli",
+    token: "br",
+    enabled: |options| options.brotli.value,
+    settings: |compression, len| format!("br{}w{BROTLI_WINDOW}", levels(compression, len).1),
+    codec: Codec::Plain(|bytes, compression| {
+        brotli(bytes, levels(compression, bytes.len() as u64).1)
+    }),
+};
+
+/// `zstd` (RFC 8878).
+#[cfg(feature = "zstd")]
+pub(crate) const ZSTD: Coding = Coding {
+    runtime: "Zstd",
+    token: "zstd",
+    enabled: |options| options.zstd.value,
+    settings: |compression, len| format!("zst{}", zstd_level(compression, len)),
+    codec: Codec::Plain(|bytes, compression| {
+        zstd(bytes, zstd_level(compression, bytes.len() as u64))
+    }),
+};
+
+/// `gzip` (RFC 1952).
+pub(crate) const GZIP: Coding = Coding {
+    runtime: "Gzip",
+    token: "gzip",
+    enabled: |options| options.gzip.value,
+    settings: |compression, len| format!("gz{}", levels(compression, len).0),
+    codec: Codec::Plain(|bytes, compression| {
+        gzip(bytes, levels(compression, bytes.len() as u64).0)
+    }),
+};
+
+/// Every coding, in the server's order of preference: an asset's bodies are listed in
+/// this order (its dictionary bodies, smallest first, before the rest), and among
+/// codings a client accepts equally the first is sent. (zstd, without its feature, is
+/// not compiled: the options refuse it.)
+pub(crate) const CODINGS: &[&Coding] = &[
+    &DCB,
+    #[cfg(feature = "zstd")]
+    &DCZ,
+    &BROTLI,
+    #[cfg(feature = "zstd")]
+    &ZSTD,
+    &GZIP,
+];
+
+/// The codings the options ask for, in [`CODINGS`]' order.
+pub(crate) fn enabled(options: &Options) -> Vec<&'static Coding> {
+    CODINGS
+        .iter()
+        .copied()
+        .filter(|coding| (coding.enabled)(options))
+        .collect()
+}
+
+/// The `dcb` stream's header: its magic number, then the dictionary's SHA-256.
+const DCB_MAGIC: [u8; 4] = [0xff, 0x44, 0x43, 0x42];
+/// The `dcz` stream's header: a Zstandard skippable frame of 32 bytes (the dictionary's
+/// SHA-256).
+#[cfg(feature = "zstd")]
+const DCZ_MAGIC: [u8; 8] = [0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00];
+
+/// An RFC 9842 body: `magic`, the SHA-256 of `dictionary`, then `stream`.
+fn framed(magic: &[u8], dictionary: &[u8], stream: Vec<u8>) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let hash = Sha256::digest(dictionary);
+    let mut out = Vec::with_capacity(magic.len() + hash.len() + stream.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&hash);
+    out.extend(stream);
+    out
+}
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 pub(crate) const BROTLI_WINDOW: i32 = 22;
@@ -81,6 +235,50 @@ pub(crate) fn zstd(bytes: &[u8], level: i32) -> Vec<u8> {
     zstd::bulk::compress(bytes, level).unwrap_or_default()
 }
 
+/// A brotli stream of `bytes` with `dictionary` as a raw (prefix) dictionary, in a window
+/// that holds both (at most 16 MiB, `dcb`'s limit).
+fn brotli_with(bytes: &[u8], dictionary: &[u8], quality: i32) -> Vec<u8> {
+    let span = bytes.len() + dictionary.len() + 16;
+    let lgwin = (22..=24).find(|bits| span <= 1 << bits).unwrap_or(24);
+    let params = brotli::enc::BrotliEncoderParams {
+        quality,
+        lgwin,
+        size_hint: bytes.len(),
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let mut input = vec![0; 1 << 16];
+    let mut output = vec![0; 1 << 16];
+    let _ = brotli::enc::BrotliCompressCustomIoCustomDict(
+        &mut brotli::enc::IoReaderWrapper(&mut &bytes[..]),
+        &mut brotli::enc::IoWriterWrapper(&mut out),
+        &mut input,
+        &mut output,
+        &params,
+        brotli::enc::StandardAlloc::default(),
+        &mut |_, _, _, _| (),
+        dictionary,
+        std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
+    );
+    out
+}
+
+/// A zstd frame of `bytes` (its size in the header) with `dictionary` as raw content.
+#[cfg(feature = "zstd")]
+fn zstd_with(bytes: &[u8], dictionary: &[u8], level: i32) -> Vec<u8> {
+    let run = || -> std::io::Result<Vec<u8>> {
+        let mut encoder =
+            zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), level, dictionary)?;
+        encoder.include_contentsize(true)?;
+        encoder.set_pledged_src_size(Some(bytes.len() as u64))?;
+        encoder.write_all(bytes)?;
+        encoder.finish()
+    };
+    // Writing to a Vec cannot fail; a refused parameter would leave an empty body,
+    // which `pays` then drops.
+    run().unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +319,71 @@ mod tests {
         let text = b"deterministic output, please ".repeat(100);
         assert_eq!(gzip(&text, 9), gzip(&text, 9));
         assert_eq!(brotli(&text, 11), brotli(&text, 11));
+    }
+
+    fn page_bytes(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("export function f{i}() {{ return {}; }}\n", i * 7))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    #[test]
+    fn a_dcb_body_decodes_with_its_dictionary_only() {
+        let old = page_bytes(2000);
+        let mut new = old.clone();
+        new.extend_from_slice(b"export const added = 1;\n");
+        let dcb = brotli_with(&new, &old, 11);
+        let plain = brotli(&new, 11);
+        assert!(
+            dcb.len() * 20 < plain.len(),
+            "{} vs {}",
+            dcb.len(),
+            plain.len()
+        );
+        let mut decoded = Vec::new();
+        brotli_decompressor::BrotliDecompressCustomDict(
+            &mut &dcb[..],
+            &mut decoded,
+            &mut [0; 4096],
+            &mut [0; 4096],
+            old.clone(),
+        )
+        .expect("decodes");
+        assert_eq!(decoded, new);
+        let mut without = Vec::new();
+        let wrong = brotli_decompressor::BrotliDecompressCustomDict(
+            &mut &dcb[..],
+            &mut without,
+            &mut [0; 4096],
+            &mut [0; 4096],
+            Vec::new(),
+        );
+        assert!(wrong.is_err() || without != new);
+    }
+
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn a_dcz_body_decodes_with_its_dictionary_as_raw_content() {
+        let old = page_bytes(2000);
+        let mut new = old.clone();
+        new.splice(1000..1000, b"// one line\n".iter().copied());
+        let dcz = zstd_with(&new, &old, 19);
+        let plain = zstd::bulk::compress(&new, 19).unwrap();
+        assert!(
+            dcz.len() * 20 < plain.len(),
+            "{} vs {}",
+            dcz.len(),
+            plain.len()
+        );
+        let decoded = zstd::bulk::Decompressor::with_dictionary(&old)
+            .unwrap()
+            .decompress(&dcz, new.len())
+            .expect("decodes");
+        assert_eq!(decoded, new);
+        let without = zstd::bulk::Decompressor::new()
+            .unwrap()
+            .decompress(&dcz, new.len());
+        assert!(without.is_err());
     }
 }

@@ -7,7 +7,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 use crate::errors::Errors;
-use crate::model::{Blob, Body, Delta, DeltaCoding, EncodedAsset, Entry};
+use crate::model::{Body, Encoded, EncodedAsset, Entry};
 use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
@@ -38,19 +38,20 @@ pub(crate) fn assets_expr(
         quote!(__embed::None)
     };
     let count = assets.len();
-    let files = assets
+    // One list of every asset's bodies; each asset refers to its range of it.
+    let mut bodies = Bodies::default();
+    let files: Vec<TokenStream> = assets
         .iter()
         .enumerate()
-        .map(|(i, asset)| asset_tokens(asset, i));
-    let deltas = assets
-        .iter()
-        .enumerate()
-        .filter(|(_, asset)| !asset.deltas.is_empty())
-        .map(|(i, asset)| deltas_static(&asset.deltas, i));
+        .map(|(i, asset)| asset_tokens(asset, i, &mut bodies))
+        .collect();
+    let Bodies { consts, list } = bodies;
+    let body_count = list.len();
     let map = phf_map(assets);
     quote! {{
         #import
-        #(#deltas)*
+        #(#consts)*
+        static BODIES: [__embed::Variant; #body_count] = [#(#list),*];
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
         __embed::assets(&MAP, &FILES, #root, #selection, #release)
@@ -100,55 +101,97 @@ pub(crate) fn empty_assets_with(err: syn::Error, runtime: &TokenStream) -> Token
     }}
 }
 
-/// The name of the static holding the deltas of the asset at `index`.
-fn deltas_name(index: usize) -> syn::Ident {
-    quote::format_ident!("DELTAS_{index}")
+/// The table's one list of bodies, as `asset_tokens` fills it.
+#[derive(Default)]
+struct Bodies {
+    /// `const` items of bytes used twice: a gzip body the identity bytes are decoded
+    /// from (`compressed_only`), named once so the binary holds it once.
+    consts: Vec<TokenStream>,
+    /// `__embed::body(..)` and `__embed::identity(..)` calls, every asset's in turn.
+    list: Vec<TokenStream>,
 }
 
-/// `static DELTAS_<index>: [Delta; n]`: a static of its own, so the table refers to it
-/// (its bodies' header values are built once, in place).
-fn deltas_static(deltas: &[Delta], index: usize) -> TokenStream {
-    let name = deltas_name(index);
-    let count = deltas.len();
-    let each = deltas.iter().map(|delta| {
-        let brotli = delta.coding == DeltaCoding::Brotli;
-        let dictionary = &delta.dictionary;
-        let etag = &delta.blob.etag;
-        let body = include_bytes(&delta.blob.path);
-        quote!(__embed::delta(__embed::DeltaInit {
-            brotli: #brotli,
-            dictionary: #dictionary,
-            etag: #etag,
-            body: #body,
-        }))
-    });
-    quote!(static #name: [__embed::Delta; #count] = [#(#each),*];)
+impl Bodies {
+    /// Appends one asset's bodies, in the server's order of preference (identity last),
+    /// and returns their range of the list.
+    fn add(&mut self, asset: &EncodedAsset, index: usize) -> TokenStream {
+        let start = self.list.len();
+        let encoded = asset.deltas.iter().chain(asset.body.encoded());
+        let identity = match &asset.body {
+            Body::Embedded {
+                identity,
+                source,
+                store_identity,
+                ..
+            } => {
+                // The folder's file is read (so rustc rebuilds when it changes) even
+                // when its bytes are not what is stored, but then never used: not in
+                // the binary.
+                let track = (!*store_identity || identity != source).then(|| include_bytes(source));
+                let track = track.iter();
+                let stored = match (*store_identity, asset.body.gzip()) {
+                    (false, Some(gzip)) => {
+                        let name = quote::format_ident!("GZIP_{index}");
+                        let bytes = include_bytes(&gzip.path);
+                        self.consts.push(quote!(const #name: &[u8] = #bytes;));
+                        quote!(__embed::Identity::FromGzip(#name))
+                    }
+                    _ => {
+                        let bytes = include_bytes(identity);
+                        quote!(__embed::Identity::Stored(#bytes))
+                    }
+                };
+                quote!({
+                    #(const _: &[u8] = #track;)*
+                    #stored
+                })
+            }
+            Body::OnDisk { .. } => quote!(__embed::Identity::OnDisk),
+        };
+        for body in encoded {
+            let bytes = match asset.body.gzip() {
+                Some(gzip) if gzip == &body.blob && !asset.body.stores_identity() => {
+                    let name = quote::format_ident!("GZIP_{index}");
+                    quote!(#name)
+                }
+                _ => include_bytes(&body.blob.path),
+            };
+            self.list.push(body_tokens(body, bytes));
+        }
+        let (etag, len) = (&asset.etag, asset.len);
+        self.list
+            .push(quote!(__embed::identity(#etag, #len, #identity)));
+        let count = self.list.len() - start;
+        quote!(__embed::bodies(&BODIES, #start, #count))
+    }
 }
 
-fn asset_tokens(asset: &EncodedAsset, index: usize) -> TokenStream {
+/// `__embed::body(..)` of a compressed body whose bytes are `bytes`.
+fn body_tokens(body: &Encoded, bytes: TokenStream) -> TokenStream {
+    let coding = syn::Ident::new(body.coding.runtime, Span::call_site());
+    let dictionary = optional_str(body.dictionary.as_deref());
+    let etag = &body.blob.etag;
+    quote!(__embed::body(__embed::Encoding::#coding, #dictionary, #etag, #bytes))
+}
+
+fn asset_tokens(asset: &EncodedAsset, index: usize, bodies: &mut Bodies) -> TokenStream {
     let EncodedAsset {
         url_path,
         content_type,
         last_modified,
         modified,
         len,
-        etag,
+        etag: _,
         body,
         fingerprinted,
         integrity,
         inline,
         preload,
         release,
-        deltas,
+        deltas: _,
         dictionary_match,
     } = asset;
-    let deltas = match deltas.is_empty() {
-        true => quote!(&[]),
-        false => {
-            let name = deltas_name(index);
-            quote!(&#name)
-        }
-    };
+    let bodies = bodies.add(asset, index);
     let dictionary_match = optional_str(dictionary_match.as_deref());
     let page = match inline {
         Some(inline) => {
@@ -176,43 +219,14 @@ fn asset_tokens(asset: &EncodedAsset, index: usize) -> TokenStream {
     };
     let fingerprinted = optional_str(fingerprinted.as_deref());
     let release = optional_str(release.as_deref());
-    let source = match body {
-        Body::Embedded {
-            identity,
-            source,
-            store_identity,
-            gzip,
-            br,
-            zstd,
-        } => {
-            // The folder's file is read (so rustc rebuilds when it changes) even when
-            // its bytes are not what is stored, but then never used: not in the binary.
-            let track = (!*store_identity || identity != source).then(|| include_bytes(source));
-            let track = track.iter();
-            let stored = if *store_identity {
-                let bytes = include_bytes(identity);
-                quote!(__embed::Some(#bytes))
-            } else {
-                quote!(__embed::None)
-            };
-            let identity = quote!({
-                #(const _: &[u8] = #track;)*
-                #stored
-            });
-            let gzip = encoded_tokens(gzip.as_ref());
-            let br = encoded_tokens(br.as_ref());
-            let zstd = encoded_tokens(zstd.as_ref());
-            quote!(__embed::Source::Embedded { identity: #identity, gzip: #gzip, br: #br, zstd: #zstd })
-        }
-        Body::OnDisk { relative, .. } => {
-            quote!(__embed::Source::OnDisk { relative_path: #relative })
-        }
+    let disk_path = match body {
+        Body::Embedded { .. } => quote!(__embed::None),
+        Body::OnDisk { relative, .. } => quote!(__embed::Some(#relative)),
     };
     quote! {
         __embed::asset(__embed::AssetInit {
             path: #url_path,
             content_type: #content_type,
-            etag: #etag,
             last_modified: #last_modified,
             modified: #modified,
             len: #len,
@@ -221,9 +235,9 @@ fn asset_tokens(asset: &EncodedAsset, index: usize) -> TokenStream {
             integrity: #integrity,
             page: #page,
             release: #release,
-            deltas: #deltas,
             dictionary_match: #dictionary_match,
-            source: #source,
+            bodies: #bodies,
+            disk_path: #disk_path,
         })
     }
 }
@@ -234,14 +248,6 @@ fn optional_str(value: Option<&str>) -> TokenStream {
         Some(text) => quote!(__embed::Some(#text)),
         None => quote!(__embed::None),
     }
-}
-
-fn encoded_tokens(blob: Option<&Blob>) -> TokenStream {
-    let Some(Blob { path, etag, .. }) = blob else {
-        return quote!(__embed::None);
-    };
-    let body = include_bytes(path);
-    quote!(__embed::Some(__embed::EncodedInit { etag: #etag, body: #body }))
 }
 
 /// The macro's file selection (`Selection`), for dev mode's files added since the
@@ -456,6 +462,7 @@ fn const_name(url_path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Blob;
     use std::path::PathBuf;
 
     fn asset(url: &str, body: Body) -> EncodedAsset {
@@ -482,9 +489,14 @@ mod tests {
             identity: PathBuf::from("/abs/public/a.css"),
             source: PathBuf::from("/abs/public/a.css"),
             store_identity: true,
-            gzip,
-            br: None,
-            zstd: None,
+            encoded: gzip
+                .into_iter()
+                .map(|blob| Encoded {
+                    coding: &crate::codec::GZIP,
+                    dictionary: None,
+                    blob,
+                })
+                .collect(),
         }
     }
 
@@ -523,7 +535,23 @@ mod tests {
             text.contains("include_bytes ! (\"/cache/x.gz9\")"),
             "{text}"
         );
-        assert!(text.contains("relative_path : \"video.mp4\""), "{text}");
+        assert!(
+            text.contains("disk_path : __embed :: Some (\"video.mp4\")"),
+            "{text}"
+        );
+        assert!(
+            text.contains("__embed :: body (__embed :: Encoding :: Gzip , __embed :: None"),
+            "{text}"
+        );
+        // Three bodies: the gzip and identity of a.css, the on-disk identity of the video.
+        assert!(
+            text.contains("static BODIES : [__embed :: Variant ; 3usize]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("__embed :: bodies (& BODIES , 2usize , 1usize)"),
+            "{text}"
+        );
         assert!(!text.contains("b\""), "no byte-string literals: {text}");
         assert!(
             text.contains("Some (\"/abs/public\")"),

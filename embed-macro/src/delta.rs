@@ -15,19 +15,13 @@ use embed_assets_shared::hashed::{self, HashedName};
 use sha2::{Digest, Sha256};
 
 use crate::blob_cache::{cache_dir, cached};
-use crate::codec;
+use crate::codec::{self, Codec, Coding};
 use crate::encode;
 use crate::errors::{Errors, io_cause};
-use crate::model::{Blob, Body, Delta, DeltaCoding, Document, EncodedAsset};
+use crate::model::{Blob, Body, Document, Encoded, EncodedAsset};
 use crate::options::{Compression, Options};
 use crate::url::encode_url_path;
 
-/// The `dcb` stream's header: its magic number, then the dictionary's SHA-256.
-const DCB_MAGIC: [u8; 4] = [0xff, 0x44, 0x43, 0x42];
-#[cfg_attr(not(feature = "zstd"), allow(dead_code))]
-/// The `dcz` stream's header: a Zstandard skippable frame of 32 bytes (the dictionary's
-/// SHA-256).
-const DCZ_MAGIC: [u8; 8] = [0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00];
 /// The largest dictionary plus file a delta is made for: a `dcz` client must accept a
 /// window of 8 MiB (RFC 9842 §5.2), and brotli's window of 16 MiB covers it too.
 const MAX_DELTA_SPAN: usize = 8 << 20;
@@ -42,8 +36,10 @@ pub(crate) fn apply(
     span: proc_macro2::Span,
 ) -> syn::Result<()> {
     let settings = Settings {
-        brotli: options.brotli.value,
-        zstd: options.zstd.value,
+        codings: codec::enabled(options)
+            .into_iter()
+            .filter(|coding| coding.needs_dictionary())
+            .collect(),
         compression: options.compression.value,
     };
     let pool: Vec<&EncodedAsset> = assets
@@ -99,22 +95,15 @@ pub(crate) fn apply(
 fn identity_of(asset: &EncodedAsset) -> Option<Vec<u8>> {
     match &asset.body {
         Body::Embedded {
-            identity, br, gzip, ..
-        } if br.is_some() || gzip.is_some() => std::fs::read(identity).ok(),
+            identity, encoded, ..
+        } if !encoded.is_empty() => std::fs::read(identity).ok(),
         _ => None,
     }
 }
 
 /// The length of the smallest body a client without a dictionary can get.
 fn smallest(asset: &EncodedAsset) -> usize {
-    let stored = match &asset.body {
-        Body::Embedded { br, zstd, gzip, .. } => [br, zstd, gzip]
-            .into_iter()
-            .flatten()
-            .map(|blob| blob.len)
-            .min(),
-        Body::OnDisk { .. } => None,
-    };
+    let stored = asset.body.encoded().iter().map(|body| body.blob.len).min();
     stored.unwrap_or(asset.len) as usize
 }
 
@@ -196,33 +185,26 @@ fn sf_digest(digest: &[u8]) -> String {
     )
 }
 
-/// An RFC 9842 body: the coding's magic number, the dictionary's SHA-256, the stream.
-fn framed(magic: &[u8], hash: &[u8], stream: Vec<u8>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(magic.len() + hash.len() + stream.len());
-    out.extend_from_slice(magic);
-    out.extend_from_slice(hash);
-    out.extend(stream);
-    out
-}
-
 /// The options the delta bodies follow.
 struct Settings {
-    brotli: bool,
-    // Always `false` without the feature (options.rs), so unread there.
-    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
-    zstd: bool,
+    /// The dictionary codings the options ask for, in their order of preference.
+    codings: Vec<&'static Coding>,
     compression: Compression,
 }
 
 impl Settings {
-    /// `target`'s `dcb` and `dcz` bodies against `dictionary`, each kept where it is
-    /// smaller than `plain`, what a client without the dictionary gets, by the margin
-    /// [`codec::pays`] asks of any body.
-    fn deltas(&self, target: &[u8], dictionary: &[u8], plain: usize) -> Result<Vec<Delta>, String> {
+    /// `target`'s bodies in each dictionary coding against `dictionary`, each kept where
+    /// it is smaller than `plain`, what a client without the dictionary gets, by the
+    /// margin [`codec::pays`] asks of any body.
+    fn deltas(
+        &self,
+        target: &[u8],
+        dictionary: &[u8],
+        plain: usize,
+    ) -> Result<Vec<Encoded>, String> {
         if target.len() + dictionary.len() > MAX_DELTA_SPAN {
             return Ok(Vec::new());
         }
-        let (_, quality) = codec::levels(self.compression, target.len() as u64);
         let cache = cache_dir();
         let hash = Sha256::digest(dictionary);
         let name = sf_digest(&hash);
@@ -232,17 +214,18 @@ impl Settings {
             &embed_assets_shared::hex(&hash)[..32]
         );
         let mut made = Vec::new();
-        let mut make = |coding: DeltaCoding,
-                        suffix: String,
-                        encode: &dyn Fn() -> Vec<u8>|
-         -> Result<(), String> {
-            let path = cache.join(format!("{key}.{suffix}"));
-            let bytes = cached(&path, encode)
+        for &coding in &self.codings {
+            let Codec::WithDictionary(encoder) = coding.codec else {
+                continue;
+            };
+            let settings = (coding.settings)(self.compression, target.len() as u64);
+            let path = cache.join(format!("{key}.{settings}"));
+            let bytes = cached(&path, || encoder(target, dictionary, self.compression))
                 .map_err(|err| format!("`{}`: {}", path.display(), io_cause(&err)))?;
             if codec::pays(plain, bytes.len()) {
-                made.push(Delta {
+                made.push(Encoded {
                     coding,
-                    dictionary: name.clone(),
+                    dictionary: Some(name.clone()),
                     blob: Blob {
                         etag: encode::etag(&Sha256::digest(&bytes)),
                         len: bytes.len() as u64,
@@ -250,138 +233,14 @@ impl Settings {
                     },
                 });
             }
-            Ok(())
-        };
-        if self.brotli {
-            make(DeltaCoding::Brotli, format!("dcb{quality}"), &|| {
-                framed(&DCB_MAGIC, &hash, brotli_with(target, dictionary, quality))
-            })?;
-        }
-        #[cfg(feature = "zstd")]
-        if self.zstd {
-            let level = codec::zstd_level(self.compression, target.len() as u64);
-            make(DeltaCoding::Zstd, format!("dcz{level}"), &|| {
-                framed(&DCZ_MAGIC, &hash, zstd_with(target, dictionary, level))
-            })?;
         }
         Ok(made)
     }
 }
 
-/// A brotli stream of `bytes` with `dictionary` as a raw (prefix) dictionary, in a window
-/// that holds both (at most 16 MiB, `dcb`'s limit).
-fn brotli_with(bytes: &[u8], dictionary: &[u8], quality: i32) -> Vec<u8> {
-    let span = bytes.len() + dictionary.len() + 16;
-    let lgwin = (22..=24).find(|bits| span <= 1 << bits).unwrap_or(24);
-    let params = brotli::enc::BrotliEncoderParams {
-        quality,
-        lgwin,
-        size_hint: bytes.len(),
-        ..Default::default()
-    };
-    let mut out = Vec::new();
-    let mut input = vec![0; 1 << 16];
-    let mut output = vec![0; 1 << 16];
-    let _ = brotli::enc::BrotliCompressCustomIoCustomDict(
-        &mut brotli::enc::IoReaderWrapper(&mut &bytes[..]),
-        &mut brotli::enc::IoWriterWrapper(&mut out),
-        &mut input,
-        &mut output,
-        &params,
-        brotli::enc::StandardAlloc::default(),
-        &mut |_, _, _, _| (),
-        dictionary,
-        std::io::Error::from(std::io::ErrorKind::UnexpectedEof),
-    );
-    out
-}
-
-/// A zstd frame of `bytes` (its size in the header) with `dictionary` as raw content.
-#[cfg(feature = "zstd")]
-fn zstd_with(bytes: &[u8], dictionary: &[u8], level: i32) -> Vec<u8> {
-    use std::io::Write;
-    let run = || -> std::io::Result<Vec<u8>> {
-        let mut encoder =
-            zstd::stream::write::Encoder::with_ref_prefix(Vec::new(), level, dictionary)?;
-        encoder.include_contentsize(true)?;
-        encoder.set_pledged_src_size(Some(bytes.len() as u64))?;
-        encoder.write_all(bytes)?;
-        encoder.finish()
-    };
-    // Writing to a Vec cannot fail; a refused parameter would leave an empty body,
-    // which `pays` then drops.
-    run().unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn page_bytes(n: usize) -> Vec<u8> {
-        (0..n)
-            .map(|i| format!("export function f{i}() {{ return {}; }}\n", i * 7))
-            .collect::<String>()
-            .into_bytes()
-    }
-
-    #[test]
-    fn a_dcb_body_decodes_with_its_dictionary_only() {
-        let old = page_bytes(2000);
-        let mut new = old.clone();
-        new.extend_from_slice(b"export const added = 1;\n");
-        let dcb = brotli_with(&new, &old, 11);
-        let plain = codec::brotli(&new, 11);
-        assert!(
-            dcb.len() * 20 < plain.len(),
-            "{} vs {}",
-            dcb.len(),
-            plain.len()
-        );
-        let mut decoded = Vec::new();
-        brotli_decompressor::BrotliDecompressCustomDict(
-            &mut &dcb[..],
-            &mut decoded,
-            &mut [0; 4096],
-            &mut [0; 4096],
-            old.clone(),
-        )
-        .expect("decodes");
-        assert_eq!(decoded, new);
-        let mut without = Vec::new();
-        let wrong = brotli_decompressor::BrotliDecompressCustomDict(
-            &mut &dcb[..],
-            &mut without,
-            &mut [0; 4096],
-            &mut [0; 4096],
-            Vec::new(),
-        );
-        assert!(wrong.is_err() || without != new);
-    }
-
-    #[cfg(feature = "zstd")]
-    #[test]
-    fn a_dcz_body_decodes_with_its_dictionary_as_raw_content() {
-        let old = page_bytes(2000);
-        let mut new = old.clone();
-        new.splice(1000..1000, b"// one line\n".iter().copied());
-        let dcz = zstd_with(&new, &old, 19);
-        let plain = zstd::bulk::compress(&new, 19).unwrap();
-        assert!(
-            dcz.len() * 20 < plain.len(),
-            "{} vs {}",
-            dcz.len(),
-            plain.len()
-        );
-        let decoded = zstd::bulk::Decompressor::with_dictionary(&old)
-            .unwrap()
-            .decompress(&dcz, new.len())
-            .expect("decodes");
-        assert_eq!(decoded, new);
-        let without = zstd::bulk::Decompressor::new()
-            .unwrap()
-            .decompress(&dcz, new.len());
-        assert!(without.is_err());
-    }
 
     #[test]
     fn match_patterns_escape_what_url_patterns_read() {

@@ -1,4 +1,5 @@
-//! sha256 ETags, gzip/brotli variants, and "does it pay?".
+//! sha256 ETags, a body in each coding the options ask for (`codec::CODINGS`), and
+//! "does it pay?".
 //!
 //! Compressed bodies are written once to a cache folder keyed by the content hash and
 //! embedded with `include_bytes!`: rustc digests a file include much faster, and with
@@ -12,12 +13,10 @@ use embed_assets_shared::{content_type, is_precompressed};
 use sha2::{Digest, Sha256};
 
 use crate::blob_cache::{cache_dir, cached};
-use crate::codec::{BROTLI_WINDOW, brotli, gunzip, gzip, levels, pays};
-#[cfg(feature = "zstd")]
-use crate::codec::{zstd, zstd_level};
+use crate::codec::{self, Codec, Coding, gunzip, gzip, pays};
 use crate::errors::Errors;
 use crate::errors::{display_path, io_cause};
-use crate::model::{Blob, Body, DiskReason, Document, EncodedAsset, FileEntry, Inline};
+use crate::model::{Blob, Body, DiskReason, Document, Encoded, EncodedAsset, FileEntry, Inline};
 use crate::options::{Compression, Options};
 
 /// From this size on, a file's codings are compressed on threads of their own.
@@ -37,11 +36,8 @@ pub(crate) struct Encoder<'a> {
 /// What a worker thread needs from the options: plain data only (spans and tokens
 /// are not `Send`).
 struct Settings<'a> {
-    gzip: bool,
-    brotli: bool,
-    // Always `false` without the feature (options.rs), so unread there.
-    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
-    zstd: bool,
+    /// The plain codings the options ask for, in their order of preference.
+    codings: Vec<&'static Coding>,
     compression: Compression,
     compressed_only: bool,
     max_embed_size: u64,
@@ -55,9 +51,10 @@ impl<'a> Encoder<'a> {
     pub(crate) fn new(options: &'a Options) -> Self {
         Encoder {
             settings: Settings {
-                gzip: options.gzip.value,
-                brotli: options.brotli.value,
-                zstd: options.zstd.value,
+                codings: codec::enabled(options)
+                    .into_iter()
+                    .filter(|coding| !coding.needs_dictionary())
+                    .collect(),
                 compression: options.compression.value,
                 compressed_only: options.compressed_only.value,
                 max_embed_size: options.max_embed_size.value,
@@ -202,11 +199,8 @@ impl<'a> Encoder<'a> {
             return Ok(on_disk(file, DiskReason::Incompressible));
         }
         let asset = self.encode_bytes(file, bytes, file.abs_path.clone(), true)?;
-        let gzip_len = match &asset.body {
-            Body::Embedded {
-                gzip: Some(blob), ..
-            } => blob.len,
-            _ => return Ok(on_disk(file, DiskReason::Incompressible)),
+        let Some(gzip_len) = asset.body.gzip().map(|blob| blob.len) else {
+            return Ok(on_disk(file, DiskReason::Incompressible));
         };
         if gzip_len > self.settings.max_embed_size {
             return Ok(on_disk(file, DiskReason::CompressedTooLarge(gzip_len)));
@@ -229,75 +223,65 @@ impl<'a> Encoder<'a> {
         let digest = Sha256::digest(&bytes);
         let compress = compress && !bytes.is_empty() && !is_precompressed(&file.abs_path);
         let key = embed_assets_shared::hex(&digest);
-        let (gzip_level, brotli_quality) = levels(options.compression, bytes.len() as u64);
-        let blob = |enabled: bool,
-                    suffix: &str,
-                    encoder: &(dyn Fn(&[u8]) -> Vec<u8> + Sync)|
-         -> Result<Option<Blob>, String> {
-            if !(enabled && compress) {
+        let make = |coding: &'static Coding| -> Result<Option<Encoded>, String> {
+            let Codec::Plain(encoder) = coding.codec else {
                 return Ok(None);
-            }
-            let path = cache.join(format!("{key}.{suffix}"));
-            let encoded = cached(&path, || encoder(&bytes)).map_err(|err| {
-                format!(
-                    "cannot write the compressed copy of `{shown}` to `{}`: {}",
-                    path.display(),
-                    io_cause(&err)
-                )
-            })?;
-            Ok(pays(bytes.len(), encoded.len()).then(|| Blob {
-                etag: etag(&Sha256::digest(&encoded)),
-                len: encoded.len() as u64,
-                path,
+            };
+            let settings = (coding.settings)(options.compression, bytes.len() as u64);
+            let path = cache.join(format!("{key}.{settings}"));
+            let encoded =
+                cached(&path, || encoder(&bytes, options.compression)).map_err(|err| {
+                    format!(
+                        "cannot write the compressed copy of `{shown}` to `{}`: {}",
+                        path.display(),
+                        io_cause(&err)
+                    )
+                })?;
+            Ok(pays(bytes.len(), encoded.len()).then(|| Encoded {
+                coding,
+                dictionary: None,
+                blob: Blob {
+                    etag: etag(&Sha256::digest(&encoded)),
+                    len: encoded.len() as u64,
+                    path,
+                },
             }))
         };
-        // The cache key names the settings: a fast blob is never taken for a best one.
-        let make_gzip = || {
-            blob(options.gzip, &format!("gz{gzip_level}"), &|bytes| {
-                gzip(bytes, gzip_level)
-            })
-        };
-        let make_br = || {
-            blob(
-                options.brotli,
-                &format!("br{brotli_quality}w{BROTLI_WINDOW}"),
-                &|bytes| brotli(bytes, brotli_quality),
-            )
-        };
-        #[cfg(feature = "zstd")]
-        let make_zstd = || {
-            let level = zstd_level(options.compression, bytes.len() as u64);
-            blob(options.zstd, &format!("zst{level}"), &|bytes| {
-                zstd(bytes, level)
-            })
-        };
-        // `options.zstd` is refused without the feature (options.rs).
-        #[cfg(not(feature = "zstd"))]
-        let make_zstd = || Ok(None);
+        let codings: &[&'static Coding] = if compress { &options.codings } else { &[] };
         // A large file's codings on threads of their own: the largest file is taken
         // first (`encode_all`), and its brotli alone would otherwise be the build's tail.
-        let (gzip, br, zstd) = if bytes.len() > PARALLEL_CODINGS_FROM {
+        let made: Vec<Result<Option<Encoded>, String>> = if bytes.len() > PARALLEL_CODINGS_FROM {
             std::thread::scope(|scope| {
-                let br = scope.spawn(make_br);
-                let zstd = scope.spawn(make_zstd);
-                let gzip = make_gzip();
-                let joined = |handle: std::thread::ScopedJoinHandle<'_, _>| {
-                    handle.join().unwrap_or_else(|_| {
-                        Err(format!(
-                            "compressing `{shown}` failed: the encoder panicked"
-                        ))
+                let handles: Vec<_> = codings
+                    .iter()
+                    .map(|&coding| scope.spawn(move || make(coding)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| {
+                        handle.join().unwrap_or_else(|_| {
+                            Err(format!(
+                                "compressing `{shown}` failed: the encoder panicked"
+                            ))
+                        })
                     })
-                };
-                (gzip, joined(br), joined(zstd))
+                    .collect()
             })
         } else {
-            (make_gzip(), make_br(), make_zstd())
+            codings.iter().map(|&coding| make(coding)).collect()
         };
-        let (gzip, br, zstd) = (gzip?, br?, zstd?);
+        let mut encoded = Vec::with_capacity(made.len());
+        for body in made {
+            encoded.extend(body?);
+        }
         let drop_identity = options.compressed_only || file.over_limit;
         // The runtime will decode the identity bytes from this gzip body: prove now that
         // it gives them back, so that decoding at run time cannot fail.
-        let store_identity = match (&gzip, drop_identity) {
+        let gzip = encoded
+            .iter()
+            .find(|body| *body.coding == codec::GZIP)
+            .map(|body| &body.blob);
+        let store_identity = match (gzip, drop_identity) {
             (Some(blob), true) => {
                 let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));
                 if decoded.as_deref() != Some(&bytes[..]) {
@@ -321,9 +305,7 @@ impl<'a> Encoder<'a> {
                 identity,
                 source: file.abs_path.clone(),
                 store_identity,
-                gzip,
-                br,
-                zstd,
+                encoded,
             },
             fingerprinted: None,
             integrity: Some(integrity(&bytes)),

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use crate::codec::Coding;
+
 /// Which folder a run of the phases is over: this build's, or a kept release's
 /// (`releases.rs`), whose hashed files are served too. In an earlier release, a pattern
 /// that selects nothing and an empty folder are no mistake of the options.
@@ -108,32 +110,24 @@ pub(crate) struct EncodedAsset {
     /// The id of the earlier release it is kept from (`releases.rs`): then it is served
     /// at its hashed URL only. `None` for this build's files.
     pub(crate) release: Option<String>,
-    /// Its bodies compressed against earlier versions of it (`delta.rs`).
-    pub(crate) deltas: Vec<Delta>,
+    /// Its bodies compressed against earlier versions of it (`delta.rs`), smallest
+    /// first.
+    pub(crate) deltas: Vec<Encoded>,
     /// The `Use-As-Dictionary` field value its responses carry (`delta.rs`): the URLs of
     /// its later versions, which may be compressed against it.
     pub(crate) dictionary_match: Option<String>,
 }
 
-/// A body of a file compressed with an earlier version of it as the dictionary
-/// (RFC 9842), for a client that has that version.
+/// A compressed body of a file: in a plain coding, or (with `dictionary`) compressed
+/// against an earlier version of the file (RFC 9842), for a client that has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Delta {
-    pub(crate) coding: DeltaCoding,
-    /// The SHA-256 of the dictionary (the earlier version's bytes as served) as a
-    /// structured-field byte sequence, `:base64:`, as `Available-Dictionary` names it.
-    pub(crate) dictionary: String,
+pub(crate) struct Encoded {
+    pub(crate) coding: &'static Coding,
+    /// For a dictionary coding: the SHA-256 of the dictionary (the earlier version's
+    /// bytes as served) as a structured-field byte sequence, `:base64:`, as
+    /// `Available-Dictionary` names it.
+    pub(crate) dictionary: Option<String>,
     pub(crate) blob: Blob,
-}
-
-/// The dictionary content codings of RFC 9842.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum DeltaCoding {
-    /// `dcb`: Brotli with the dictionary as a raw prefix.
-    Brotli,
-    /// `dcz`: Zstandard with the dictionary as raw content (with the zstd feature).
-    #[cfg_attr(not(feature = "zstd"), allow(dead_code))]
-    Zstd,
 }
 
 /// Where the bytes are.
@@ -149,15 +143,45 @@ pub(crate) enum Body {
         /// `false` with `compressed_only` when a gzip body exists: the binary leaves
         /// the file's own bytes out and the runtime decodes them from gzip.
         store_identity: bool,
-        gzip: Option<Blob>,
-        br: Option<Blob>,
-        zstd: Option<Blob>,
+        /// Its bodies in the plain codings the options ask for, where they pay, in
+        /// the codings' order (`codec::CODINGS`).
+        encoded: Vec<Encoded>,
     },
     /// Served from disk: only listed; `relative` is below the folder.
     OnDisk {
         relative: String,
         reason: DiskReason,
     },
+}
+
+impl Body {
+    /// Its bodies in plain codings (none on disk).
+    pub(crate) fn encoded(&self) -> &[Encoded] {
+        match self {
+            Body::Embedded { encoded, .. } => encoded,
+            Body::OnDisk { .. } => &[],
+        }
+    }
+
+    /// Whether the binary holds the file's own bytes (embedded, and not decoded from
+    /// gzip on demand).
+    pub(crate) fn stores_identity(&self) -> bool {
+        matches!(
+            self,
+            Body::Embedded {
+                store_identity: true,
+                ..
+            }
+        )
+    }
+
+    /// Its gzip body: what `compressed_only` decodes the file's own bytes from.
+    pub(crate) fn gzip(&self) -> Option<&Blob> {
+        self.encoded()
+            .iter()
+            .find(|body| *body.coding == crate::codec::GZIP)
+            .map(|body| &body.blob)
+    }
 }
 
 /// A compressed body in the cache folder.

@@ -7,7 +7,8 @@
 
 use std::sync::OnceLock;
 
-use crate::asset::{Asset, Delta, Encoding, PageInit, Variant};
+use crate::asset::{Asset, PageInit, Variant};
+use crate::coding::Encoding;
 use crate::entry::Entry;
 use crate::table::{Assets, Selection};
 
@@ -18,8 +19,6 @@ pub struct AssetInit {
     pub path: &'static str,
     /// The `Content-Type` value, charset included.
     pub content_type: &'static str,
-    /// The quoted strong ETag of the identity bytes.
-    pub etag: &'static str,
     /// `Last-Modified` as an HTTP date.
     pub last_modified: &'static str,
     /// `last_modified` in seconds since the Unix epoch.
@@ -38,42 +37,14 @@ pub struct AssetInit {
     pub page: Option<&'static PageInit>,
     /// The id of the earlier release the file is kept from; `None` for this build's.
     pub release: Option<&'static str>,
-    /// Its bodies compressed against earlier versions of it, each made by [`delta`].
-    pub deltas: &'static [Delta],
     /// The `Use-As-Dictionary` field value of its responses.
     pub dictionary_match: Option<&'static str>,
-    /// Where the bytes come from.
-    pub source: Source,
-}
-
-/// Where an asset's bytes come from.
-#[derive(Debug)]
-pub enum Source {
-    /// In the binary.
-    Embedded {
-        /// `None` with `compressed_only`: decoded from `gzip` on first use.
-        identity: Option<&'static [u8]>,
-        /// The gzip body, where it pays.
-        gzip: Option<EncodedInit>,
-        /// The brotli body, where it pays.
-        br: Option<EncodedInit>,
-        /// The zstd body, where it pays.
-        zstd: Option<EncodedInit>,
-    },
-    /// Over `max_embed_size`: read from disk at run time.
-    OnDisk {
-        /// The path below the folder, `/`-separated.
-        relative_path: &'static str,
-    },
-}
-
-/// One precompressed body.
-#[derive(Debug)]
-pub struct EncodedInit {
-    /// The quoted strong ETag of these bytes.
-    pub etag: &'static str,
-    /// The encoded bytes.
-    pub body: &'static [u8],
+    /// Its bodies in the server's order of preference, identity last: a range of the
+    /// table's one list of bodies, cut by [`bodies`].
+    pub bodies: &'static [Variant],
+    /// Over `max_embed_size`: the path below the folder (`/`-separated), read at run
+    /// time; `None` when the bytes are in the binary.
+    pub disk_path: Option<&'static str>,
 }
 
 /// Builds an asset from the macro's output.
@@ -81,94 +52,75 @@ pub struct EncodedInit {
 /// Plain moves, so rustc's const evaluation of a large table stays cheap: header values
 /// are built by the service, not here.
 pub const fn asset(init: AssetInit) -> Asset {
-    let (identity, gzip, br, zstd, disk_path) = match init.source {
-        Source::Embedded {
-            identity,
-            gzip,
-            br,
-            zstd,
-        } => (identity, gzip, br, zstd, None),
-        Source::OnDisk { relative_path } => {
-            (Some(&[] as &[u8]), None, None, None, Some(relative_path))
-        }
-    };
-    // No identity bytes: decoded from the gzip body on first use.
-    let gzip_source = match (identity, &gzip) {
-        (None, Some(gzip)) => Some(gzip.body),
-        _ => None,
-    };
     Asset {
         path: init.path,
         content_type: init.content_type,
         last_modified: init.last_modified,
         modified: init.modified,
         len: init.len,
-        identity: Variant {
-            encoding: Encoding::Identity,
-            etag: init.etag,
-            len: init.len,
-            body: match identity {
-                Some(body) => body,
-                None => &[],
-            },
-            gzip_source,
-            decoded: OnceLock::new(),
-            len_text: OnceLock::new(),
-        },
-        gzip: encoded(Encoding::Gzip, gzip),
-        br: encoded(Encoding::Brotli, br),
-        zstd: encoded(Encoding::Zstd, zstd),
-        disk_path,
+        bodies: init.bodies,
+        disk_path: init.disk_path,
         fingerprinted: init.fingerprinted,
         url: init.url,
         integrity: init.integrity,
         page: init.page,
         release: init.release,
-        deltas: init.deltas,
         dictionary_match: init.dictionary_match,
     }
 }
 
-/// What the macro writes for one body compressed against an earlier version.
-#[derive(Debug)]
-pub struct DeltaInit {
-    /// `true` for `dcb`, `false` for `dcz`.
-    pub brotli: bool,
-    /// The dictionary's SHA-256, `:base64:`.
-    pub dictionary: &'static str,
-    /// The quoted strong ETag of these bytes.
-    pub etag: &'static str,
-    /// The bytes, RFC 9842 header included.
-    pub body: &'static [u8],
+/// The bodies of one asset: `len` of `all` (the table's list) from `start`.
+pub const fn bodies(all: &'static [Variant], start: usize, len: usize) -> &'static [Variant] {
+    all.split_at(start).1.split_at(len).0
 }
 
-/// Builds a [`Delta`] from the macro's output.
-pub const fn delta(init: DeltaInit) -> Delta {
-    let encoding = match init.brotli {
-        true => Encoding::DictionaryBrotli,
-        false => Encoding::DictionaryZstd,
-    };
-    Delta {
-        dictionary: init.dictionary,
-        variant: stored(encoding, init.etag, init.body),
-    }
-}
-
-const fn encoded(encoding: Encoding, init: Option<EncodedInit>) -> Option<Variant> {
-    match init {
-        Some(EncodedInit { etag, body }) => Some(stored(encoding, etag, body)),
-        None => None,
-    }
-}
-
-/// A body stored in the binary.
-const fn stored(encoding: Encoding, etag: &'static str, body: &'static [u8]) -> Variant {
+/// A body stored in the binary in `encoding`; `dictionary` for a dictionary coding
+/// (RFC 9842): the SHA-256 of the dictionary, `:base64:`.
+pub const fn body(
+    encoding: Encoding,
+    dictionary: Option<&'static str>,
+    etag: &'static str,
+    body: &'static [u8],
+) -> Variant {
     Variant {
         encoding,
+        dictionary,
         etag,
         len: body.len() as u64,
         body,
         gzip_source: None,
+        decoded: OnceLock::new(),
+        len_text: OnceLock::new(),
+    }
+}
+
+/// Where an asset's own bytes come from.
+#[derive(Debug)]
+pub enum Identity {
+    /// In the binary.
+    Stored(&'static [u8]),
+    /// Decoded on first use from this gzip body (`compressed_only`), the asset's gzip
+    /// body too.
+    FromGzip(&'static [u8]),
+    /// Read from disk at run time (the asset's `disk_path`).
+    OnDisk,
+}
+
+/// The identity body, last of an asset's bodies: its quoted strong ETag (empty on
+/// disk), length and bytes.
+pub const fn identity(etag: &'static str, len: u64, source: Identity) -> Variant {
+    let (body, gzip_source): (&'static [u8], _) = match source {
+        Identity::Stored(bytes) => (bytes, None),
+        Identity::FromGzip(gzip) => (&[], Some(gzip)),
+        Identity::OnDisk => (&[], None),
+    };
+    Variant {
+        encoding: Encoding::Identity,
+        dictionary: None,
+        etag,
+        len,
+        body,
+        gzip_source,
         decoded: OnceLock::new(),
         len_text: OnceLock::new(),
     }

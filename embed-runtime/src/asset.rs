@@ -1,87 +1,21 @@
-//! One file of the table: [`Asset`], its stored representations ([`Variant`]) and their
-//! content codings ([`Encoding`]).
+//! One file of the table: [`Asset`] and its stored representations ([`Variant`]), one
+//! list in the server's order of preference.
 //!
 //! Everything here is plain data the macro generates (through `__private`, see
 //! `abi.rs`): strings, numbers and `&'static [u8]` bodies, which rustc stores without
 //! evaluating anything. The service turns the strings into header values once, when it
 //! is built.
 
-use std::fmt;
 use std::io::Read;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use http::HeaderValue;
 
-/// A content coding the server can store a body in (RFC 9110 §8.4.1).
-///
-/// The declaration order is the server's preference among codings a client accepts
-/// with equal q-values: the dictionary codings first (when the client has the
-/// dictionary), then brotli, zstd, gzip, identity.
-///
-/// ```
-/// # use embed_assets::{embed_assets, Assets, Encoding};
-/// static ASSETS: Assets = embed_assets!("../examples/public");
-///
-/// let js = ASSETS.get("/js/app.js").unwrap();
-/// let stored: Vec<&str> = Encoding::ALL
-///     .into_iter()
-///     .filter(|&encoding| js.body(encoding).is_some())
-///     .map(Encoding::as_str)
-///     .collect();
-/// assert!(stored.contains(&"br") && stored.contains(&"identity"));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Encoding {
-    /// `dcb` (RFC 9842): brotli with an earlier version of the file as the dictionary,
-    /// for a client that has that version (see [`Delta`]).
-    DictionaryBrotli,
-    /// `dcz` (RFC 9842): Zstandard with an earlier version of the file as the
-    /// dictionary.
-    DictionaryZstd,
-    /// `br` (RFC 7932): the smallest bodies.
-    Brotli,
-    /// `zstd` (RFC 8878), stored when the `zstd` feature is on: about the size of
-    /// brotli's, faster for the client to decode.
-    Zstd,
-    /// `gzip` (RFC 1952).
-    Gzip,
-    /// No content coding: the file's own bytes.
-    Identity,
-}
+use crate::coding::Encoding;
 
-impl Encoding {
-    /// Every coding a body is stored in on its own, without a dictionary, in the
-    /// server's order of preference: what [`Asset::variant`] takes. The dictionary
-    /// codings are in [`Asset::deltas`].
-    pub const ALL: [Encoding; 4] = [
-        Encoding::Brotli,
-        Encoding::Zstd,
-        Encoding::Gzip,
-        Encoding::Identity,
-    ];
-
-    /// The token used in `Content-Encoding` and `Accept-Encoding`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Encoding::DictionaryBrotli => "dcb",
-            Encoding::DictionaryZstd => "dcz",
-            Encoding::Brotli => "br",
-            Encoding::Zstd => "zstd",
-            Encoding::Gzip => "gzip",
-            Encoding::Identity => "identity",
-        }
-    }
-}
-
-impl fmt::Display for Encoding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One stored representation of an asset: its bytes in one content coding.
+/// One stored representation of an asset: its bytes in one content coding, and for a
+/// dictionary coding (RFC 9842) the dictionary the client must have.
 ///
 /// Each variant has its own strong ETag (RFC 9110 §8.8.3: representations with different
 /// content codings must not share a strong validator).
@@ -100,6 +34,9 @@ impl fmt::Display for Encoding {
 #[derive(Debug)]
 pub struct Variant {
     pub(crate) encoding: Encoding,
+    /// For a dictionary coding: the dictionary's SHA-256 as `Available-Dictionary`
+    /// carries it.
+    pub(crate) dictionary: Option<&'static str>,
     pub(crate) etag: &'static str,
     pub(crate) len: u64,
     pub(crate) body: &'static [u8],
@@ -122,6 +59,14 @@ impl Variant {
     /// The content coding of [`body`](Self::body).
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// For a body compressed against an earlier version of the file (a dictionary
+    /// coding, [`Encoding::needs_dictionary`]): that version's SHA-256 as
+    /// `Available-Dictionary` carries it, a structured-field byte sequence, `:`
+    /// base64 `:` (RFC 8941 §3.3.5). `None` for the other codings.
+    pub fn dictionary(&self) -> Option<&'static str> {
+        self.dictionary
     }
 
     /// The quoted strong entity tag of this representation, e.g. `"1f3a…"`.
@@ -157,36 +102,17 @@ impl Variant {
     }
 }
 
-/// A body of a file compressed with an earlier version of it as the dictionary
-/// (RFC 9842, Compression Dictionary Transport), made at compile time from the kept
-/// releases of the macro's `releases` option.
-///
-/// A browser that kept the earlier version (it came with a `Use-As-Dictionary` field,
-/// see [`Asset::dictionary_match`]) names it in `Available-Dictionary` when it asks
-/// for the new one, and lists `dcb` or `dcz` in `Accept-Encoding`; it then gets this
-/// body, typically a small fraction of the brotli one, since only what changed is in
-/// it.
-#[derive(Debug)]
-pub struct Delta {
-    pub(crate) dictionary: &'static str,
-    pub(crate) variant: Variant,
-}
-
-impl Delta {
-    /// The dictionary's SHA-256 as `Available-Dictionary` carries it: a structured-field
-    /// byte sequence, `:` base64 `:` (RFC 8941 §3.3.5).
-    pub fn dictionary(&self) -> &'static str {
-        self.dictionary
-    }
-
-    /// The body: its [`encoding`](Variant::encoding) is
-    /// [`DictionaryBrotli`](Encoding::DictionaryBrotli) or
-    /// [`DictionaryZstd`](Encoding::DictionaryZstd), its bytes start with the RFC 9842
-    /// header (magic number and the dictionary's hash), and it has its own ETag.
-    pub fn variant(&self) -> &Variant {
-        &self.variant
-    }
-}
+/// The identity body of an asset whose list is empty, which the macro never writes.
+static NO_BODY: Variant = Variant {
+    encoding: Encoding::Identity,
+    dictionary: None,
+    etag: "",
+    len: 0,
+    body: &[],
+    gzip_source: None,
+    decoded: OnceLock::new(),
+    len_text: OnceLock::new(),
+};
 
 /// Decodes a gzip body the macro wrote, for the process's lifetime.
 fn gunzip(gzip: &[u8]) -> &'static [u8] {
@@ -216,10 +142,10 @@ pub struct Asset {
     pub(crate) last_modified: &'static str,
     pub(crate) modified: u64,
     pub(crate) len: u64,
-    pub(crate) identity: Variant,
-    pub(crate) gzip: Option<Variant>,
-    pub(crate) br: Option<Variant>,
-    pub(crate) zstd: Option<Variant>,
+    /// Every stored body, in the server's order of preference: those compressed
+    /// against a dictionary first (smallest first), then one per coding (brotli, zstd,
+    /// gzip), then identity, always last (for an on-disk asset: no bytes, no ETag).
+    pub(crate) bodies: &'static [Variant],
     pub(crate) disk_path: Option<&'static str>,
     pub(crate) fingerprinted: Option<&'static str>,
     /// [`url`](Asset::url) where percent-encoding changes it.
@@ -227,7 +153,6 @@ pub struct Asset {
     pub(crate) integrity: Option<&'static str>,
     pub(crate) page: Option<&'static PageInit>,
     pub(crate) release: Option<&'static str>,
-    pub(crate) deltas: &'static [Delta],
     pub(crate) dictionary_match: Option<&'static str>,
 }
 
@@ -249,7 +174,7 @@ impl Asset {
     /// after the build, so its ETag is computed from them at run time, once per version
     /// of the file (see [`ServeAssets::check_disk`](crate::ServeAssets::check_disk)).
     pub fn etag(&self) -> &'static str {
-        self.identity.etag
+        self.identity().etag
     }
 
     /// `Last-Modified` as an HTTP date (`SOURCE_DATE_EPOCH` when set at build time,
@@ -403,25 +328,16 @@ impl Asset {
         self.disk_path
     }
 
-    /// The stored representations, in the server's order of preference (identity last).
+    /// The stored representations, in the server's order of preference (identity
+    /// last), without those compressed against a dictionary ([`deltas`](Self::deltas)).
     pub fn variants(&self) -> impl Iterator<Item = &Variant> + '_ {
-        self.br
-            .iter()
-            .chain(&self.zstd)
-            .chain(&self.gzip)
-            .chain(Some(&self.identity))
+        self.bodies.iter().filter(|body| body.dictionary.is_none())
     }
 
     /// The representation stored in `encoding`, if any; `None` for the dictionary
     /// codings, whose bodies are one per dictionary ([`deltas`](Self::deltas)).
     pub fn variant(&self, encoding: Encoding) -> Option<&Variant> {
-        match encoding {
-            Encoding::Identity => Some(&self.identity),
-            Encoding::Gzip => self.gzip.as_ref(),
-            Encoding::Brotli => self.br.as_ref(),
-            Encoding::Zstd => self.zstd.as_ref(),
-            Encoding::DictionaryBrotli | Encoding::DictionaryZstd => None,
-        }
+        self.variants().find(|body| body.encoding == encoding)
     }
 
     /// The body stored in `encoding`: `None` if that coding is not stored, or if the
@@ -436,19 +352,25 @@ impl Asset {
     /// Whether any encoded variant exists, i.e. whether responses depend on
     /// `Accept-Encoding` and so carry `Vary: Accept-Encoding`.
     pub fn is_negotiated(&self) -> bool {
-        self.gzip.is_some() || self.br.is_some() || self.zstd.is_some()
+        self.bodies.len() > 1
     }
 
-    /// Its bodies compressed against earlier versions of it (RFC 9842), smallest first
-    /// for each dictionary; empty without the macro's `releases` option, or when no kept
-    /// release had another version of the file. The responses of an asset that has any
-    /// carry `Vary: accept-encoding, available-dictionary`.
+    /// Its bodies compressed against earlier versions of it (RFC 9842), each naming
+    /// its [`dictionary`](Variant::dictionary), smallest first; empty without the
+    /// macro's `releases` option, or when no kept release had another version of the
+    /// file. The responses of an asset that has any carry
+    /// `Vary: accept-encoding, available-dictionary`.
     ///
     /// The earlier version of a file at a hashed URL is the kept releases' file at a
     /// URL with the same name and another hash (`/js/app.*.js`); of an HTML page, the
     /// page at the same path.
-    pub fn deltas(&self) -> &'static [Delta] {
-        self.deltas
+    pub fn deltas(&self) -> &'static [Variant] {
+        let count = self
+            .bodies
+            .iter()
+            .take_while(|body| body.dictionary.is_some())
+            .count();
+        &self.bodies[..count]
     }
 
     /// The `Use-As-Dictionary` field value (RFC 9842 §2.1) its responses carry, with
@@ -460,8 +382,14 @@ impl Asset {
         self.dictionary_match
     }
 
-    pub(crate) fn identity(&self) -> &Variant {
-        &self.identity
+    /// Every stored body, in the server's order of preference, identity last.
+    pub(crate) fn bodies(&self) -> &'static [Variant] {
+        self.bodies
+    }
+
+    /// The identity body: the file's own bytes (none for an on-disk asset).
+    pub(crate) fn identity(&self) -> &'static Variant {
+        self.bodies.last().unwrap_or(&NO_BODY)
     }
 
     pub(crate) fn modified_secs(&self) -> u64 {

@@ -14,16 +14,14 @@ use std::time::SystemTime;
 use http::header::ACCEPT_ENCODING;
 use http::{HeaderMap, HeaderName, Method};
 
-pub use crate::asset::Encoding;
+pub use crate::coding::Encoding;
 
 use crate::precondition::Validators;
 
 /// Which stored encoding a request with these `Accept-Encoding` field lines gets, when
 /// the asset has bodies in the `stored` codings (and identity).
 pub fn choose_encoding(headers: &HeaderMap, stored: &[Encoding]) -> Encoding {
-    crate::negotiate::choose_encoding(headers.get_all(ACCEPT_ENCODING), |encoding| {
-        stored.contains(&encoding)
-    })
+    crate::negotiate::choose_encoding(headers.get_all(ACCEPT_ENCODING), stored)
 }
 
 /// A `qvalue` (RFC 9110 §12.4.2) in thousandths: `b"0.5"` is `Some(500)`.

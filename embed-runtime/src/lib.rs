@@ -110,6 +110,7 @@ mod abi;
 pub mod adapters;
 mod asset;
 mod body;
+mod coding;
 mod disk;
 mod entry;
 mod error;
@@ -147,11 +148,12 @@ pub use http;
 
 #[cfg(feature = "tower")]
 pub use adapters::fallback::{FallbackBody, WithFallback};
-pub use asset::{Asset, Delta, Encoding, Variant};
+pub use asset::{Asset, Variant};
 pub use body::Body;
+pub use coding::Encoding;
 pub use entry::Entry;
 pub use error::{DiskProblem, Error};
-pub use report::Report;
+pub use report::{Report, Stored};
 pub use service::{RequestHead, ServeAssets};
 pub use table::Assets;
 
@@ -322,9 +324,10 @@ pub use embed_assets_macros::embed;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::abi::{
-        AssetInit, DeltaInit, EMPTY, EncodedInit, Source, asset, assets, delta, entry,
+        AssetInit, EMPTY, Identity, asset, assets, bodies, body, entry, identity,
     };
-    pub use crate::asset::{Asset, Delta, PageInit};
+    pub use crate::asset::{Asset, PageInit, Variant};
+    pub use crate::coding::Encoding;
     pub use crate::table::{FINGERPRINTED, Selection};
     pub use ::core::option::Option::{None, Some};
     pub use embed_assets_macros::embed_assets;

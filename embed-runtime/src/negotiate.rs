@@ -1,151 +1,143 @@
 //! `Accept-Encoding` and `Available-Dictionary` → which stored body to send (RFC 9110
-//! §12.5.3, RFC 9842 §2.2): the whole choice, dictionary bodies included.
+//! §12.5.3, RFC 9842 §2.2): the whole choice, dictionary bodies included. Codings are
+//! data here (`coding::CODINGS`): nothing below names one, but identity.
+
+use std::sync::LazyLock;
 
 use http::header::{ACCEPT, ACCEPT_ENCODING, GetAll};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::asset::{Asset, Delta, Encoding, Variant};
+use crate::asset::{Asset, Variant};
+use crate::coding::{CODINGS, Encoding};
 
-/// The stored representation a request gets: negotiated from `Accept-Encoding`, and
-/// from `Available-Dictionary` where the asset has bodies compressed against earlier
-/// versions of it (RFC 9842 §2.2: only a dictionary whose hash matches is used).
-pub(crate) fn select_variant<'a>(asset: &'a Asset, headers: &HeaderMap) -> &'a Variant {
-    if !asset.is_negotiated() {
-        return asset.identity();
+/// The stored body a request gets, and its place in the asset's list of bodies:
+/// negotiated from `Accept-Encoding`, and from `Available-Dictionary` where the asset
+/// has bodies compressed against earlier versions of it (RFC 9842 §2.2: only a body
+/// whose dictionary the request names is a candidate).
+pub(crate) fn select_variant(asset: &Asset, headers: &HeaderMap) -> (usize, &'static Variant) {
+    let bodies = asset.bodies();
+    let [encoded @ .., _identity] = bodies else {
+        return (0, asset.identity());
+    };
+    if encoded.is_empty() {
+        return (0, asset.identity());
     }
-    let (dcb, dcz) = match asset.deltas() {
-        [] => (None, None),
-        deltas => matching_deltas(deltas, headers),
+    let named = match encoded.first().and_then(Variant::dictionary) {
+        Some(_) => available_dictionary(headers),
+        None => None,
     };
-    let encoding = choose_encoding(
-        headers.get_all(ACCEPT_ENCODING),
-        |encoding| match encoding {
-            Encoding::DictionaryBrotli => dcb.is_some(),
-            Encoding::DictionaryZstd => dcz.is_some(),
-            other => asset.variant(other).is_some(),
-        },
-    );
-    match encoding {
-        Encoding::DictionaryBrotli => dcb,
-        Encoding::DictionaryZstd => dcz,
-        other => asset.variant(other),
-    }
-    .unwrap_or(asset.identity())
-}
-
-/// The `dcb` and `dcz` bodies compressed against the dictionary the request names
-/// (`negotiate::available_dictionary`).
-fn matching_deltas<'a>(
-    deltas: &'a [Delta],
-    headers: &HeaderMap,
-) -> (Option<&'a Variant>, Option<&'a Variant>) {
-    let Some(hash) = available_dictionary(headers) else {
-        return (None, None);
-    };
-    let with = |encoding: Encoding| {
-        deltas
-            .iter()
-            .find(|delta| {
-                delta.dictionary().as_bytes() == hash && delta.variant().encoding() == encoding
-            })
-            .map(Delta::variant)
-    };
-    (
-        with(Encoding::DictionaryBrotli),
-        with(Encoding::DictionaryZstd),
-    )
+    let offered = encoded.iter().enumerate().filter_map(|(index, body)| {
+        let usable = match body.dictionary() {
+            Some(dictionary) => named == Some(dictionary.as_bytes()),
+            None => true,
+        };
+        usable.then_some((index, body.encoding()))
+    });
+    let index = choose(headers.get_all(ACCEPT_ENCODING), offered).unwrap_or(encoded.len());
+    (index, &bodies[index])
 }
 
 /// A q-value scaled to an integer: `q=0.5` is 500, `q=1` is 1000 (RFC 9110 §12.4.2).
 pub(crate) type Quality = u16;
 
-/// What the client said about each coding we can store; `None` when not mentioned.
+/// What the client said about each coding the server knows (`Encoding::index`), and
+/// about `*`; `None` when not mentioned.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Preferences {
-    dcb: Option<Quality>,
-    dcz: Option<Quality>,
-    br: Option<Quality>,
-    zstd: Option<Quality>,
-    gzip: Option<Quality>,
-    identity: Option<Quality>,
+    listed: [Option<Quality>; CODINGS.len()],
     any: Option<Quality>,
 }
 
-/// Picks the stored encoding to send.
+impl Preferences {
+    /// The weight of `encoding`: as listed, else the `*` weight, else 0. A dictionary
+    /// coding only by name, never through `*`: it needs the dictionary the request
+    /// names, which the caller checked.
+    fn quality(&self, encoding: Encoding) -> Quality {
+        let listed = self.listed[encoding.index()];
+        match encoding.needs_dictionary() {
+            true => listed.unwrap_or(0),
+            false => listed.or(self.any).unwrap_or(0),
+        }
+    }
+
+    /// The weight of identity: acceptable unless excluded, so when unlisted it ranks
+    /// just above zero, below every listed coding.
+    fn identity(&self) -> Quality {
+        self.listed[Encoding::Identity.index()]
+            .or(self.any)
+            .unwrap_or(1)
+    }
+}
+
+/// Picks the body to send among `offered`: the stored bodies other than identity, each
+/// with its coding. `None` means identity.
 ///
 /// - No `Accept-Encoding` field: identity. RFC 9110 allows any coding then, but clients
 ///   that send nothing (scripts, old tools) rarely decode anything.
 /// - Otherwise each offered coding gets its listed q-value, else the `*` q-value, else
 ///   0 (for identity: acceptable, but ranked below every listed coding). The highest
-///   q wins; ties go to the server's preference (`Encoding`'s order: dcb, dcz, br,
-///   zstd, gzip, identity).
-/// - The dictionary codings (RFC 9842) only when listed by name, never through `*`:
-///   they need the dictionary the request's `Available-Dictionary` names, which
-///   `offered` checks.
+///   q wins; ties go to the server's preference (`Encoding`'s order: a dictionary
+///   coding, br, zstd, gzip, identity), then to the first offered in that coding.
+/// - The dictionary codings (RFC 9842) only when listed by name, never through `*`.
 /// - Codings are case-insensitive, `x-gzip` is `gzip` (RFC 9110 §8.4.1.3), repeated
 ///   field lines are one list, and members with an invalid q-value are ignored.
 /// - When nothing offered is acceptable (`identity;q=0` with no other match), the
 ///   preference is disregarded and identity is sent, as §12.1 permits, rather than 406:
 ///   a page that renders beats an error a browser shows raw.
-pub(crate) fn choose_encoding(
+pub(crate) fn choose<T>(
     accept: GetAll<'_, HeaderValue>,
-    offered: impl Fn(Encoding) -> bool,
-) -> Encoding {
+    offered: impl IntoIterator<Item = (T, Encoding)>,
+) -> Option<T> {
     let mut lines = accept.iter().peekable();
-    if lines.peek().is_none() {
-        return Encoding::Identity;
-    }
+    lines.peek()?;
     let prefs = match (lines.next(), lines.peek()) {
         (Some(line), None) => common(line.as_bytes()).unwrap_or_else(|| parse([line.as_bytes()])),
         (first, _) => parse(first.into_iter().chain(lines).map(HeaderValue::as_bytes)),
     };
-    let quality = |listed: Option<Quality>| listed.or(prefs.any).unwrap_or(0);
-    // Identity is acceptable unless excluded: rank it just above zero when unlisted.
-    let identity = prefs.identity.or(prefs.any).unwrap_or(1);
-    let mut best = (identity, Encoding::Identity);
-    for (q, encoding) in [
-        (quality(prefs.gzip), Encoding::Gzip),
-        (quality(prefs.zstd), Encoding::Zstd),
-        (quality(prefs.br), Encoding::Brotli),
-        (prefs.dcz.unwrap_or(0), Encoding::DictionaryZstd),
-        (prefs.dcb.unwrap_or(0), Encoding::DictionaryBrotli),
-    ] {
-        // `>=` because the loop goes from least to most preferred.
-        if q > 0 && q >= best.0 && offered(encoding) {
-            best = (q, encoding);
+    let mut best: Option<(Quality, Encoding, T)> = None;
+    for (body, encoding) in offered {
+        let q = prefs.quality(encoding);
+        // A tie goes to the preferred coding, then to the first offered of it.
+        let better = |&(top, preferred, _): &(Quality, Encoding, T)| {
+            q > top || (q == top && encoding < preferred)
+        };
+        if q > 0 && best.as_ref().is_none_or(better) {
+            best = Some((q, encoding, body));
         }
     }
-    best.1
+    best.filter(|(q, _, _)| *q >= prefs.identity())
+        .map(|(_, _, body)| body)
 }
 
-/// What browsers send, known without parsing: Chrome and Edge, then Firefox and
-/// Safari, then common clients. The same result as `parse` (a unit test checks).
+/// The coding `choose` picks when the asset has a body in each of `stored` (and in
+/// identity), dictionary bodies against the dictionary the request names: codings in
+/// the server's order of preference. For the fuzz targets and the tests.
+#[cfg(any(test, embed_assets_unstable_fuzz))]
+pub(crate) fn choose_encoding(accept: GetAll<'_, HeaderValue>, stored: &[Encoding]) -> Encoding {
+    let offered = Encoding::ALL
+        .into_iter()
+        .filter(|&encoding| encoding != Encoding::Identity && stored.contains(&encoding))
+        .map(|encoding| (encoding, encoding));
+    choose(accept, offered).unwrap_or(Encoding::Identity)
+}
+
+/// What browsers send, known without parsing: Chrome and Edge (with a dictionary for
+/// the URL too, RFC 9842), then Firefox and Safari, then common clients; each parsed
+/// once, on first use.
 fn common(line: &[u8]) -> Option<Preferences> {
-    const Q1: Option<Quality> = Some(1000);
-    let gzip_br = Preferences {
-        br: Q1,
-        gzip: Q1,
-        ..Preferences::default()
-    };
-    match line {
-        b"gzip, deflate, br, zstd" => Some(Preferences {
-            zstd: Q1,
-            ..gzip_br
-        }),
-        // With a dictionary for the URL (RFC 9842).
-        b"gzip, deflate, br, zstd, dcb, dcz" => Some(Preferences {
-            zstd: Q1,
-            dcb: Q1,
-            dcz: Q1,
-            ..gzip_br
-        }),
-        b"gzip, deflate, br" | b"br, gzip" | b"gzip, br" => Some(gzip_br),
-        b"gzip, deflate" | b"gzip" => Some(Preferences {
-            gzip: Q1,
-            ..Preferences::default()
-        }),
-        _ => None,
-    }
+    const LINES: [&[u8]; 7] = [
+        b"gzip, deflate, br, zstd",
+        b"gzip, deflate, br, zstd, dcb, dcz",
+        b"gzip, deflate, br",
+        b"br, gzip",
+        b"gzip, br",
+        b"gzip, deflate",
+        b"gzip",
+    ];
+    static PARSED: LazyLock<[Preferences; LINES.len()]> =
+        LazyLock::new(|| LINES.map(|line| parse([line])));
+    let index = LINES.iter().position(|common| *common == line)?;
+    Some(PARSED[index])
 }
 
 fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
@@ -170,22 +162,10 @@ fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
             }
         }
         let Some(q) = q else { continue };
-        let slot = if coding.eq_ignore_ascii_case(b"br") {
-            &mut prefs.br
-        } else if coding.eq_ignore_ascii_case(b"dcb") {
-            &mut prefs.dcb
-        } else if coding.eq_ignore_ascii_case(b"dcz") {
-            &mut prefs.dcz
-        } else if coding.eq_ignore_ascii_case(b"zstd") {
-            &mut prefs.zstd
-        } else if coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip") {
-            &mut prefs.gzip
-        } else if coding.eq_ignore_ascii_case(b"identity") {
-            &mut prefs.identity
-        } else if coding == b"*" {
-            &mut prefs.any
-        } else {
-            continue;
+        let slot = match Encoding::from_token(coding) {
+            Some(encoding) => &mut prefs.listed[encoding.index()],
+            None if coding == b"*" => &mut prefs.any,
+            None => continue,
         };
         // A coding listed twice keeps its highest weight.
         *slot = Some(slot.map_or(q, |old| old.max(q)));
@@ -282,27 +262,35 @@ mod tests {
         for line in lines {
             headers.append(ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
         }
-        choose_encoding(headers.get_all(ACCEPT_ENCODING), |e| stored.contains(&e))
+        choose_encoding(headers.get_all(ACCEPT_ENCODING), stored)
     }
 
     #[test]
-    fn common_values_read_as_parsed() {
-        for line in [
-            "gzip, deflate, br, zstd",
-            "gzip, deflate, br, zstd, dcb, dcz",
-            "gzip, deflate, br",
-            "br, gzip",
-            "gzip, br",
-            "gzip, deflate",
-            "gzip",
-        ] {
-            assert_eq!(
-                common(line.as_bytes()),
-                Some(parse([line.as_bytes()])),
-                "{line}"
-            );
+    fn common_lines_are_known_as_written_and_nothing_else() {
+        use Encoding::*;
+        let listed = |prefs: Preferences| -> Vec<Encoding> {
+            Encoding::ALL
+                .into_iter()
+                .filter(|e| prefs.listed[e.index()] == Some(1000))
+                .collect()
+        };
+        // What each line lists of the codings the server stores (`deflate`, which
+        // browsers list too, is not among them).
+        let chrome = listed(common(b"gzip, deflate, br, zstd").unwrap());
+        assert!([Brotli, Zstd, Gzip].iter().all(|e| chrome.contains(e)));
+        assert!(!chrome.contains(&DictionaryBrotli) && !chrome.contains(&Identity));
+        assert_eq!(common(b"gzip, deflate, br, zstd").unwrap().any, None);
+        let with_dictionary = listed(common(b"gzip, deflate, br, zstd, dcb, dcz").unwrap());
+        assert_eq!(with_dictionary.len(), chrome.len() + 2);
+        assert!(
+            with_dictionary.contains(&DictionaryBrotli)
+                && with_dictionary.contains(&DictionaryZstd)
+        );
+        assert_eq!(listed(common(b"br, gzip").unwrap()), [Brotli, Gzip]);
+        assert_eq!(listed(common(b"gzip").unwrap()), [Gzip]);
+        for other in [&b"gzip;q=0"[..], b"gzip, deflate, br, zstd ", b"GZIP", b""] {
+            assert_eq!(common(other), None, "{:?}", String::from_utf8_lossy(other));
         }
-        assert_eq!(common(b"gzip;q=0"), None);
     }
 
     #[test]

@@ -2,17 +2,19 @@
 
 use std::fmt;
 
+use crate::coding::{CODINGS, Encoding};
+
 /// Counts and sizes of one embedded folder, from
 /// [`Assets::report`](crate::Assets::report).
 ///
 /// ```
-/// # use embed_assets::{embed_assets, Assets};
+/// # use embed_assets::{embed_assets, Assets, Encoding};
 /// static ASSETS: Assets = embed_assets!("../examples/public");
 ///
 /// let report = ASSETS.report();
 /// println!("{report}"); // one line, for a start-up log
 /// assert_eq!(report.files, ASSETS.len());
-/// assert!(report.br_bytes < report.identity_bytes);
+/// assert!(report.coding(Encoding::Brotli).bytes < report.identity_bytes);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -23,18 +25,6 @@ pub struct Report {
     pub embedded: usize,
     /// The embedded files' own (identity) bytes.
     pub identity_bytes: u64,
-    /// Embedded files that also have a gzip body.
-    pub gzip_files: usize,
-    /// Bytes of all gzip bodies.
-    pub gzip_bytes: u64,
-    /// Embedded files that also have a brotli body.
-    pub br_files: usize,
-    /// Bytes of all brotli bodies.
-    pub br_bytes: u64,
-    /// Embedded files that also have a zstd body.
-    pub zstd_files: usize,
-    /// Bytes of all zstd bodies.
-    pub zstd_bytes: u64,
     /// Embedded files stored only compressed (`compressed_only`), whose own bytes are
     /// decoded from gzip when first needed.
     pub decoded_on_demand: usize,
@@ -54,17 +44,64 @@ pub struct Report {
     pub delta_files: usize,
     /// Bytes of all those bodies.
     pub delta_bytes: u64,
+    /// The encoded bodies, per coding in [`Encoding::ALL`]'s order (identity's entry
+    /// unused: see `identity_bytes`).
+    pub(crate) encoded: [Stored; CODINGS.len()],
+}
+
+/// The bodies of one content coding in a [`Report`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stored {
+    /// Embedded files with at least one body in the coding.
+    pub files: usize,
+    /// Bytes of all those bodies.
+    pub bytes: u64,
 }
 
 impl Report {
+    /// The bodies stored in `encoding`; for [`Encoding::Identity`], the embedded files
+    /// whose own bytes the binary carries.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets, Encoding};
+    /// static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let report = ASSETS.report();
+    /// let (br, gzip) = (report.coding(Encoding::Brotli), report.coding(Encoding::Gzip));
+    /// assert!(br.files > 0 && br.bytes < gzip.bytes);
+    /// ```
+    pub fn coding(&self, encoding: Encoding) -> Stored {
+        match encoding {
+            Encoding::Identity => Stored {
+                files: self.embedded - self.decoded_on_demand,
+                bytes: self.identity_bytes - self.decoded_on_demand_bytes,
+            },
+            encoding => self.encoded[encoding.index()],
+        }
+    }
+
     /// Bytes the binary carries for these assets: the stored identity bodies plus the
     /// encoded ones, those compressed against earlier versions included.
     pub fn stored_bytes(&self) -> u64 {
-        self.identity_bytes - self.decoded_on_demand_bytes
-            + self.gzip_bytes
-            + self.br_bytes
-            + self.zstd_bytes
-            + self.delta_bytes
+        Encoding::ALL
+            .into_iter()
+            .map(|encoding| self.coding(encoding).bytes)
+            .sum()
+    }
+
+    /// Counts `bodies`, the stored bodies of one embedded asset, identity last.
+    pub(crate) fn add_bodies(&mut self, bodies: &[crate::Variant]) {
+        let mut seen = [false; CODINGS.len()];
+        for body in bodies {
+            let index = body.encoding().index();
+            if body.encoding() == Encoding::Identity {
+                continue;
+            }
+            self.encoded[index].bytes += body.len();
+            if !std::mem::replace(&mut seen[index], true) {
+                self.encoded[index].files += 1;
+            }
+        }
     }
 }
 
@@ -72,35 +109,42 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: {} embedded ({}; {} stored with br for {} ({}), ",
+            "{}: {} embedded ({}; {} stored",
             Count(self.files, "file"),
             self.embedded,
             Size(self.identity_bytes),
             Size(self.stored_bytes()),
-            Count(self.br_files, "file"),
-            Size(self.br_bytes),
         )?;
+        let mut first = true;
+        for coding in CODINGS.iter().filter(|coding| !coding.needs_dictionary) {
+            let stored = self.encoded[coding.encoding.index()];
+            if coding.encoding == Encoding::Identity || stored.files == 0 {
+                continue;
+            }
+            let lead = if std::mem::take(&mut first) {
+                " with"
+            } else {
+                ","
+            };
+            write!(
+                f,
+                "{lead} {} for {} ({})",
+                coding.token,
+                Count(stored.files, "file"),
+                Size(stored.bytes)
+            )?;
+        }
         if self.decoded_on_demand > 0 {
             write!(
                 f,
-                "{} decoded from gzip on demand ({}), ",
+                ", {} decoded from gzip on demand ({})",
                 self.decoded_on_demand,
                 Size(self.decoded_on_demand_bytes)
             )?;
         }
-        if self.zstd_files > 0 {
-            write!(
-                f,
-                "zstd for {} ({}), ",
-                self.zstd_files,
-                Size(self.zstd_bytes)
-            )?;
-        }
         write!(
             f,
-            "gzip for {} ({})), {} on disk ({})",
-            self.gzip_files,
-            Size(self.gzip_bytes),
+            "), {} on disk ({})",
             self.on_disk,
             Size(self.on_disk_bytes),
         )?;
@@ -159,12 +203,12 @@ mod tests {
 
     #[test]
     fn one_file_is_one_file_not_one_files() {
-        let report = Report {
+        let mut report = Report {
             files: 1,
             embedded: 1,
-            br_files: 1,
             ..Report::default()
         };
+        report.encoded[Encoding::Brotli.index()].files = 1;
         let text = report.to_string();
         assert!(text.starts_with("1 file: 1 embedded"), "{text}");
         assert!(text.contains("with br for 1 file ("), "{text}");

@@ -4,7 +4,8 @@
 
 use http::HeaderValue;
 
-use crate::asset::{Asset, Encoding, Variant};
+use crate::asset::{Asset, Variant};
+use crate::coding::Encoding;
 use crate::precondition::Validators;
 
 /// The representation a response is about: what its headers state and its

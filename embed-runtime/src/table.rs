@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::asset::Asset;
+use crate::asset::{Asset, Variant};
 use crate::report::Report;
 
 /// Set in a map value when the key is an asset's fingerprinted URL (the macro writes
@@ -127,39 +127,23 @@ impl Assets {
             }
             report.embedded += 1;
             report.identity_bytes += asset.len;
-            let mut stored = 0;
-            if asset.identity.is_stored() {
-                stored += asset.len;
-            } else {
+            if !asset.identity().is_stored() {
                 report.decoded_on_demand += 1;
                 report.decoded_on_demand_bytes += asset.len;
             }
-            if let Some(gzip) = &asset.gzip {
-                report.gzip_files += 1;
-                report.gzip_bytes += gzip.len();
-                stored += gzip.len();
-            }
-            if let Some(br) = &asset.br {
-                report.br_files += 1;
-                report.br_bytes += br.len();
-                stored += br.len();
-            }
-            if let Some(zstd) = &asset.zstd {
-                report.zstd_files += 1;
-                report.zstd_bytes += zstd.len();
-                stored += zstd.len();
-            }
+            report.add_bodies(asset.bodies());
             if asset.earlier_release().is_some() {
                 report.earlier_release_files += 1;
-                report.earlier_release_bytes += stored;
+                report.earlier_release_bytes += asset
+                    .bodies()
+                    .iter()
+                    .filter(|body| body.is_stored())
+                    .map(Variant::len)
+                    .sum::<u64>();
             }
             if !asset.deltas().is_empty() {
                 report.delta_files += 1;
-                report.delta_bytes += asset
-                    .deltas()
-                    .iter()
-                    .map(|d| d.variant().len())
-                    .sum::<u64>();
+                report.delta_bytes += asset.deltas().iter().map(Variant::len).sum::<u64>();
             }
         }
         report

@@ -73,10 +73,7 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
         (page, release_1_bytes("/index.html")),
     ] {
         let deltas = asset.deltas();
-        let got: Vec<&str> = deltas
-            .iter()
-            .map(|d| d.variant().encoding().as_str())
-            .collect();
+        let got: Vec<&str> = deltas.iter().map(|d| d.encoding().as_str()).collect();
         let mut sorted = got.clone();
         sorted.sort_unstable();
         assert_eq!(sorted, codings(), "{}: one body per coding", asset.path());
@@ -84,26 +81,24 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
         for delta in deltas {
             assert_eq!(
                 delta.dictionary(),
-                integration_tests::available_dictionary(earlier),
+                Some(integration_tests::available_dictionary(earlier).as_str()),
                 "{}",
                 asset.path()
             );
-            assert!(delta.variant().len() < br.len(), "smaller than br");
-            assert!(asset.variants().all(|v| v.etag() != delta.variant().etag()));
+            assert!(delta.len() < br.len(), "smaller than br");
+            assert!(asset.variants().all(|v| v.etag() != delta.etag()));
         }
         assert!(
-            deltas
-                .windows(2)
-                .all(|w| w[0].variant().len() <= w[1].variant().len()),
+            deltas.windows(2).all(|w| w[0].len() <= w[1].len()),
             "smallest first"
         );
     }
     // The app's delta is a fraction of its brotli body: only the changed lines.
     let br = app.variant(embed_assets::Encoding::Brotli).unwrap().len();
     assert!(
-        app.deltas()[0].variant().len() * 10 < br,
+        app.deltas()[0].len() * 10 < br,
         "{:?} vs {br}",
-        app.deltas()[0].variant().len()
+        app.deltas()[0].len()
     );
     // Unchanged: no earlier version with other bytes.
     assert!(css.deltas().is_empty());
@@ -122,7 +117,7 @@ fn changed_files_have_bodies_against_their_earlier_version_and_the_rest_none() {
     let bytes: u64 = [app, page]
         .iter()
         .flat_map(|asset| asset.deltas())
-        .map(|delta| delta.variant().len())
+        .map(|delta| delta.len())
         .sum();
     assert_eq!((report.delta_files, report.delta_bytes), (2, bytes));
     assert!(
@@ -212,10 +207,10 @@ async fn a_client_with_the_earlier_version_gets_only_the_difference() {
         let delta = this_build("/js/app.js")
             .deltas()
             .iter()
-            .find(|d| d.variant().encoding().as_str() == coding)
+            .find(|d| d.encoding().as_str() == coding)
             .unwrap();
-        assert_eq!(header(&headers, ETAG), Some(delta.variant().etag()));
-        assert_eq!(body, delta.variant().body());
+        assert_eq!(header(&headers, ETAG), Some(delta.etag()));
+        assert_eq!(body, delta.body());
 
         // HEAD: the same fields, no body.
         let (status, head_headers, head_body) = send(addr, Method::HEAD, app_url, &fields).await;
@@ -228,7 +223,7 @@ async fn a_client_with_the_earlier_version_gets_only_the_difference() {
         );
 
         // Revalidation with the delta's own tag (RFC 9110 §13.1.2).
-        let etag = delta.variant().etag();
+        let etag = delta.etag();
         let conditional = [fields[0], fields[1], ("if-none-match", etag)];
         let (status, not_modified, _) = fetch(addr, app_url, &conditional).await;
         assert_eq!(status, StatusCode::NOT_MODIFIED);

@@ -328,28 +328,35 @@ fn the_report_counts_embedded_encoded_and_on_disk_files() {
         .map(|p| fixture(p).len() as u64)
         .sum();
     assert_eq!(report.identity_bytes, identity);
-    let br: u64 = DISK
-        .iter()
-        .filter_map(|a| a.body(embed_assets::Encoding::Brotli))
-        .map(|b| b.len() as u64)
-        .sum();
-    assert_eq!(report.br_bytes, br);
-    assert!(report.br_files > 0 && report.gzip_files >= report.br_files - 1);
+    use embed_assets::Encoding::{Brotli, Gzip, Identity, Zstd};
+    let stored = |encoding| -> (usize, u64) {
+        let bodies: Vec<u64> = DISK
+            .iter()
+            .filter(|a| a.variant(encoding).is_some_and(|v| v.is_stored()))
+            .filter_map(|a| a.body(encoding))
+            .map(|b| b.len() as u64)
+            .collect();
+        (bodies.len(), bodies.iter().sum())
+    };
+    for encoding in [Brotli, Gzip, Zstd, Identity] {
+        let counted = report.coding(encoding);
+        assert_eq!(
+            (counted.files, counted.bytes),
+            stored(encoding),
+            "{encoding}"
+        );
+    }
+    let (br, gzip) = (report.coding(Brotli), report.coding(Gzip));
+    assert!(br.files > 0 && gzip.files >= br.files - 1);
     // By default (`compressed_only`), files with a gzip body store no bytes of their own.
     assert!(report.decoded_on_demand > 0);
     assert_eq!(
         report.stored_bytes(),
         report.identity_bytes - report.decoded_on_demand_bytes
-            + report.gzip_bytes
-            + report.br_bytes
-            + report.zstd_bytes
+            + gzip.bytes
+            + br.bytes
+            + report.coding(Zstd).bytes
     );
-    let zstd: u64 = DISK
-        .iter()
-        .filter_map(|a| a.body(embed_assets::Encoding::Zstd))
-        .map(|b| b.len() as u64)
-        .sum();
-    assert_eq!(report.zstd_bytes, zstd);
     let line = report.to_string();
     assert!(
         line.starts_with(&format!("{all} files: {} embedded", all - 1)),

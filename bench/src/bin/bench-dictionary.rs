@@ -161,7 +161,7 @@ fn show(name: &str, assets: &embed_assets::Assets) {
     for asset in assets.iter().filter(|a| !a.deltas().is_empty()) {
         let len = |e: Encoding| asset.variant(e).map_or(0, |v| v.len());
         let delta = |e: Encoding| {
-            asset.deltas().iter().find(|d| d.variant().encoding() == e).map_or(0, |d| d.variant().len())
+            asset.deltas().iter().find(|d| d.encoding() == e).map_or(0, |d| d.len())
         };
         println!(
             "row {name} {} {} {} {} {} {}",

@@ -23,7 +23,7 @@ use bytes::Bytes;
 
 use http::HeaderValue;
 
-use crate::asset::Encoding;
+use crate::coding::Encoding;
 use crate::precondition::Validators;
 use crate::representation::{HeaderValues, Negotiated, Representation};
 

@@ -9,7 +9,8 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::asset::{Asset, Encoding, Variant};
+use crate::asset::{Asset, Variant};
+use crate::coding::Encoding;
 use crate::range::ByteRange;
 use crate::representation::{HeaderValues, Negotiated, Representation};
 
@@ -51,11 +52,11 @@ pub(crate) struct Added<'a> {
 }
 
 /// The headers of a 200 and of a 304 for one stored variant, built once per service so
-/// the common answers clone a finished map instead of inserting field by field.
+/// the common answers clone a finished map instead of inserting field by field. A
+/// service keeps them per asset in the order of its bodies (`Asset::bodies`), so the
+/// index negotiation gives finds them.
 #[derive(Debug, Clone)]
 pub(crate) struct PrebuiltHeaders {
-    /// The variant's ETag, by address: which stored body these are for.
-    etag: &'static str,
     values: HeaderValues,
     pub(super) ok: HeaderMap,
     pub(super) not_modified: HeaderMap,
@@ -68,16 +69,10 @@ impl PrebuiltHeaders {
         let not_modified = representation_headers(rep, added, Part::NotModified);
         let ok = representation_headers(rep, added, Part::Whole);
         PrebuiltHeaders {
-            etag: variant.etag(),
             values: rep.values.clone(),
             ok,
             not_modified,
         }
-    }
-
-    /// Whether these are the headers of `variant`.
-    pub(crate) fn is_for(&self, variant: &Variant) -> bool {
-        std::ptr::eq(self.etag, variant.etag())
     }
 
     /// The representation of `variant` (of `asset`, which these headers were built

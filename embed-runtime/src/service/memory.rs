@@ -33,10 +33,9 @@ pub(super) fn respond_embedded(
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
-    let variant = select_variant(asset, headers);
-    let prebuilt = policy
-        .prebuilt
-        .and_then(|all| all.iter().find(|p| p.is_for(variant)));
+    let (index, variant) = select_variant(asset, headers);
+    // Built for each of the asset's bodies, in their order (`tables.rs`).
+    let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
     let rep = match prebuilt {
         Some(prebuilt) => prebuilt.representation(asset, variant),
         None => Representation::embedded(asset, variant),

@@ -11,7 +11,7 @@ use http::HeaderValue;
 use std::sync::Arc;
 
 use super::options::{Fields, Options, is_page};
-use crate::asset::{Asset, Delta};
+use crate::asset::Asset;
 use crate::respond::{Added, PrebuiltHeaders};
 use crate::table::Assets;
 
@@ -76,8 +76,8 @@ impl Tables {
             .collect();
         let prebuild = |asset: &'static Asset, added: Added<'_>| {
             asset
-                .variants()
-                .chain(asset.deltas().iter().map(Delta::variant))
+                .bodies()
+                .iter()
                 .map(|variant| PrebuiltHeaders::new(asset, variant, added))
                 .collect::<Vec<_>>()
         };

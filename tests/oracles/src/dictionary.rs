@@ -77,12 +77,10 @@ pub fn check_dictionary(site: &ReleaseSite, data: &[u8]) {
                 let delta = asset
                     .deltas()
                     .iter()
-                    .find(|delta| {
-                        delta.variant().encoding() == sent && delta.variant().body() == body
-                    })
+                    .find(|delta| delta.encoding() == sent && delta.body() == body)
                     .unwrap_or_else(|| panic!("no such dictionary body, {context}"));
                 assert_eq!(
-                    framed_hash(delta.variant()),
+                    framed_hash(delta),
                     hash,
                     "the body is against another dictionary, {context}"
                 );
@@ -90,7 +88,7 @@ pub fn check_dictionary(site: &ReleaseSite, data: &[u8]) {
                     hash.is_some_and(|hash| site.kept.contains(&hash)),
                     "{context}"
                 );
-                delta.variant()
+                delta
             }
             encoding => {
                 let variant = asset.variant(encoding).unwrap();
@@ -132,8 +130,9 @@ fn expected_codings(asset: &Asset, weights: &Weights, offered: Option<&Bytes>) -
     };
     let against = |coding| {
         asset.deltas().iter().any(|delta| {
-            delta.variant().encoding() == coding
-                && sf_binary(delta.dictionary().as_bytes()).map(|named| named.bytes)
+            delta.encoding() == coding
+                && sf_binary(delta.dictionary().unwrap_or_default().as_bytes())
+                    .map(|named| named.bytes)
                     == Some(offered.bytes)
         })
     };

@@ -154,11 +154,10 @@ fn is_body_of(asset: &Asset, coding: Option<Encoding>, body: &[u8], bytes: Optio
             let identity = asset.variant(Encoding::Identity).unwrap().body();
             identity == body && bytes.is_none_or(|bytes| bytes == body)
         }
-        Some(dictionary @ (Encoding::DictionaryBrotli | Encoding::DictionaryZstd)) => {
-            asset.deltas().iter().any(|delta| {
-                delta.variant().encoding() == dictionary && delta.variant().body() == body
-            })
-        }
+        Some(dictionary @ (Encoding::DictionaryBrotli | Encoding::DictionaryZstd)) => asset
+            .deltas()
+            .iter()
+            .any(|delta| delta.encoding() == dictionary && delta.body() == body),
         Some(encoding) => asset
             .variant(encoding)
             .is_some_and(|variant| variant.body() == body),
