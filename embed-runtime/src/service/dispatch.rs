@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use embed_assets_shared::select::FileRules;
-use http::StatusCode;
+use http::{StatusCode, Version};
 
 use super::file::FileRequest;
 use super::memory::respond_embedded;
@@ -51,7 +51,7 @@ impl ServeAssets {
     /// behind them, warp's next filter). Decided here, from the route, before any I/O,
     /// so that no adapter inspects a response to decide.
     pub(crate) fn answer(&self, head: RequestHead<'_>, claim: Claim) -> Option<ResponseFuture> {
-        if !head.has_valid_host() {
+        if !has_valid_host(&head) {
             return (claim != Claim::Hits)
                 .then(|| ResponseFuture::ready(respond::status_only(StatusCode::BAD_REQUEST)));
         }
@@ -170,4 +170,23 @@ impl ServeAssets {
             request.respond().await
         })
     }
+}
+
+/// RFC 9112 §3.2: a request with more than one `Host` field line or an invalid one, or
+/// an HTTP/1.1 request with none, is answered with 400. A target in absolute form names
+/// the host itself (§3.2.2), as HTTP/2's `:authority` does; HTTP/1.0 predates `Host`.
+fn has_valid_host(head: &RequestHead<'_>) -> bool {
+    let mut hosts = head.headers.get_all(http::header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(_), Some(_)) => false,
+        (Some(host), None) => is_authority(host.as_bytes()),
+        (None, _) => head.has_authority || head.version != Version::HTTP_11,
+    }
+}
+
+/// RFC 3986 §3.2: the bytes an `authority` without userinfo can hold (`reg-name` or an
+/// IP literal, then `:port`). Checked byte by byte, with no allocation, on every request.
+fn is_authority(host: &[u8]) -> bool {
+    host.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%:[]".contains(&b))
 }

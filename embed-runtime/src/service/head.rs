@@ -5,13 +5,6 @@ use http::{HeaderMap, Method, Version};
 #[cfg(doc)]
 use super::ServeAssets;
 
-/// RFC 3986 §3.2: the bytes an `authority` without userinfo can hold (`reg-name` or an
-/// IP literal, then `:port`). Checked byte by byte, with no allocation, on every request.
-fn is_authority(host: &[u8]) -> bool {
-    host.iter()
-        .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%:[]".contains(&b))
-}
-
 /// The parts of a request that [`ServeAssets`] reads: method, target, version and
 /// header fields. The body is never read.
 ///
@@ -93,18 +86,5 @@ impl<'a> RequestHead<'a> {
             .next()
             .filter(|segment| !segment.is_empty());
         self
-    }
-
-    /// RFC 9112 §3.2: a request with more than one `Host` field line or an invalid one,
-    /// or an HTTP/1.1 request with none, is answered with 400. A target in absolute
-    /// form names the host itself (§3.2.2), as HTTP/2's `:authority` does; HTTP/1.0
-    /// predates `Host`.
-    pub(super) fn has_valid_host(&self) -> bool {
-        let mut hosts = self.headers.get_all(http::header::HOST).iter();
-        match (hosts.next(), hosts.next()) {
-            (Some(_), Some(_)) => false,
-            (Some(host), None) => is_authority(host.as_bytes()),
-            (None, _) => self.has_authority || self.version != Version::HTTP_11,
-        }
     }
 }
