@@ -6,6 +6,7 @@ use http::HeaderValue;
 
 use crate::asset::{Asset, Variant};
 use crate::coding::Encoding;
+use crate::disk::FileMeta;
 use crate::precondition::Validators;
 
 /// The representation a response is about: what its headers state and its
@@ -58,6 +59,34 @@ pub(crate) struct HeaderValues {
 }
 
 impl<'a> Representation<'a> {
+    /// The identity representation of a file of type `content_type` as read from disk
+    /// (`meta`): `Last-Modified` from the file's time, no other encodings. `None` only
+    /// if a value cannot be a header, which our formats rule out.
+    pub(crate) fn on_disk(meta: &'a FileMeta, content_type: &'a str) -> Option<Self> {
+        let version = meta.version;
+        let last_modified = httpdate::fmt_http_date(version.stated);
+        Some(Representation {
+            content_type,
+            encoding: Encoding::Identity,
+            validators: Validators {
+                etag: meta.etag.as_deref(),
+                modified: version.modified_secs(),
+            },
+            len: version.len,
+            values: HeaderValues {
+                etag: match &meta.etag {
+                    Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
+                    None => None,
+                },
+                last_modified: HeaderValue::try_from(last_modified).ok()?,
+                content_type: HeaderValue::try_from(content_type).ok()?,
+                content_length: HeaderValue::from(version.len),
+            },
+            negotiated: Negotiated::No,
+            dictionary_match: None,
+        })
+    }
+
     /// The stored variant of an embedded asset, its header values built from the
     /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
     /// requests clone the result.

@@ -21,12 +21,6 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use http::HeaderValue;
-
-use crate::coding::Encoding;
-use crate::precondition::Validators;
-use crate::representation::{HeaderValues, Negotiated, Representation};
-
 /// Default read size for on-disk assets. Large enough that per-chunk overhead (a
 /// blocking-pool hop and a syscall) vanishes next to loopback copy cost, small enough
 /// that 32 concurrent downloads hold well under 100 MiB. See the benchmarks guide (`guide::benchmarks`).
@@ -66,8 +60,9 @@ pub(crate) struct DiskFile {
 /// What a file's validators come from: its version, and its content ETag once known.
 #[derive(Debug)]
 pub(crate) struct FileMeta {
-    etag: Option<Arc<str>>,
-    version: FileVersion,
+    /// The content ETag, when known (a large file's is computed in the background).
+    pub(crate) etag: Option<Arc<str>>,
+    pub(crate) version: FileVersion,
 }
 
 /// A file's bytes: read whole, or an open handle to stream from.
@@ -102,39 +97,6 @@ impl DiskFile {
                 version,
             },
             content: Content::Whole(bytes),
-        })
-    }
-}
-
-impl FileMeta {
-    /// The identity representation of a file of type `content_type` as read from
-    /// disk: `Last-Modified` from the file's time, no other encodings. `None` only if
-    /// a value cannot be a header, which our formats rule out.
-    pub(crate) fn representation<'a>(
-        &'a self,
-        content_type: &'a str,
-    ) -> Option<Representation<'a>> {
-        let version = self.version;
-        let last_modified = httpdate::fmt_http_date(version.stated);
-        Some(Representation {
-            content_type,
-            encoding: Encoding::Identity,
-            validators: Validators {
-                etag: self.etag.as_deref(),
-                modified: version.modified_secs(),
-            },
-            len: version.len,
-            values: HeaderValues {
-                etag: match &self.etag {
-                    Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
-                    None => None,
-                },
-                last_modified: HeaderValue::try_from(last_modified).ok()?,
-                content_type: HeaderValue::try_from(content_type).ok()?,
-                content_length: HeaderValue::from(version.len),
-            },
-            negotiated: Negotiated::No,
-            dictionary_match: None,
         })
     }
 }

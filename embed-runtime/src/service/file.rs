@@ -15,6 +15,7 @@ use super::route::Policy;
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::disk::DiskFile;
+use crate::representation::Representation;
 use crate::respond;
 
 /// A request answered from a file read at run time: an on-disk asset (streamed), or
@@ -60,7 +61,7 @@ impl FileRequest {
                 content.is_utf8()
             })),
         };
-        let Some(rep) = meta.representation(&content_type) else {
+        let Some(rep) = Representation::on_disk(&meta, &content_type) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
         let chunk_size = self.service.config.options.chunk_size;
