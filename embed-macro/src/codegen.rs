@@ -113,7 +113,7 @@ struct Bodies {
 
 impl Bodies {
     /// Appends one asset's bodies, in the server's order of preference (identity last),
-    /// and returns their range of the list.
+    /// and returns their range of the list as `AssetInit`'s `first` and `count`.
     fn add(&mut self, asset: &EncodedAsset, index: usize) -> TokenStream {
         let start = self.list.len();
         let encoded = asset.deltas.iter().chain(asset.body.encoded());
@@ -161,8 +161,8 @@ impl Bodies {
         let (etag, len) = (&asset.etag, asset.len);
         self.list
             .push(quote!(__embed::identity(#etag, #len, #identity)));
-        let count = self.list.len() - start;
-        quote!(__embed::bodies(&BODIES, #start, #count))
+        let (first, count) = (start as u32, (self.list.len() - start) as u32);
+        quote!(first: #first, count: #count)
     }
 }
 
@@ -236,7 +236,8 @@ fn asset_tokens(asset: &EncodedAsset, index: usize, bodies: &mut Bodies) -> Toke
             page: #page,
             release: #release,
             dictionary_match: #dictionary_match,
-            bodies: #bodies,
+            bodies: &BODIES,
+            #bodies,
             disk_path: #disk_path,
         })
     }
@@ -549,7 +550,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("__embed :: bodies (& BODIES , 2usize , 1usize)"),
+            text.contains("bodies : & BODIES , first : 2u32 , count : 1u32"),
             "{text}"
         );
         assert!(!text.contains("b\""), "no byte-string literals: {text}");

@@ -39,9 +39,13 @@ pub struct AssetInit {
     pub release: Option<&'static str>,
     /// The `Use-As-Dictionary` field value of its responses.
     pub dictionary_match: Option<&'static str>,
-    /// Its bodies in the server's order of preference, identity last: a range of the
-    /// table's one list of bodies, cut by [`bodies`].
+    /// The table's one list of bodies, of which this file's are `count` from `first`,
+    /// in the server's order of preference, identity last.
     pub bodies: &'static [Variant],
+    /// Where this file's bodies start in `bodies`.
+    pub first: u32,
+    /// How many bodies it has.
+    pub count: u32,
     /// Over `max_embed_size`: the path below the folder (`/`-separated), read at run
     /// time; `None` when the bytes are in the binary.
     pub disk_path: Option<&'static str>,
@@ -58,7 +62,9 @@ pub const fn asset(init: AssetInit) -> Asset {
         last_modified: init.last_modified,
         modified: init.modified,
         len: init.len,
-        bodies: init.bodies,
+        all_bodies: init.bodies,
+        first: init.first,
+        count: init.count,
         disk_path: init.disk_path,
         fingerprinted: init.fingerprinted,
         url: init.url,
@@ -67,11 +73,6 @@ pub const fn asset(init: AssetInit) -> Asset {
         release: init.release,
         dictionary_match: init.dictionary_match,
     }
-}
-
-/// The bodies of one asset: `len` of `all` (the table's list) from `start`.
-pub const fn bodies(all: &'static [Variant], start: usize, len: usize) -> &'static [Variant] {
-    all.split_at(start).1.split_at(len).0
 }
 
 /// A body stored in the binary in `encoding`; `dictionary` for a dictionary coding

@@ -142,10 +142,14 @@ pub struct Asset {
     pub(crate) last_modified: &'static str,
     pub(crate) modified: u64,
     pub(crate) len: u64,
-    /// Every stored body, in the server's order of preference: those compressed
-    /// against a dictionary first (smallest first), then one per coding (brotli, zstd,
-    /// gzip), then identity, always last (for an on-disk asset: no bytes, no ETag).
-    pub(crate) bodies: &'static [Variant],
+    /// The table's list of bodies, of which this asset's are `count` from `first`:
+    /// those compressed against a dictionary (smallest first), then one per coding
+    /// (brotli, zstd, gzip), then identity, always last (for an on-disk asset: no
+    /// bytes, no ETag). Sliced when read: slicing a static while rustc evaluates the
+    /// table costs it a tenth of a second per thousand files.
+    pub(crate) all_bodies: &'static [Variant],
+    pub(crate) first: u32,
+    pub(crate) count: u32,
     pub(crate) disk_path: Option<&'static str>,
     pub(crate) fingerprinted: Option<&'static str>,
     /// [`url`](Asset::url) where percent-encoding changes it.
@@ -331,7 +335,9 @@ impl Asset {
     /// The stored representations, in the server's order of preference (identity
     /// last), without those compressed against a dictionary ([`deltas`](Self::deltas)).
     pub fn variants(&self) -> impl Iterator<Item = &Variant> + '_ {
-        self.bodies.iter().filter(|body| body.dictionary.is_none())
+        self.bodies()
+            .iter()
+            .filter(|body| body.dictionary.is_none())
     }
 
     /// The representation stored in `encoding`, if any; `None` for the dictionary
@@ -352,7 +358,7 @@ impl Asset {
     /// Whether any encoded variant exists, i.e. whether responses depend on
     /// `Accept-Encoding` and so carry `Vary: Accept-Encoding`.
     pub fn is_negotiated(&self) -> bool {
-        self.bodies.len() > 1
+        self.count > 1
     }
 
     /// Its bodies compressed against earlier versions of it (RFC 9842), each naming
@@ -366,11 +372,11 @@ impl Asset {
     /// page at the same path.
     pub fn deltas(&self) -> &'static [Variant] {
         let count = self
-            .bodies
+            .bodies()
             .iter()
             .take_while(|body| body.dictionary.is_some())
             .count();
-        &self.bodies[..count]
+        &self.bodies()[..count]
     }
 
     /// The `Use-As-Dictionary` field value (RFC 9842 §2.1) its responses carry, with
@@ -384,12 +390,15 @@ impl Asset {
 
     /// Every stored body, in the server's order of preference, identity last.
     pub(crate) fn bodies(&self) -> &'static [Variant] {
-        self.bodies
+        let (first, count) = (self.first as usize, self.count as usize);
+        self.all_bodies
+            .get(first..first + count)
+            .unwrap_or_default()
     }
 
     /// The identity body: the file's own bytes (none for an on-disk asset).
     pub(crate) fn identity(&self) -> &'static Variant {
-        self.bodies.last().unwrap_or(&NO_BODY)
+        self.bodies().last().unwrap_or(&NO_BODY)
     }
 
     pub(crate) fn modified_secs(&self) -> u64 {

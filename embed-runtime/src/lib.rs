@@ -323,9 +323,7 @@ pub use embed_assets_macros::embed;
 /// crate requires at its exact version.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::abi::{
-        AssetInit, EMPTY, Identity, asset, assets, bodies, body, entry, identity,
-    };
+    pub use crate::abi::{AssetInit, EMPTY, Identity, asset, assets, body, entry, identity};
     pub use crate::asset::{Asset, PageInit, Variant};
     pub use crate::coding::Encoding;
     pub use crate::table::{FINGERPRINTED, Selection};
