@@ -102,8 +102,8 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # dev-dependency adds features to a dependency the set leaves out (Poem 3.1 needs
 # tokio's `net` and did not ask for it; the tests' tokio has it).
 # The library's features: tower, one per framework of the registry (those with a
-# feature, and axum, which is one in the library), zstd.
-features="tower axum $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+# feature, and axum and serve, which are default features of the library), zstd.
+features="tower axum serve $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}

@@ -83,7 +83,8 @@
 //! | feature | what it enables | default |
 //! |---|---|---|
 //! | `axum` | `tower`, the mount point of axum 0.8's `nest_service` (`/static` redirects to `static/`), and `WithFallback::into_make_service` for `axum::serve` | yes |
-//! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService`; `WithFallback` | with `axum` |
+//! | `serve` | `serve` and `Server`: a server of its own, thread per core (hyper, HTTP/1.1 and h2c; a tokio current-thread runtime and an `SO_REUSEPORT` listener per worker), with the assets in front of any tower application, an axum `Router` as it is; graceful shutdown | yes |
+//! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService`; `WithFallback` | with `axum` and `serve` |
 //! | `actix-web` | [`ServeAssets`] as actix-web 4's default service, and `adapters::actix_web::Mount` for a prefix (Rust 1.89) | no |
 //! | `rocket` | [`ServeAssets`] mountable in Rocket 0.5, and `adapters::rocket::AssetServer` to set its rank (Rust 1.89) | no |
 //! | `poem` | [`ServeAssets`] as a Poem 3 `Endpoint` | no |
@@ -126,6 +127,8 @@ mod range;
 mod report;
 mod representation;
 mod respond;
+#[cfg(feature = "serve")]
+mod serve;
 mod service;
 mod table;
 
@@ -154,6 +157,8 @@ pub use coding::Encoding;
 pub use entry::Entry;
 pub use error::{DiskProblem, Error};
 pub use report::{Report, Stored};
+#[cfg(feature = "serve")]
+pub use serve::{Server, ShutdownHandle, serve};
 pub use service::{RequestHead, ServeAssets};
 pub use table::Assets;
 

@@ -1,5 +1,6 @@
 //! Every framework: the set-up of axum, hyper and tower, actix-web, Rocket, Poem, Salvo
-//! and warp, the fastest set-up in detail, and serving without axum.
+//! and warp, the fastest set-up in detail, the library's own server (`serve`), and
+//! serving without axum.
 //!
 //! The HTTP behaviour lives in one framework-neutral core. Each framework reaches it
 //! through a thin adapter, behind a cargo feature of `embed-assets`. Adapters only
@@ -11,6 +12,7 @@
 //! | framework | feature | minimum Rust | at the root | under `/static` | example |
 //! |---|---|---|---|---|---|
 //! | axum 0.8 | `axum` (default) | 1.85 | `.fallback_service(ASSETS.service())` | `.nest_service("/static", ASSETS.service())` | `cargo run -p example-site` |
+//! | its own server (hyper 1) | `serve` (default) | 1.85 | `embed_assets::serve(addr, ASSETS.service(), app)` | `app.nest_service("/static", ASSETS.service())` as `app` | `cargo run -p example-site --bin serve` |
 //! | hyper 1, any tower stack | `tower` (in `axum`), or none | 1.85 | `service.respond(&request)` | `RequestHead::with_path` + `at_bare_mount` | `cargo run -p example-site --bin hyper` |
 //! | actix-web 4 | `actix-web` | 1.89 | `.default_service(ASSETS.service())` | `.service(Mount::new("/static", ASSETS.service()))` | `cargo run -p example-site --bin actix-web --features actix-web` |
 //! | Rocket 0.5 | `rocket` | 1.89 | `.mount("/", ASSETS.service())` (rank 10: your routes win) | `.mount("/static", ASSETS.service())` | `cargo run -p example-site --bin rocket --features rocket` |
@@ -141,6 +143,40 @@
 //! # #[cfg(not(feature = "axum"))]
 //! # fn main() {}
 //! ```
+//!
+//! # Its own server: `serve`
+//!
+//! [`embed_assets::serve`](crate::serve) runs the server itself, with the same front
+//! as `with_fallback`: hits from the assets, everything else to your `Router`
+//! (feature `serve`, on by default). It starts a worker per core, each an OS thread
+//! with a single-threaded tokio runtime and a listener of its own on the address
+//! (`SO_REUSEPORT`: the kernel spreads connections over the workers), speaks HTTP/1.1
+//! and HTTP/2 with prior knowledge, closes connections that send no request head in
+//! time or stay idle, caps connections per worker, and on SIGTERM or Ctrl-C closes its
+//! listeners and lets responses in flight finish. It blocks: call it from `main`, not
+//! inside an async runtime. [`Server`](crate::Server) sets the workers, timeouts, cap
+//! and drain time, gives the bound address (port 0 works) and a
+//! [`ShutdownHandle`](crate::ShutdownHandle):
+//!
+//! ```rust,no_run
+//! use axum::{routing::get, Router};
+//!
+//! #[embed_assets::embed("../examples/public")]
+//! mod frontend {}
+//!
+//! # #[cfg(all(feature = "axum", feature = "serve"))]
+//! fn main() -> std::io::Result<()> {
+//!     let app = Router::new().route("/api/health", get(|| async { "ok" }));
+//!     embed_assets::serve("127.0.0.1:3000", frontend::ASSETS.service(), app)
+//! }
+//! # #[cfg(not(all(feature = "axum", feature = "serve")))]
+//! # fn main() {}
+//! ```
+//!
+//! The application runs on the worker that accepted its connection: its handlers need
+//! not be `Send`, and a handler that blocks holds up that worker's other connections,
+//! as on any single-threaded runtime (use `spawn_blocking` for blocking work). No TLS:
+//! put a proxy in front, as for the other set-ups here.
 //!
 //! To store a response future, name it from [`embed_assets::future`](crate::future):
 //! `ResponseFuture` (of [`ServeAssets::respond`](crate::ServeAssets::respond)),

@@ -22,6 +22,7 @@ mod poem;
 mod rocket;
 #[cfg(feature = "salvo")]
 mod salvo;
+mod serve;
 #[cfg(feature = "warp")]
 mod warp;
 
@@ -101,11 +102,13 @@ pub enum Framework {
     Salvo,
     /// warp 0.4.
     Warp,
+    /// `embed_assets::serve`, the library's own server, in front of an axum `Router`.
+    Serve,
 }
 
 impl Framework {
     /// Every framework, in the order the reports list them.
-    pub const ALL: [Framework; 7] = [
+    pub const ALL: [Framework; 8] = [
         Framework::Axum,
         Framework::Hyper,
         Framework::ActixWeb,
@@ -113,6 +116,7 @@ impl Framework {
         Framework::Poem,
         Framework::Salvo,
         Framework::Warp,
+        Framework::Serve,
     ];
 
     /// Its name, as `EMBED_TEST_FRAMEWORK` and the cargo feature spell it.
@@ -125,6 +129,7 @@ impl Framework {
             Framework::Poem => "poem",
             Framework::Salvo => "salvo",
             Framework::Warp => "warp",
+            Framework::Serve => "serve",
         }
     }
 
@@ -164,7 +169,7 @@ impl Framework {
     /// Whether this build of the tests has the framework's feature.
     pub fn is_built(self) -> bool {
         match self {
-            Framework::Axum | Framework::Hyper => true,
+            Framework::Axum | Framework::Hyper | Framework::Serve => true,
             Framework::ActixWeb => cfg!(feature = "actix-web"),
             Framework::Rocket => cfg!(feature = "rocket"),
             Framework::Poem => cfg!(feature = "poem"),
@@ -192,6 +197,7 @@ impl Framework {
             Framework::Salvo => salvo::spawn(service, mount),
             #[cfg(feature = "warp")]
             Framework::Warp => warp::spawn(service, mount),
+            Framework::Serve => serve::spawn(service, mount),
             #[allow(unreachable_patterns)] // with every feature on
             other => panic!("{} is not built: enable its feature", other.name()),
         }
@@ -199,7 +205,7 @@ impl Framework {
 }
 
 /// Whether this run's client speaks HTTP/2 with prior knowledge (`EMBED_TEST_HTTP2=1`;
-/// the axum and hyper servers accept both versions on one port).
+/// the axum, hyper and serve servers accept both versions on one port).
 ///
 /// # Panics
 /// When it is set for a framework whose harness server is HTTP/1.1 only.

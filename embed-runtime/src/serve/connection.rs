@@ -1,0 +1,296 @@
+//! One connection: hyper-util's builder (HTTP/1.1, or HTTP/2 with prior knowledge, told
+//! apart by the first bytes) over the assets in front of the application, and what
+//! hyper does not bound by itself: the time to a first request in either version, the
+//! idle time between requests (HTTP/2's; HTTP/1.1's when shorter than hyper's
+//! header-read timeout, which runs between requests too), and the end of a connection
+//! at a shutdown.
+
+use std::cell::Cell;
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
+use std::rc::Rc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::{Frame, SizeHint};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+use super::{BoxError, Limits};
+use crate::WithFallback;
+
+/// How long a connection closed for idleness has to end on its own (HTTP/2: a
+/// `GOAWAY`, then a ping the client answers) before it is dropped.
+const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// The connection builder of one worker, shared by its connections.
+pub(super) type Builder = auto::Builder<LocalExec>;
+
+/// The builder for `limits`: hyper's header-read timeout for HTTP/1.1 (which needs a
+/// timer), and the timer HTTP/2's keep-alive pings would use.
+pub(super) fn builder(limits: &Limits) -> Builder {
+    let mut builder = auto::Builder::new(LocalExec);
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read);
+    builder.http2().timer(TokioTimer::new());
+    builder
+}
+
+/// Spawns HTTP/2 streams as tasks of this thread: a stream holds the application's
+/// future and its response body, which need not be `Send`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LocalExec;
+
+impl<F> hyper::rt::Executor<F> for LocalExec
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    fn execute(&self, future: F) {
+        tokio::task::spawn_local(future);
+    }
+}
+
+/// What happened first while serving a connection.
+enum Event {
+    /// The connection ended: the client closed it, an error, or a graceful end done.
+    Closed,
+    /// A shutdown started.
+    Stop,
+    /// The deadline to look at the connection's activity again.
+    Check,
+}
+
+/// Serves one accepted connection to its end: the client closes it, it stays idle past
+/// its deadline, or a shutdown has it finish its responses in flight. `stop` completes
+/// when a shutdown starts.
+pub(super) async fn serve<S, B>(
+    stream: TcpStream,
+    builder: &Builder,
+    front: WithFallback<S>,
+    limits: &Limits,
+    stop: impl Future<Output = ()>,
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    let activity = Rc::new(Activity::new());
+    let service = TowerToHyperService::new(Tracked {
+        inner: front,
+        activity: Rc::clone(&activity),
+    });
+    let mut connection =
+        pin!(builder.serve_connection_with_upgrades(TokioIo::new(stream), service));
+    let mut stop = pin!(stop);
+    let mut check = pin!(tokio::time::sleep(limits.header_read));
+    let mut stopping = false;
+    let mut closing_idle = false;
+    loop {
+        let event = poll_fn(|cx| {
+            // An error is the client's (a malformed request, a reset) or a deadline's:
+            // either way the connection is over, and nothing waits for its reason.
+            if connection.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Event::Closed);
+            }
+            if !stopping && stop.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Event::Stop);
+            }
+            // A response that just ended (its body dropped while hyper wrote it, or
+            // an HTTP/2 stream's task, which wakes the connection to write) moves the
+            // deadline: to the moment the idle time is up, not a check later.
+            if !closing_idle {
+                if let Some(deadline) = activity.idle_deadline(limits) {
+                    if check.deadline() != deadline {
+                        check.as_mut().reset(deadline);
+                    }
+                }
+            }
+            if check.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Event::Check);
+            }
+            Poll::Pending
+        })
+        .await;
+        match event {
+            Event::Closed => return,
+            Event::Stop => {
+                stopping = true;
+                if !closing_idle {
+                    connection.as_mut().graceful_shutdown();
+                }
+            }
+            // Closed for idleness, and still not ended: the client did not follow.
+            Event::Check if closing_idle => return,
+            Event::Check => {
+                let now = Instant::now();
+                match activity.idle_deadline(limits) {
+                    Some(deadline) if deadline > now => check.as_mut().reset(deadline),
+                    Some(_) => {
+                        closing_idle = true;
+                        connection.as_mut().graceful_shutdown();
+                        check.as_mut().reset(now + IDLE_CLOSE_GRACE);
+                    }
+                    // A request in flight: not idle, however long its response takes.
+                    None => check.as_mut().reset(now + limits.idle),
+                }
+            }
+        }
+    }
+}
+
+/// What a connection has in flight, and since when it has had nothing.
+#[derive(Debug)]
+struct Activity {
+    /// Requests whose responses have not been sent whole (or dropped).
+    in_flight: Cell<usize>,
+    /// Whether a request has come yet.
+    requested: Cell<bool>,
+    /// The connection's start, or the last time a request came or a response ended.
+    since: Cell<Instant>,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Activity {
+            in_flight: Cell::new(0),
+            requested: Cell::new(false),
+            since: Cell::new(Instant::now()),
+        }
+    }
+
+    /// When the connection is to close if nothing happens until then; `None` while a
+    /// request is in flight. Before its first request, a connection has the header-read
+    /// timeout (which hyper applies to HTTP/1.1 only once it knows the version); after
+    /// that, the idle timeout.
+    fn idle_deadline(&self, limits: &Limits) -> Option<Instant> {
+        if self.in_flight.get() > 0 {
+            return None;
+        }
+        let limit = if self.requested.get() {
+            limits.idle
+        } else {
+            limits.header_read
+        };
+        Some(self.since.get() + limit)
+    }
+}
+
+/// One request in flight, from the call of the service to the end (or drop) of its
+/// response body.
+#[derive(Debug)]
+struct InFlight(Rc<Activity>);
+
+impl InFlight {
+    fn start(activity: &Rc<Activity>) -> Self {
+        activity.in_flight.set(activity.in_flight.get() + 1);
+        activity.requested.set(true);
+        activity.since.set(Instant::now());
+        InFlight(Rc::clone(activity))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let activity = &self.0;
+        activity
+            .in_flight
+            .set(activity.in_flight.get().saturating_sub(1));
+        activity.since.set(Instant::now());
+    }
+}
+
+/// The front service, counting the requests in flight on its connection.
+#[derive(Debug, Clone)]
+struct Tracked<S> {
+    inner: S,
+    activity: Rc<Activity>,
+}
+
+impl<S, R, B> tower_service::Service<R> for Tracked<S>
+where
+    S: tower_service::Service<R, Response = Response<B>>,
+{
+    type Response = Response<TrackedBody<B>>;
+    type Error = S::Error;
+    type Future = TrackedFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        let in_flight = InFlight::start(&self.activity);
+        TrackedFuture {
+            future: self.inner.call(request),
+            in_flight: Some(in_flight),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The front's response future, holding its request's place in flight.
+    struct TrackedFuture<F> {
+        #[pin]
+        future: F,
+        in_flight: Option<InFlight>,
+    }
+}
+
+impl<F, B, E> Future for TrackedFuture<F>
+where
+    F: Future<Output = Result<Response<B>, E>>,
+{
+    type Output = Result<Response<TrackedBody<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = std::task::ready!(this.future.poll(cx));
+        let in_flight = this.in_flight.take();
+        Poll::Ready(response.map(|response| {
+            response.map(|body| TrackedBody {
+                body,
+                _in_flight: in_flight,
+            })
+        }))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body, holding its request's place in flight until hyper drops it
+    /// (sent whole, or the connection gone). Frames, end and size are the body's.
+    struct TrackedBody<B> {
+        #[pin]
+        body: B,
+        _in_flight: Option<InFlight>,
+    }
+}
+
+impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        self.project().body.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}

@@ -1,0 +1,375 @@
+//! [`serve`] and [`Server`]: a server of its own, thread per core, with the assets in
+//! front of an application, answered as [`WithFallback`] answers them.
+//!
+//! - `mod.rs`: the options, the listeners (the first bound at once, so its port is
+//!   known; the others on that port), the worker threads and their end;
+//! - `worker`: one thread's runtime and accept loop, under the connection cap;
+//! - `connection`: one connection, served by hyper-util's HTTP/1.1-or-HTTP/2 builder,
+//!   with its idle and header deadlines and its graceful end;
+//! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
+//!
+//! Each worker has its own listener and its own single-threaded runtime, and serves
+//! every connection it accepts to the end on that thread: nothing is shared between
+//! workers but the service (behind `Arc`s already) and the shutdown flag.
+
+mod connection;
+mod shutdown;
+mod worker;
+
+use std::fmt;
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use hyper::body::Incoming;
+
+pub use self::shutdown::ShutdownHandle;
+use self::shutdown::Signals;
+use self::worker::Worker;
+use crate::{ServeAssets, WithFallback};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Serves `service` in front of `app` on `addr` until a shutdown, with the default
+/// options of [`Server`]: a worker per core, graceful shutdown on SIGTERM and Ctrl-C.
+/// Blocks the calling thread; call it from `main`, not from inside an async runtime.
+///
+/// Every request is answered as [`ServeAssets::with_fallback`] answers it: an
+/// embedded or on-disk asset at its own URL by the assets, without calling `app`;
+/// every other request by `app`, as it came. `app` is any tower service that takes
+/// hyper's `Request<Incoming>` (an axum `Router` as it is); each worker uses a clone.
+///
+/// ```no_run
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// use axum::{routing::get, Router};
+///
+/// # #[cfg(feature = "axum")]
+/// fn main() -> std::io::Result<()> {
+///     let app = Router::new().route("/api/health", get(|| async { "ok" }));
+///     embed_assets::serve("0.0.0.0:3000", ASSETS.service(), app)
+/// }
+/// # #[cfg(not(feature = "axum"))]
+/// # fn main() {}
+/// ```
+///
+/// # Errors
+/// When no address of `addr` can be bound, or a worker cannot start (see
+/// [`Server::serve`]).
+pub fn serve<S, B>(addr: impl ToSocketAddrs, service: ServeAssets, app: S) -> io::Result<()>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    Server::bind(addr)?.serve(service, app)
+}
+
+/// A server for [`ServeAssets`] in front of an application, thread per core, with its
+/// options: made by [`bind`](Self::bind), started by [`serve`](Self::serve).
+///
+/// Each worker is an OS thread (named `embed-serve-0`, `embed-serve-1`, …) with a
+/// single-threaded tokio runtime and, on Linux and Android, a listener of its own on
+/// the same address (`SO_REUSEPORT`: the kernel spreads new connections over the
+/// workers); elsewhere the workers share one listener. A connection stays on the
+/// worker that accepted it, and speaks HTTP/1.1, or HTTP/2 with prior knowledge
+/// (h2c, as behind a proxy that terminates TLS). No TLS: put a proxy in front.
+///
+/// ```no_run
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// use std::time::Duration;
+/// use embed_assets::Server;
+///
+/// # #[cfg(feature = "axum")]
+/// fn main() -> std::io::Result<()> {
+///     let app = axum::Router::new().route("/api/health", axum::routing::get(|| async { "ok" }));
+///     let server = Server::bind("127.0.0.1:0")?
+///         .workers(2)
+///         .idle_timeout(Duration::from_secs(15))
+///         .shutdown_on_signals(false);
+///     println!("listening on http://{}", server.local_addr());
+///     let stop = server.shutdown_handle();
+///     std::thread::spawn(move || {
+///         std::thread::sleep(Duration::from_secs(60));
+///         stop.shutdown();
+///     });
+///     server.serve(ASSETS.service(), app)
+/// }
+/// # #[cfg(not(feature = "axum"))]
+/// # fn main() {}
+/// ```
+pub struct Server {
+    /// The first worker's listener, bound (and listening) by `bind`.
+    listener: std::net::TcpListener,
+    local_addr: SocketAddr,
+    workers: NonZeroUsize,
+    limits: Limits,
+    drain_timeout: Duration,
+    signals: bool,
+    shutdown: ShutdownHandle,
+}
+
+/// What bounds one connection and one worker's connections.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// From accepting a connection, or starting to read a request's head on it, to
+    /// having the whole head.
+    pub(crate) header_read: Duration,
+    /// With no request in flight, from the end of the last response.
+    pub(crate) idle: Duration,
+    /// Connections one worker serves at once.
+    pub(crate) max_connections: usize,
+}
+
+impl Server {
+    /// The time a client has to send a request's head, by default; hyper's own default.
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// How long a connection with no request in flight stays open, by default.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The connections one worker serves at once, by default.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 8192;
+    /// How long a shutdown waits for responses in flight, by default: below the 30
+    /// seconds an orchestrator commonly allows between SIGTERM and SIGKILL
+    /// (Kubernetes' `terminationGracePeriodSeconds`).
+    pub const DEFAULT_DRAIN_TIMEOUT: Duration = Duration::from_secs(25);
+
+    /// Binds the first address of `addr` that can be bound, and listens on it at once:
+    /// connections made from now on wait in its backlog until [`serve`](Self::serve)
+    /// accepts them. With port 0, the system picks a free port, which
+    /// [`local_addr`](Self::local_addr) tells and every worker then listens on.
+    ///
+    /// ```
+    /// let server = embed_assets::Server::bind("127.0.0.1:0")?;
+    /// assert_ne!(server.local_addr().port(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// When `addr` resolves to no address, or none of them can be bound.
+    pub fn bind(addr: impl ToSocketAddrs) -> io::Result<Server> {
+        let mut last_error = None;
+        for addr in addr.to_socket_addrs()? {
+            match listen(addr) {
+                Ok(listener) => {
+                    let local_addr = listener.local_addr()?;
+                    return Ok(Server {
+                        listener,
+                        local_addr,
+                        workers: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+                        limits: Limits {
+                            header_read: Self::DEFAULT_HEADER_READ_TIMEOUT,
+                            idle: Self::DEFAULT_IDLE_TIMEOUT,
+                            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+                        },
+                        drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
+                        signals: true,
+                        shutdown: ShutdownHandle::new(),
+                    });
+                }
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the address resolved to no socket address",
+            )
+        }))
+    }
+
+    /// The address the server listens on, with the port the system picked for port 0.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The number of worker threads (at least 1); by default, one per core
+    /// (`std::thread::available_parallelism`).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = NonZeroUsize::new(workers).unwrap_or(NonZeroUsize::MIN);
+        self
+    }
+
+    /// The time a client has to send a whole request head: from the connection's
+    /// start to its first request (whatever the version), and for HTTP/1.1 from the
+    /// end of each response to the head of the next, so it also bounds how long a
+    /// keep-alive connection waits for its next request. Past it, the connection is
+    /// closed (a slowloris client holds a connection no longer). Default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](Self::DEFAULT_HEADER_READ_TIMEOUT).
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read = timeout;
+        self
+    }
+
+    /// How long a connection with no request in flight stays open after its last
+    /// response; then it is closed (HTTP/2: after a `GOAWAY`). A response being sent,
+    /// however slowly, keeps its connection open. For HTTP/1.1 the
+    /// [header-read timeout](Self::header_read_timeout) runs between requests too, so
+    /// the shorter of the two applies there. Default
+    /// [`DEFAULT_IDLE_TIMEOUT`](Self::DEFAULT_IDLE_TIMEOUT).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.idle = timeout;
+        self
+    }
+
+    /// The most connections one worker serves at once (at least 1): at the cap, the
+    /// worker stops accepting until one of its connections closes, and new
+    /// connections wait in the listener's backlog. On Linux each worker has its own
+    /// listener, so a connection the kernel gave a worker at its cap waits for that
+    /// worker. Default [`DEFAULT_MAX_CONNECTIONS`](Self::DEFAULT_MAX_CONNECTIONS).
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max.max(1);
+        self
+    }
+
+    /// How long a shutdown waits for the responses in flight to finish, once the
+    /// listeners are closed; then the connections still open are closed as they are.
+    /// Default [`DEFAULT_DRAIN_TIMEOUT`](Self::DEFAULT_DRAIN_TIMEOUT).
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
+    }
+
+    /// Whether SIGTERM and SIGINT (Ctrl-C; on Windows, Ctrl-C only) start a graceful
+    /// shutdown; on by default. The handlers are installed before any worker starts,
+    /// and, as tokio's are, stay for the rest of the process, so those signals no
+    /// longer end it by themselves: turn this off when the program handles them
+    /// itself, and call a [`ShutdownHandle`] from there.
+    pub fn shutdown_on_signals(mut self, on: bool) -> Self {
+        self.signals = on;
+        self
+    }
+
+    /// A handle that starts a graceful shutdown from anywhere (another thread, a
+    /// signal handler of the program's own, an admin route of the application).
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        self.shutdown.clone()
+    }
+
+    /// Serves `service` in front of `app` until a shutdown, then returns once every
+    /// worker has drained. Blocks the calling thread; call it outside any async
+    /// runtime. Requests are answered as by [`serve`](fn@serve).
+    ///
+    /// A shutdown (a [`ShutdownHandle`], or a signal) closes every listener first, so
+    /// new connections are refused; then each connection finishes the responses it
+    /// has in flight and closes (HTTP/1.1 with `Connection: close`, HTTP/2 with a
+    /// `GOAWAY`), for at most the [drain timeout](Self::drain_timeout). A worker that
+    /// fails to start shuts the others down the same way.
+    ///
+    /// # Errors
+    /// When a worker's listener cannot be bound (on Linux, another program holds the
+    /// port without `SO_REUSEPORT`), a worker's thread or runtime cannot be started,
+    /// the signal handlers cannot be installed, or a worker panicked.
+    pub fn serve<S, B>(self, service: ServeAssets, app: S) -> io::Result<()>
+    where
+        S: tower_service::Service<Request<Incoming>, Response = Response<B>>
+            + Clone
+            + Send
+            + 'static,
+        S::Error: Into<BoxError>,
+        B: http_body::Body<Data = Bytes> + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let front: WithFallback<S> = service.with_fallback(app);
+        let mut listeners = Vec::with_capacity(self.workers.get());
+        for _ in 1..self.workers.get() {
+            listeners.push(self.worker_listener()?);
+        }
+        listeners.insert(0, self.listener);
+
+        let mut workers = Vec::with_capacity(listeners.len());
+        for (index, listener) in listeners.into_iter().enumerate() {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            // One worker waits for the signals; the flag it sets reaches every one.
+            let signals = if self.signals && index == 0 {
+                Some(Signals::install(&runtime)?)
+            } else {
+                None
+            };
+            workers.push(Worker {
+                runtime,
+                listener,
+                front: front.clone(),
+                limits: self.limits,
+                drain_timeout: self.drain_timeout,
+                signals,
+                shutdown: self.shutdown.clone(),
+            });
+        }
+
+        let mut threads = Vec::with_capacity(workers.len());
+        let mut result = Ok(());
+        for (index, worker) in workers.into_iter().enumerate() {
+            let spawned = std::thread::Builder::new()
+                .name(format!("embed-serve-{index}"))
+                .spawn(move || worker.run());
+            match spawned {
+                Ok(thread) => threads.push(thread),
+                Err(error) => {
+                    self.shutdown.shutdown();
+                    result = Err(error);
+                    break;
+                }
+            }
+        }
+        for thread in threads {
+            let ended = match thread.join() {
+                Ok(ended) => ended,
+                Err(_) => Err(io::Error::other("an embed-assets worker thread panicked")),
+            };
+            if let Err(error) = ended {
+                result = result.and(Err(error));
+            }
+        }
+        result
+    }
+
+    /// The listener of a worker after the first: on the first one's address (its
+    /// port, when that was 0) with `SO_REUSEPORT`, where the kernel spreads
+    /// connections over listeners; elsewhere, the first listener itself.
+    fn worker_listener(&self) -> io::Result<std::net::TcpListener> {
+        if cfg!(any(target_os = "linux", target_os = "android")) {
+            listen(self.local_addr)
+        } else {
+            self.listener.try_clone()
+        }
+    }
+}
+
+/// A listening, non-blocking socket on `addr`.
+fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    // As the standard library's `TcpListener::bind` does on Unix: a restarted server
+    // binds again while the last one's connections are in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    socket.set_reuse_port(true)?;
+    socket.bind(&addr.into())?;
+    // tokio's backlog: a burst of connections waits rather than being refused.
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("local_addr", &self.local_addr)
+            .field("workers", &self.workers)
+            .field("header_read_timeout", &self.limits.header_read)
+            .field("idle_timeout", &self.limits.idle)
+            .field("max_connections", &self.limits.max_connections)
+            .field("drain_timeout", &self.drain_timeout)
+            .field("shutdown_on_signals", &self.signals)
+            .finish()
+    }
+}

@@ -1,0 +1,523 @@
+//! `embed_assets::Server`, the library's own server, on `127.0.0.1:0`: its workers all
+//! accept, a request the assets do not claim reaches the application, a shutdown
+//! refuses new connections and lets the responses in flight finish, and the header-read
+//! timeout, the idle timeout and the connection cap bound what clients can hold.
+//! (Its HTTP answers are the HTTP tests', run with `EMBED_TEST_FRAMEWORK=serve`.)
+//!
+//! Clients are blocking sockets with read timeouts, so that a server that does not
+//! answer fails the test instead of hanging it.
+
+use std::collections::BTreeSet;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::routing::get;
+use embed_assets::{Server, ShutdownHandle};
+use http::StatusCode;
+use integration_tests::{SITE, fixture};
+
+/// How long any read of a response may take before the test fails.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A server serving on a thread of its own; shut down and joined when dropped.
+struct Running {
+    addr: SocketAddr,
+    stop: ShutdownHandle,
+    thread: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl Running {
+    fn start(server: Server, app: Router) -> Self {
+        let server = server.shutdown_on_signals(false);
+        let addr = server.local_addr();
+        let stop = server.shutdown_handle();
+        let thread = std::thread::spawn(move || server.serve(SITE.service(), app));
+        Running {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Waits for `serve` to return, for at most `limit`.
+    ///
+    /// # Panics
+    /// When it has not returned by then, or returned an error.
+    fn join_within(&mut self, limit: Duration) {
+        let thread = self.thread.take().expect("joined once");
+        let began = Instant::now();
+        while !thread.is_finished() {
+            assert!(
+                began.elapsed() < limit,
+                "serve did not return within {limit:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        thread
+            .join()
+            .expect("the serving thread panicked")
+            .expect("serve returned an error");
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.shutdown();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn loopback() -> Server {
+    Server::bind("127.0.0.1:0").expect("bind 127.0.0.1:0")
+}
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect_timeout(&addr, READ_TIMEOUT).expect("connect");
+    stream
+        .set_read_timeout(Some(READ_TIMEOUT))
+        .expect("read timeout");
+    stream
+}
+
+/// One response read off `stream`: its status, its head as text, its body (by
+/// `Content-Length`, which every response here has).
+fn read_response(stream: &mut TcpStream) -> (StatusCode, String, Vec<u8>) {
+    let mut received = Vec::new();
+    let mut byte = [0u8; 1];
+    while !received.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).expect("read the response head");
+        assert_eq!(
+            n,
+            1,
+            "closed in the head: {:?}",
+            String::from_utf8_lossy(&received)
+        );
+        received.push(byte[0]);
+    }
+    let head = String::from_utf8(received)
+        .expect("ASCII head")
+        .to_ascii_lowercase();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse::<u16>().ok())
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .unwrap_or_else(|| panic!("status line of {head:?}"));
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .map(|value| value.trim().parse().expect("content-length"))
+        .unwrap_or_else(|| panic!("no content-length in {head:?}"));
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).expect("read the body");
+    (status, head, body)
+}
+
+/// `GET path` on a new connection, closed after the response.
+fn get_once(addr: SocketAddr, path: &str) -> (StatusCode, String, Vec<u8>) {
+    let mut stream = connect(addr);
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .expect("write the request");
+    read_response(&mut stream)
+}
+
+/// `GET path` on `stream`, which stays open.
+fn get_on(stream: &mut TcpStream, path: &str) -> (StatusCode, String, Vec<u8>) {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .expect("write the request");
+    read_response(stream)
+}
+
+/// Whether the server closed `stream` (end of stream or a reset) within `limit`.
+fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
+    stream.set_read_timeout(Some(limit)).expect("read timeout");
+    let mut sink = [0u8; 4096];
+    loop {
+        match stream.read(&mut sink) {
+            Ok(0) => return true,
+            // A status line (a 408) before the end is allowed; keep reading.
+            Ok(_) => {}
+            Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+#[test]
+fn port_0_binds_every_worker_to_one_port_and_each_accepts() {
+    let app = Router::new().route(
+        "/worker",
+        get(|| async {
+            std::thread::current()
+                .name()
+                .unwrap_or("unnamed")
+                .to_owned()
+        }),
+    );
+    let server = loopback().workers(2);
+    let addr = server.local_addr();
+    assert_ne!(addr.port(), 0, "the port the system picked");
+    let running = Running::start(server, app);
+    // SO_REUSEPORT spreads connections by a hash of their addresses: over 64
+    // connections from new ports, both of two workers get some (all but 2^-63 of the
+    // time).
+    let mut workers = BTreeSet::new();
+    for _ in 0..64 {
+        let (status, _, body) = get_once(running.addr, "/worker");
+        assert_eq!(status, StatusCode::OK);
+        workers.insert(String::from_utf8(body).expect("thread name"));
+    }
+    let expected: BTreeSet<String> = ["embed-serve-0", "embed-serve-1"].map(String::from).into();
+    assert_eq!(workers, expected, "the threads that answered");
+}
+
+#[test]
+fn the_assets_answer_hits_and_the_application_everything_else() {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&seen);
+    let app = Router::new()
+        .route("/api/health", get(|| async { "ok" }))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "the application's 404") })
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                counted.fetch_add(1, Ordering::SeqCst);
+                next.run(request)
+            },
+        ));
+    let running = Running::start(loopback().workers(1), app);
+
+    let (status, head, body) = get_once(running.addr, "/tiny.txt");
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, fixture("/tiny.txt"));
+    assert!(
+        head.contains("\r\netag: \""),
+        "the assets' strong ETag: {head}"
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        0,
+        "a hit never reaches the application"
+    );
+
+    let (status, _, body) = get_once(running.addr, "/api/health");
+    assert_eq!((status, body.as_slice()), (StatusCode::OK, &b"ok"[..]));
+    let (status, _, body) = get_once(running.addr, "/no/such/file.txt");
+    assert_eq!(
+        (status, body.as_slice()),
+        (StatusCode::NOT_FOUND, &b"the application's 404"[..])
+    );
+    // A method the assets do not serve, at an asset's path: the application's too.
+    let mut stream = connect(running.addr);
+    stream
+        .write_all(b"DELETE /tiny.txt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .expect("write the request");
+    let (status, _, body) = read_response(&mut stream);
+    assert_eq!(
+        (status, body.as_slice()),
+        (StatusCode::NOT_FOUND, &b"the application's 404"[..])
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        3,
+        "every miss reached the application"
+    );
+}
+
+#[test]
+fn a_shutdown_refuses_new_connections_and_finishes_the_responses_in_flight() {
+    const SIZE: usize = 1 << 20;
+    let started = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&started);
+    let app = Router::new().route(
+        "/slow",
+        get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_millis(800)).await;
+                "x".repeat(SIZE)
+            }
+        }),
+    );
+    let mut running = Running::start(loopback().workers(2), app);
+    let addr = running.addr;
+
+    let mut slow = connect(addr);
+    slow.write_all(b"GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .expect("write the request");
+    let began = Instant::now();
+    while started.load(Ordering::SeqCst) == 0 {
+        assert!(
+            began.elapsed() < READ_TIMEOUT,
+            "the slow request never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    running.stop.shutdown();
+
+    // The listeners close first: connecting is refused well before the slow response
+    // is done.
+    let began = Instant::now();
+    loop {
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+            Err(error) if error.kind() == ErrorKind::ConnectionRefused => break,
+            _ if began.elapsed() > Duration::from_secs(5) => {
+                panic!("still accepting connections 5 s after the shutdown started")
+            }
+            _ => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+
+    // The response in flight arrives whole, and its connection is closed after it.
+    let (status, head, body) = read_response(&mut slow);
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body.len(), SIZE);
+    assert!(head.contains("\r\nconnection: close\r\n"), "{head}");
+    assert!(closed_within(&mut slow, Duration::from_secs(5)));
+    running.join_within(Duration::from_secs(10));
+}
+
+#[test]
+fn a_shutdown_ends_idle_connections_at_once_and_serve_returns() {
+    let mut running = Running::start(loopback().workers(2), Router::new());
+    let mut idle = connect(running.addr);
+    let (status, _, _) = get_on(&mut idle, "/tiny.txt");
+    assert_eq!(status, StatusCode::OK);
+    let began = Instant::now();
+    running.stop.shutdown();
+    assert!(closed_within(&mut idle, Duration::from_secs(5)));
+    running.join_within(Duration::from_secs(5));
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        began.elapsed()
+    );
+}
+
+#[test]
+fn a_client_that_sends_half_a_request_line_is_disconnected_after_the_header_timeout() {
+    let timeout = Duration::from_millis(500);
+    let server = loopback().workers(1).header_read_timeout(timeout);
+    let running = Running::start(server, Router::new());
+
+    let mut half = connect(running.addr);
+    half.write_all(b"GET /tiny.t")
+        .expect("write half a request line");
+    let began = Instant::now();
+    assert!(
+        closed_within(&mut half, Duration::from_secs(5)),
+        "still open after 5 s"
+    );
+    let took = began.elapsed();
+    assert!(
+        took >= timeout - Duration::from_millis(100),
+        "closed after {took:?}"
+    );
+
+    // A client that sends nothing at all, before the server knows the HTTP version.
+    let mut silent = connect(running.addr);
+    let began = Instant::now();
+    assert!(
+        closed_within(&mut silent, Duration::from_secs(5)),
+        "still open after 5 s"
+    );
+    let took = began.elapsed();
+    assert!(
+        took >= timeout - Duration::from_millis(100),
+        "closed after {took:?}"
+    );
+
+    // Others are served all along.
+    assert_eq!(get_once(running.addr, "/tiny.txt").0, StatusCode::OK);
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
+    let server = loopback()
+        .workers(1)
+        .header_read_timeout(Duration::from_secs(30))
+        .idle_timeout(Duration::from_millis(400));
+    let running = Running::start(server, Router::new());
+    let mut stream = connect(running.addr);
+    for _ in 0..3 {
+        // Requests closer together than the timeout keep the connection.
+        assert_eq!(get_on(&mut stream, "/tiny.txt").0, StatusCode::OK);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    let began = Instant::now();
+    assert!(
+        closed_within(&mut stream, Duration::from_secs(5)),
+        "still open after 5 s"
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        began.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn an_idle_http2_connection_is_closed_after_the_idle_timeout() {
+    use http_body_util::{BodyExt, Empty};
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+
+    let server = loopback()
+        .workers(1)
+        .idle_timeout(Duration::from_millis(400));
+    let running = Running::start(server, Router::new());
+    let stream = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    let (mut sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
+            .await
+            .expect("HTTP/2 handshake");
+    let connection = tokio::spawn(connection);
+    let request = http::Request::get(format!("http://{}/tiny.txt", running.addr))
+        .body(Empty::<bytes::Bytes>::new())
+        .expect("request");
+    let response = sender.send_request(request).await.expect("response");
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    assert_eq!(body.as_ref(), fixture("/tiny.txt"));
+
+    // The server ends the connection (a GOAWAY, then the close), and the client's
+    // connection task returns.
+    let ended = tokio::time::timeout(Duration::from_secs(5), connection).await;
+    assert!(
+        ended.is_ok(),
+        "the idle HTTP/2 connection is still open after 5 s"
+    );
+}
+
+#[test]
+fn a_worker_at_its_connection_cap_accepts_again_when_one_closes() {
+    let server = loopback().workers(1).max_connections(2);
+    let running = Running::start(server, Router::new());
+    let mut first = connect(running.addr);
+    let mut second = connect(running.addr);
+    assert_eq!(get_on(&mut first, "/tiny.txt").0, StatusCode::OK);
+    assert_eq!(get_on(&mut second, "/tiny.txt").0, StatusCode::OK);
+
+    // The third connects (the kernel's backlog takes it) but is not served.
+    let mut third = connect(running.addr);
+    third
+        .write_all(b"GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .expect("write the request");
+    third
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .expect("read timeout");
+    let mut byte = [0u8; 1];
+    let waited = third.read(&mut byte);
+    assert!(
+        matches!(&waited, Err(error) if matches!(error.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)),
+        "served beyond the cap: {waited:?}"
+    );
+
+    // One closes: the third is accepted and answered.
+    drop(first);
+    third
+        .set_read_timeout(Some(READ_TIMEOUT))
+        .expect("read timeout");
+    let (status, _, body) = read_response(&mut third);
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body, fixture("/tiny.txt"));
+    // And the second is still served.
+    assert_eq!(get_on(&mut second, "/tiny.txt").0, StatusCode::OK);
+}
+
+/// Set in the child process of [`sigterm_starts_a_graceful_shutdown`], which serves with
+/// the signal handlers on (they stay for the rest of a process, so not in this one).
+const SIGNAL_CHILD: &str = "EMBED_TEST_SERVE_SIGNAL_CHILD";
+
+#[cfg(unix)]
+#[test]
+fn sigterm_starts_a_graceful_shutdown() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+
+    if std::env::var_os(SIGNAL_CHILD).is_some() {
+        // The child: serves until SIGTERM, then says so.
+        let app = Router::new().route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(Duration::from_millis(800)).await;
+                "slow"
+            }),
+        );
+        let server = loopback().workers(2);
+        println!("listening on {}", server.local_addr());
+        server.serve(SITE.service(), app).expect("serve");
+        println!("serve returned");
+        return;
+    }
+
+    let mut child = Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "--exact",
+            "sigterm_starts_a_graceful_shutdown",
+            "--nocapture",
+        ])
+        .env(SIGNAL_CHILD, "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start the child");
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let addr: SocketAddr = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| line.strip_prefix("listening on ").map(str::to_owned))
+        .expect("the child's address")
+        .parse()
+        .expect("a socket address");
+
+    // An answer means `serve` runs, so its handlers are installed (before any worker
+    // starts): the signal cannot find the default action, which would end the child.
+    assert_eq!(get_once(addr, "/tiny.txt").0, StatusCode::OK);
+    let mut slow = connect(addr);
+    slow.write_all(b"GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .expect("write the request");
+    // Long enough for the request to be in flight, well within the handler's 800 ms.
+    std::thread::sleep(Duration::from_millis(200));
+    let killed = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+
+    let (status, _, body) = read_response(&mut slow);
+    assert_eq!((status, body.as_slice()), (StatusCode::OK, &b"slow"[..]));
+    let began = Instant::now();
+    let exit = loop {
+        if let Some(exit) = child.try_wait().expect("wait for the child") {
+            break exit;
+        }
+        if began.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the child still serves 10 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(exit.success(), "{exit:?}");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|line| line == "serve returned"), "{rest:?}");
+}
