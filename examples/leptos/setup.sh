@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what building this example needs on Debian 12, when it is missing (running
+# it again does nothing):
+# - Debian's Rust 1.96 (`rustc-web`, `cargo-web`), the sources of its standard library
+#   (`rust-web-src`, for `-Z build-std`) and the wasm linker (`lld-22`): the wasm is
+#   built with them, std included, for `wasm32-unknown-unknown`;
+# - `wasm-opt` (`binaryen`), which cargo-leptos runs on a release wasm;
+# - `wasm-bindgen` 0.2.130, the version `Cargo.toml` pins the crate to;
+# - cargo-leptos 0.3.11, built without its downloads of sass, tailwind and wasm-opt
+#   (`no_downloads`), by Debian's Rust (its dependencies need 1.96).
+# Root installs the Debian packages; otherwise it names them and stops.
+set -euo pipefail
+
+need=()
+[ -x /usr/bin/rustc ] || need+=(rustc-web)
+[ -x /usr/bin/cargo ] || need+=(cargo-web)
+[ -d /usr/lib/rustlib/src/rust/library ] || need+=(rust-web-src)
+[ -x /usr/bin/lld-22 ] || need+=(lld-22)
+command -v wasm-opt >/dev/null || need+=(binaryen)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "missing ${need[*]}: install them (Debian: sudo apt-get install ${need[*]}) and run again" >&2
+    exit 1
+  fi
+fi
+
+# Both programs install into cargo's bin folder (~/.cargo/bin).
+if ! wasm-bindgen --version 2>/dev/null | grep -qx 'wasm-bindgen 0.2.130'; then
+  echo "== installing wasm-bindgen-cli 0.2.130"
+  cargo install wasm-bindgen-cli --version 0.2.130
+fi
+if ! cargo-leptos --version 2>/dev/null | grep -q ' 0.3.11$'; then
+  echo "== installing cargo-leptos 0.3.11"
+  # Its release profile asks for fat LTO in one codegen unit: twenty minutes on two
+  # cores. A build tool does not need it.
+  PATH="/usr/bin:$PATH" CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install cargo-leptos --version 0.3.11 --locked --features no_downloads
+fi
