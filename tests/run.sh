@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use as real peers: strace (zero-I/O proof), nginx and Varnish
+# Debian packages the tests use as real peers (the Leptos example's toolchain is
+# examples/leptos/setup.sh's, called below): strace (zero-I/O proof), nginx and Varnish
 # (caching proxies in front of the server), Chromium and its driver (browser end to end); setpriv
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
@@ -86,6 +87,14 @@ for framework in $h2_frameworks; do
   EMBED_TEST_HTTP2=1 EMBED_TEST_FRAMEWORK=$framework \
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
+
+# The Leptos example end to end (tests/tests/leptos.rs): its toolchain first (Debian's
+# Rust for the wasm, wasm-bindgen, cargo-leptos; idempotent), then its test, which builds
+# the example as its README says and drives the binary in Chromium. It is `#[ignore]`d
+# in the runs above, so a plain `cargo test` does not build a Leptos app; a cold machine
+# spends most of its half hour here installing cargo-leptos and building both sides.
+run bash examples/leptos/setup.sh
+run cargo test -p integration-tests --all-features --test leptos -- --ignored
 
 # Not here, to keep the suite's time: the root's plain `cargo test` (the default
 # members with their default features: the library's defaults are in the feature sets

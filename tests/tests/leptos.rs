@@ -11,8 +11,9 @@
 //! Needs what `examples/leptos/setup.sh` installs (Debian's `rustc-web`, `cargo-web`,
 //! `rust-web-src`, `lld-22`, `binaryen`; `wasm-bindgen` 0.2.130 and cargo-leptos), and
 //! Chromium with chromedriver; skipped without them (a failure under
-//! `EMBED_TEST_REQUIRE_ALL=1`). A cold build takes several minutes, so the test is
-//! `#[ignore]`d: CONTRIBUTING.md gives its command.
+//! `EMBED_TEST_REQUIRE_ALL=1`). A cold build takes many minutes, so the test is
+//! `#[ignore]`d in a plain `cargo test`; `tests/run.sh` (and so CI) runs it on its own
+//! after `examples/leptos/setup.sh`. CONTRIBUTING.md gives the command.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -273,7 +274,7 @@ async fn text(session: &Session, selector: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "builds a Leptos app with Debian's wasm toolchain (minutes): after `bash examples/leptos/setup.sh`, `cargo test -p integration-tests --all-features --test leptos -- --ignored`"]
+#[ignore = "builds a Leptos app with Debian's wasm toolchain (minutes); tests/run.sh runs it: `bash examples/leptos/setup.sh && cargo test -p integration-tests --all-features --test leptos -- --ignored`"]
 async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed_from_memory() {
     if toolchain().is_none() {
         return;
