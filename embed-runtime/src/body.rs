@@ -91,6 +91,16 @@ impl Body {
         }
     }
 
+    /// The body's bytes when it is one run of bytes in memory (an embedded body or a
+    /// range of it); the body itself otherwise.
+    #[cfg(feature = "serve")]
+    pub(crate) fn into_bytes(self) -> Result<Bytes, Body> {
+        match self.inner {
+            Inner::Once(bytes) => Ok(bytes),
+            inner => Err(Body { inner }),
+        }
+    }
+
     /// The slices of a file read at run time: shared slices of bytes read whole, or
     /// chunks read `chunk_size` at a time from the open file.
     pub(crate) fn from_file(

@@ -521,3 +521,153 @@ fn sigterm_starts_a_graceful_shutdown() {
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert!(rest.iter().any(|line| line == "serve returned"), "{rest:?}");
 }
+
+/// One response as bytes: its status line and fields in the order sent (`date` left
+/// out, its presence checked), and its body: by `Content-Length`, none for a HEAD or a
+/// 304.
+fn read_exchange(stream: &mut TcpStream, head_request: bool) -> (Vec<String>, Vec<u8>) {
+    let mut received = Vec::new();
+    let mut byte = [0u8; 1];
+    while !received.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).expect("read the response head");
+        assert_eq!(
+            n,
+            1,
+            "closed in the head: {:?}",
+            String::from_utf8_lossy(&received)
+        );
+        received.push(byte[0]);
+    }
+    let head = String::from_utf8(received).expect("ASCII head");
+    let lines: Vec<String> = head
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.to_ascii_lowercase().starts_with("date: ")),
+        "no Date: {head}"
+    );
+    let length = lines
+        .iter()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length: ")
+                .map(String::from)
+        })
+        .map_or(0, |value| value.trim().parse().expect("content-length"));
+    let no_body = head_request || lines[0].starts_with("HTTP/1.1 304 ");
+    let mut body = vec![0; if no_body { 0 } else { length }];
+    stream.read_exact(&mut body).expect("read the body");
+    let lines = lines
+        .into_iter()
+        .filter(|l| !l.to_ascii_lowercase().starts_with("date: "))
+        .collect();
+    (lines, body)
+}
+
+/// The same application behind `with_fallback` under `axum::serve` (hyper's HTTP/1.1),
+/// the set-up `serve` must answer exactly as.
+fn reference_server(app: Router) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("address");
+    listener.set_nonblocking(true).expect("nonblocking");
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            let service = SITE.service().with_fallback(app);
+            axum::serve(listener, service.into_make_service())
+                .await
+                .expect("axum::serve");
+        });
+    });
+    addr
+}
+
+/// Requests whose answers must match, each on a connection of its own: hits (answered
+/// by `serve` before hyper), their conditional, range and negotiated forms, and misses.
+const COMPARED: &[&str] = &[
+    "GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET / HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n\r\n",
+    "GET /css/app.css HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: gzip, deflate, br, zstd\r\n\r\n",
+    "GET /js/app.js HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: gzip\r\n\r\n",
+    "HEAD /js/app.js HTTP/1.1\r\nHost: localhost\r\nAccept-Encoding: br\r\n\r\n",
+    "HEAD / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\nIf-None-Match: *\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\nIf-Match: \"nope\"\r\n\r\n",
+    "GET /tiny.txt?v=1&x HTTP/1.1\r\nhost: localhost\r\nconnection: keep-alive\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive, Close\r\n\r\n",
+    "GET /empty.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /image.png HTTP/1.1\r\nHost: localhost\r\nRange: bytes=0-9\r\n\r\n",
+    "GET /image.png HTTP/1.1\r\nHost: localhost\r\nRange: bytes=0-1,5-6\r\n\r\n",
+    "GET /image.png HTTP/1.1\r\nHost: localhost\r\nRange: bytes=99999999-\r\n\r\n",
+    "GET /docs HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /docs/ HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /caf%C3%A9.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /big.bin HTTP/1.1\r\nHost: localhost\r\nRange: bytes=-100\r\n\r\n",
+    "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    // Misses and what is not plain HTTP/1.1: hyper and the application on both.
+    "GET /no/such/file.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "POST /tiny.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n\r\nabc",
+    "GET /tiny.txt HTTP/1.1\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+    "GET /tiny.txt HTTP/1.0\r\nHost: localhost\r\n\r\n",
+    "GET /tiny.txt HTTP/1.0\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n",
+    "GET http://localhost/tiny.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    "GET /tiny.txt HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n\r\n",
+];
+
+#[test]
+fn every_answer_of_serve_is_the_answer_of_with_fallback_under_axum_serve() {
+    let app = || {
+        Router::new()
+            .route("/api/health", get(|| async { "ok" }))
+            .fallback(|| async { (StatusCode::NOT_FOUND, "the application's 404") })
+    };
+    let running = Running::start(loopback().workers(1), app());
+    let reference = reference_server(app());
+    for request in COMPARED {
+        let head_request = request.starts_with("HEAD ");
+        let answer = |addr| {
+            let mut stream = connect(addr);
+            stream
+                .write_all(request.as_bytes())
+                .expect("write the request");
+            read_exchange(&mut stream, head_request)
+        };
+        let (ours, theirs) = (answer(running.addr), answer(reference));
+        assert_eq!(ours.0, theirs.0, "the heads of {request:?}");
+        assert!(ours.1 == theirs.1, "the bodies of {request:?}");
+    }
+
+    // Pipelined in one write, hits around a miss: answered in order, the same bytes.
+    let pipelined = [
+        COMPARED[0],
+        COMPARED[4],
+        COMPARED[12],
+        COMPARED[20],
+        COMPARED[2],
+    ];
+    let answers = |addr| {
+        let mut stream = connect(addr);
+        stream
+            .write_all(pipelined.concat().as_bytes())
+            .expect("write the requests");
+        pipelined
+            .iter()
+            .map(|request| read_exchange(&mut stream, request.starts_with("HEAD ")))
+            .collect::<Vec<_>>()
+    };
+    let (ours, theirs) = (answers(running.addr), answers(reference));
+    for (i, (ours, theirs)) in ours.iter().zip(&theirs).enumerate() {
+        assert_eq!(ours.0, theirs.0, "the heads of pipelined request {i}");
+        assert!(ours.1 == theirs.1, "the bodies of pipelined request {i}");
+    }
+}

@@ -173,6 +173,15 @@
 //! # fn main() {}
 //! ```
 //!
+//! A plain HTTP/1.1 request the assets answer (a GET or HEAD of an asset, no body, no
+//! `Upgrade`) is parsed and answered by the server itself, its head and body written
+//! with one `writev`, before any HTTP library runs; its answer is the one
+//! `with_fallback` under `axum::serve` gives, field for field (a test compares them).
+//! Any other request — a miss, a body, HTTP/1.0, HTTP/2 — hands its connection, with
+//! the bytes already read, to hyper and your application for the rest of its life.
+//! A hit does not wait for the application's readiness (`poll_ready`), which is the
+//! one difference from `with_fallback`; an axum `Router` is always ready.
+//!
 //! The application runs on the worker that accepted its connection: its handlers need
 //! not be `Send`, and a handler that blocks holds up that worker's other connections,
 //! as on any single-threaded runtime (use `spawn_blocking` for blocking work). No TLS:

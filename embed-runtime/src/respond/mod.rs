@@ -27,9 +27,42 @@ pub(crate) use headers::{
     Added, NO_CACHE, Part, PrebuiltHeaders, SERVICE_FIELDS, representation_headers,
 };
 
-/// The response to a GET or HEAD of `rep`: preconditions (RFC 9110 §13.2.2), then
-/// ranges (§14), then the representation. `body` turns the chosen slices into a body;
-/// it is not called for HEAD, 304, 412 or 416.
+/// What a GET or HEAD of a representation comes to, decided from the request's
+/// preconditions (RFC 9110 §13.2.2), then its ranges (§14), before any header is built.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// 304: the client's copy is current.
+    NotModified,
+    /// 412: a precondition failed.
+    PreconditionFailed,
+    /// 200: the whole representation.
+    Whole,
+    /// 206 or 416: a range request (never [`RangeSelection::Full`]).
+    Ranges(RangeSelection),
+}
+
+/// The outcome of a GET or HEAD of `rep`.
+pub(crate) fn outcome(rep: &Representation<'_>, method: &Method, headers: &HeaderMap) -> Outcome {
+    let fields = Fields::scan(headers);
+    if fields.conditional {
+        match evaluate(method, headers, &rep.validators) {
+            Precondition::Proceed => {}
+            Precondition::NotModified => return Outcome::NotModified,
+            Precondition::Failed => return Outcome::PreconditionFailed,
+        }
+    }
+    if !fields.range {
+        return Outcome::Whole;
+    }
+    match select_ranges(method, headers, &rep.validators, rep.len) {
+        RangeSelection::Full => Outcome::Whole,
+        ranges => Outcome::Ranges(ranges),
+    }
+}
+
+/// The response to a GET or HEAD of `rep`: its [`outcome`], then the representation.
+/// `body` turns the chosen slices into a body; it is not called for HEAD, 304, 412 or
+/// 416.
 ///
 /// Ranges apply to the selected representation, encoded or not: a 206 of the br
 /// variant carries that variant's ETag, `Content-Encoding: br` and byte offsets into
@@ -42,15 +75,21 @@ pub(crate) fn respond(
     prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
-    let fields = Fields::scan(headers);
-    let precondition = if fields.conditional {
-        evaluate(method, headers, &rep.validators)
-    } else {
-        Precondition::Proceed
-    };
-    match precondition {
-        Precondition::Proceed => {}
-        Precondition::NotModified => {
+    let outcome = outcome(rep, method, headers);
+    respond_to(outcome, rep, method, added, prebuilt, body)
+}
+
+/// The response of an [`Outcome`] already decided for `rep`.
+pub(crate) fn respond_to(
+    outcome: Outcome,
+    rep: &Representation<'_>,
+    method: &Method,
+    added: Added<'_>,
+    prebuilt: Option<&PrebuiltHeaders>,
+    body: impl FnOnce(Slices) -> Body,
+) -> Response<Body> {
+    let selection = match outcome {
+        Outcome::NotModified => {
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
             // and no representation metadata (no Content-Type/Length/Encoding).
             let mut response = status_only(StatusCode::NOT_MODIFIED);
@@ -60,12 +99,9 @@ pub(crate) fn respond(
             };
             return response;
         }
-        Precondition::Failed => return status_only(StatusCode::PRECONDITION_FAILED),
-    }
-    let selection = if fields.range {
-        select_ranges(method, headers, &rep.validators, rep.len)
-    } else {
-        RangeSelection::Full
+        Outcome::PreconditionFailed => return status_only(StatusCode::PRECONDITION_FAILED),
+        Outcome::Whole => RangeSelection::Full,
+        Outcome::Ranges(ranges) => ranges,
     };
     let is_head = method == Method::HEAD;
     if let (RangeSelection::Full, Some(prebuilt)) = (&selection, prebuilt) {

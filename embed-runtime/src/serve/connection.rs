@@ -7,21 +7,24 @@
 
 use std::cell::Cell;
 use std::future::{Future, poll_fn};
+use std::io;
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes, BytesMut};
 use http::{Request, Response};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use super::fast::{self, Outcome};
 use super::{BoxError, Limits};
 use crate::WithFallback;
 
@@ -72,6 +75,10 @@ enum Event {
 /// Serves one accepted connection to its end: the client closes it, it stays idle past
 /// its deadline, or a shutdown has it finish its responses in flight. `stop` completes
 /// when a shutdown starts.
+///
+/// Its hits are answered on the fast path (`fast.rs`) until a request is not one;
+/// from then on hyper serves the connection, starting with the bytes read and not
+/// answered.
 pub(super) async fn serve<S, B>(
     stream: TcpStream,
     builder: &Builder,
@@ -84,16 +91,47 @@ pub(super) async fn serve<S, B>(
     B: http_body::Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
+    let mut stop = pin!(stop);
+    let (stream, read, stopping) =
+        match fast::serve_hits(stream, front.assets(), limits, stop.as_mut()).await {
+            Outcome::Closed => return,
+            Outcome::HandOver {
+                stream,
+                read,
+                stopping,
+            } => (stream, read, stopping),
+        };
+    let io = Rewound { read, stream };
+    serve_with_hyper(io, builder, front, limits, stop, stopping).await;
+}
+
+/// The connection served by hyper to its end. `stopped` when a shutdown started before
+/// (`stop` has completed, and is not polled again): hyper then ends the connection
+/// gracefully once it has read the request handed to it.
+async fn serve_with_hyper<S, B>(
+    io: Rewound,
+    builder: &Builder,
+    front: WithFallback<S>,
+    limits: &Limits,
+    mut stop: Pin<&mut impl Future<Output = ()>>,
+    stopped: bool,
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
     let activity = Rc::new(Activity::new());
     let service = TowerToHyperService::new(Tracked {
         inner: front,
         activity: Rc::clone(&activity),
     });
-    let mut connection =
-        pin!(builder.serve_connection_with_upgrades(TokioIo::new(stream), service));
-    let mut stop = pin!(stop);
+    let mut connection = pin!(builder.serve_connection_with_upgrades(TokioIo::new(io), service));
     let mut check = pin!(tokio::time::sleep(limits.header_read));
-    let mut stopping = false;
+    let mut stopping = stopped;
+    // Ended gracefully before its first request was read, a connection would drop the
+    // request handed over with it: the end waits for that request.
+    let mut stop_when_requested = stopped;
     let mut closing_idle = false;
     loop {
         let event = poll_fn(|cx| {
@@ -101,6 +139,10 @@ pub(super) async fn serve<S, B>(
             // either way the connection is over, and nothing waits for its reason.
             if connection.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Event::Closed);
+            }
+            if stop_when_requested && activity.requested.get() {
+                stop_when_requested = false;
+                return Poll::Ready(Event::Stop);
             }
             if !stopping && stop.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Event::Stop);
@@ -145,6 +187,60 @@ pub(super) async fn serve<S, B>(
                 }
             }
         }
+    }
+}
+
+/// A connection's stream, with the bytes the fast path read and did not answer read
+/// first.
+struct Rewound {
+    read: BytesMut,
+    stream: TcpStream,
+}
+
+impl AsyncRead for Rewound {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        if this.read.is_empty() {
+            return Pin::new(&mut this.stream).poll_read(cx, buf);
+        }
+        let n = this.read.len().min(buf.remaining());
+        buf.put_slice(&this.read[..n]);
+        this.read.advance(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for Rewound {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
 }
 

@@ -4,8 +4,11 @@
 //! - `mod.rs`: the options, the listeners (the first bound at once, so its port is
 //!   known; the others on that port), the worker threads and their end;
 //! - `worker`: one thread's runtime and accept loop, under the connection cap;
-//! - `connection`: one connection, served by hyper-util's HTTP/1.1-or-HTTP/2 builder,
-//!   with its idle and header deadlines and its graceful end;
+//! - `connection`: one connection: its hits on the fast path, then, from the first
+//!   request that is not one, hyper-util's HTTP/1.1-or-HTTP/2 builder, with its idle
+//!   and header deadlines and its graceful end;
+//! - `fast`: the fast path, HTTP/1.1 hits parsed with `httparse` and answered with one
+//!   `writev`; `head`: their response heads, as hyper writes them;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
 //! Each worker has its own listener and its own single-threaded runtime, and serves
@@ -13,6 +16,8 @@
 //! workers but the service (behind `Arc`s already) and the shutdown flag.
 
 mod connection;
+mod fast;
+mod head;
 mod shutdown;
 mod worker;
 
@@ -78,6 +83,12 @@ where
 /// workers); elsewhere the workers share one listener. A connection stays on the
 /// worker that accepted it, and speaks HTTP/1.1, or HTTP/2 with prior knowledge
 /// (h2c, as behind a proxy that terminates TLS). No TLS: put a proxy in front.
+///
+/// Its HTTP/1.1 requests that the assets answer are parsed and answered by the server
+/// itself, head and body written with one `writev`, without hyper; the first request
+/// that is not such a hit hands the connection, with the bytes already read, to hyper
+/// and the application. The answers are those of [`WithFallback`] under hyper, but a
+/// hit does not wait for the application's `poll_ready`.
 ///
 /// ```no_run
 /// # use embed_assets::{embed_assets, Assets};

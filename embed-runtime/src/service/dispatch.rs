@@ -8,7 +8,8 @@ use embed_assets_shared::select::FileRules;
 use http::{StatusCode, Version};
 
 use super::file::FileRequest;
-use super::memory::respond_embedded;
+use super::future::Answer;
+use super::memory::answer_embedded;
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
@@ -51,9 +52,19 @@ impl ServeAssets {
     /// behind them, warp's next filter). Decided here, from the route, before any I/O,
     /// so that no adapter inspects a response to decide.
     pub(crate) fn answer(&self, head: RequestHead<'_>, claim: Claim) -> Option<ResponseFuture> {
+        self.answer_borrowed(head, claim).map(Answer::into_future)
+    }
+
+    /// [`answer`](Self::answer), with the common answers' prebuilt fields borrowed
+    /// rather than copied into a response: for a server that writes its own heads.
+    pub(crate) fn answer_borrowed(
+        &self,
+        head: RequestHead<'_>,
+        claim: Claim,
+    ) -> Option<Answer<'_>> {
         if !has_valid_host(&head) {
             return (claim != Claim::Hits)
-                .then(|| ResponseFuture::ready(respond::status_only(StatusCode::BAD_REQUEST)));
+                .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
         }
         let response = match route::route(self.assets, &self.config, &head) {
             // The single-page app's page answers for the application's paths too.
@@ -78,9 +89,11 @@ impl ServeAssets {
             {
                 return None;
             }
-            Target::DevFile(relative) => return Some(self.respond_dev_file(&relative, &head)),
+            Target::DevFile(relative) => {
+                return Some(Answer::Later(self.respond_dev_file(&relative, &head)));
+            }
         };
-        Some(ResponseFuture::ready(response))
+        Some(Answer::Response(response))
     }
 
     /// Whether the 404 says nothing but "not here": no page of ours, and no choice made
@@ -89,12 +102,12 @@ impl ServeAssets {
         self.config.options.not_found_page.is_none() && !route::varies_by_accept(&self.config)
     }
 
-    fn respond_asset(
+    fn respond_asset<'a>(
         &self,
         asset: &'static Asset,
-        policy: Policy<'_>,
+        policy: Policy<'a>,
         head: &RequestHead<'_>,
-    ) -> ResponseFuture {
+    ) -> Answer<'a> {
         let options = &self.config.options;
         let path = match (&options.dev_folder, asset.disk_path()) {
             // Dev mode reads this build's files from the folder; an earlier release's
@@ -102,13 +115,10 @@ impl ServeAssets {
             (Some(folder), None) if asset.earlier_release().is_none() => {
                 folder.join(asset.path().trim_start_matches('/'))
             }
-            (_, None) => {
-                let response = respond_embedded(asset, policy, head.method, head.headers);
-                return ResponseFuture::ready(response);
-            }
+            (_, None) => return answer_embedded(asset, policy, head.method, head.headers).into(),
             (_, Some(relative)) => match options.disk_path(relative) {
                 Some(path) => path,
-                None => return ResponseFuture::ready(self.not_found(head.method, head.headers)),
+                None => return Answer::Response(self.not_found(head.method, head.headers)),
             },
         };
         let request = FileRequest {
@@ -121,7 +131,7 @@ impl ServeAssets {
             fields: Arc::clone(policy.fields),
             vary_accept: policy.vary_accept,
         };
-        ResponseFuture::boxed(request.respond())
+        Answer::Later(ResponseFuture::boxed(request.respond()))
     }
 
     /// Whether a file added to the dev folder since the build exists: the one way to

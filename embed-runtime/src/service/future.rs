@@ -6,12 +6,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use http::{Response, StatusCode};
+use bytes::Bytes;
+use http::{HeaderMap, Response, StatusCode};
 
 #[cfg(doc)]
 use crate::ServeAssets;
 use crate::body::Body;
-use crate::respond;
+use crate::respond::{self, PrebuiltHeaders};
 
 /// The response to one request, from [`ServeAssets::respond`]: ready at once for
 /// embedded assets (no allocation), a boxed future for on-disk ones.
@@ -65,5 +66,63 @@ impl fmt::Debug for ResponseFuture {
         f.debug_struct("ResponseFuture")
             .field("kind", &kind)
             .finish()
+    }
+}
+
+/// An answer of the assets before it becomes a [`ResponseFuture`]: what a server that
+/// writes its own response heads takes (`serve`'s fast path), so that the common
+/// answers copy no field.
+#[derive(Debug)]
+pub(crate) enum Answer<'a> {
+    /// A response whose fields were all built with the service.
+    Prebuilt(Prebuilt<'a>),
+    /// Any other response made from memory.
+    Response(Response<Body>),
+    /// A response that needs I/O first.
+    Later(ResponseFuture),
+}
+
+impl Answer<'_> {
+    /// The answer as adapters take it.
+    pub(crate) fn into_future(self) -> ResponseFuture {
+        match self {
+            Answer::Prebuilt(prebuilt) => ResponseFuture::ready(prebuilt.into_response()),
+            Answer::Response(response) => ResponseFuture::ready(response),
+            Answer::Later(future) => future,
+        }
+    }
+}
+
+/// A response whose fields were all built with the service: a whole 200 or a 304.
+#[derive(Debug)]
+pub(crate) struct Prebuilt<'a> {
+    /// 200 or 304.
+    pub(crate) status: StatusCode,
+    pub(crate) fields: &'a PrebuiltHeaders,
+    /// Empty for a HEAD and a 304.
+    pub(crate) body: Bytes,
+}
+
+impl Prebuilt<'_> {
+    /// Its header fields.
+    pub(crate) fn headers(&self) -> &HeaderMap {
+        self.fields.fields(self.status == StatusCode::NOT_MODIFIED)
+    }
+
+    /// Its header fields as HTTP/1.1 field lines, when they can be written as they are
+    /// ([`PrebuiltHeaders::field_lines`]).
+    #[cfg(feature = "serve")]
+    pub(crate) fn field_lines(&self) -> Option<&[u8]> {
+        self.fields
+            .field_lines(self.status == StatusCode::NOT_MODIFIED)
+    }
+
+    /// The same answer as an `http::Response`, its fields copied.
+    pub(crate) fn into_response(self) -> Response<Body> {
+        let headers = self.headers().clone();
+        let mut response = Response::new(Body::from(self.body));
+        *response.status_mut() = self.status;
+        *response.headers_mut() = headers;
+        response
     }
 }

@@ -2,15 +2,16 @@
 //! asset's response and the one 404.
 
 use bytes::Bytes;
-use http::{HeaderMap, Method, Response};
+use http::{HeaderMap, Method, Response, StatusCode};
 
 use super::ServeAssets;
+use super::future::{Answer, Prebuilt};
 use super::route::{self, Policy};
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::negotiate::select_variant;
 use crate::representation::Representation;
-use crate::respond;
+use crate::respond::{self, Outcome};
 
 impl ServeAssets {
     /// The one 404: the configured page or a plain text, varying by `Accept` when the
@@ -33,6 +34,21 @@ pub(super) fn respond_embedded(
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
+    match answer_embedded(asset, policy, method, headers) {
+        Embedded::Prebuilt(prebuilt) => prebuilt.into_response(),
+        Embedded::Response(response) => response,
+    }
+}
+
+/// An embedded asset's answer: its whole 200 or its 304 as the fields prebuilt with
+/// the service, borrowed (the common answers, which copy nothing), or any other answer
+/// as a response.
+pub(super) fn answer_embedded<'a>(
+    asset: &'static Asset,
+    policy: Policy<'a>,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Embedded<'a> {
     let (index, variant) = select_variant(asset, headers);
     // Built for each of the asset's bodies, in their order (`tables.rs`).
     let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
@@ -40,12 +56,37 @@ pub(super) fn respond_embedded(
         Some(prebuilt) => prebuilt.representation(asset, variant),
         None => Representation::embedded(asset, variant),
     };
-    // Asked for only when a body is sent: a `compressed_only` asset's identity bytes
-    // are decoded on first use, never for a HEAD or a 304.
-    let mut response = respond::respond(
+    let outcome = respond::outcome(&rep, method, headers);
+    if let (Some(prebuilt), false) = (prebuilt, policy.vary_accept) {
+        match outcome {
+            Outcome::Whole => {
+                // Asked for only when a body is sent: a `compressed_only` asset's
+                // identity bytes are decoded on first use, never for a HEAD or a 304.
+                let body = if method == Method::HEAD {
+                    Bytes::new()
+                } else {
+                    Bytes::from_static(variant.body())
+                };
+                return Embedded::Prebuilt(Prebuilt {
+                    status: StatusCode::OK,
+                    fields: prebuilt,
+                    body,
+                });
+            }
+            Outcome::NotModified => {
+                return Embedded::Prebuilt(Prebuilt {
+                    status: StatusCode::NOT_MODIFIED,
+                    fields: prebuilt,
+                    body: Bytes::new(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let mut response = respond::respond_to(
+        outcome,
         &rep,
         method,
-        headers,
         respond::Added {
             cache_control: policy.cache_control,
             fields: &policy.fields[..],
@@ -56,5 +97,20 @@ pub(super) fn respond_embedded(
     if policy.vary_accept {
         respond::add_vary_accept(response.headers_mut());
     }
-    response
+    Embedded::Response(response)
+}
+
+/// An embedded asset's answer: see [`answer_embedded`].
+pub(super) enum Embedded<'a> {
+    Prebuilt(Prebuilt<'a>),
+    Response(Response<Body>),
+}
+
+impl<'a> From<Embedded<'a>> for Answer<'a> {
+    fn from(embedded: Embedded<'a>) -> Self {
+        match embedded {
+            Embedded::Prebuilt(prebuilt) => Answer::Prebuilt(prebuilt),
+            Embedded::Response(response) => Answer::Response(response),
+        }
+    }
 }

@@ -1,0 +1,445 @@
+//! The fast path of a connection: its HTTP/1.1 requests that the assets answer, parsed
+//! with `httparse` and answered with one `writev` of head and body, before any HTTP
+//! framework. The first request that is not such a hit — a miss, a method other than
+//! GET or HEAD, a body, `Expect`, `Upgrade`, HTTP/1.0, HTTP/2's preface, a head this
+//! path does not parse — hands the connection over to hyper with the bytes read and not
+//! answered, and hyper serves it (through [`WithFallback`](crate::WithFallback), so the
+//! application gets its misses) for the rest of its life.
+//!
+//! The decision is the one every adapter makes: `ServeAssets::answer` under
+//! `Claim::Hits`, with the request's head as hyper would give it. So is the response:
+//! the same `Response` value, its head written as hyper writes it (`head.rs`).
+
+use std::future::{Future, poll_fn};
+use std::io::{self, IoSlice};
+use std::pin::{Pin, pin};
+use std::task::Poll;
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use http::header::{CONNECTION, CONTENT_LENGTH, EXPECT, TRANSFER_ENCODING, UPGRADE};
+use http::uri::PathAndQuery;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Version};
+use http_body::Body as _;
+use tokio::io::{AsyncWriteExt as _, Interest};
+use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
+
+use super::{Limits, head};
+use crate::body::Body;
+use crate::service::{Answer, Claim};
+use crate::{RequestHead, ServeAssets};
+
+/// The header lines a request of the fast path may have; a request with more goes to
+/// hyper, whose limit (100) then applies.
+const MAX_HEADERS: usize = 64;
+
+/// The bytes of a request head read here at most: a longer head goes to hyper, whose
+/// limits then apply (and whose answer, 431 or 414, is the one the client gets).
+const MAX_HEAD: usize = 16 * 1024;
+
+/// Room made in the read buffer before each read.
+const READ_SIZE: usize = 8 * 1024;
+
+/// How a connection's fast path ended.
+pub(super) enum Outcome {
+    /// The connection is over: closed by the client, an error, a timeout, a
+    /// `Connection: close`, or a shutdown.
+    Closed,
+    /// The rest of the connection is hyper's: the stream and the bytes read from it
+    /// that no response answered yet. `stopping` when a shutdown has started.
+    HandOver {
+        stream: TcpStream,
+        read: BytesMut,
+        stopping: bool,
+    },
+}
+
+/// Answers `stream`'s requests while they are hits of `assets`. `stop` completes when
+/// a shutdown starts; once it has, it is not polled again (`stopping` says so).
+pub(super) async fn serve_hits(
+    mut stream: TcpStream,
+    assets: &ServeAssets,
+    limits: &Limits,
+    mut stop: Pin<&mut impl Future<Output = ()>>,
+) -> Outcome {
+    let mut read = BytesMut::with_capacity(READ_SIZE);
+    let mut head_bytes = Vec::with_capacity(512);
+    let mut headers = HeaderMap::new();
+    let mut stopping = false;
+    // As hyper's: the header-read timeout from the connection's start, then, between
+    // requests, the shorter of it and the idle timeout.
+    let mut deadline = Deadline::new(limits.header_read);
+    let between_requests = limits.idle.min(limits.header_read);
+    loop {
+        let hit = loop {
+            if !read.is_empty() {
+                match next(&read, &mut headers, assets) {
+                    Next::Hit(hit) => break hit,
+                    Next::Partial if read.len() < MAX_HEAD => {}
+                    Next::Partial | Next::NotOurs => {
+                        return Outcome::HandOver {
+                            stream,
+                            read,
+                            stopping,
+                        };
+                    }
+                }
+            }
+            let filled = fill(
+                &mut stream,
+                &mut read,
+                &mut deadline,
+                stop.as_mut(),
+                &mut stopping,
+            );
+            if !filled.await {
+                return Outcome::Closed;
+            }
+        };
+        let last = hit.close || stopping;
+        let written = match hit.answer {
+            Answer::Prebuilt(prebuilt) => {
+                let len = head::encode_prebuilt(&prebuilt, &hit.method, last, &mut head_bytes);
+                let body: &[u8] = if len == 0 { &[] } else { &prebuilt.body };
+                write_bytes(&mut stream, &head_bytes, body).await
+            }
+            Answer::Response(response) => {
+                write_response(&mut stream, response, &hit.method, last, &mut head_bytes).await
+            }
+            Answer::Later(future) => {
+                let response = future.await;
+                write_response(&mut stream, response, &hit.method, last, &mut head_bytes).await
+            }
+        };
+        if written.is_err() {
+            return Outcome::Closed;
+        }
+        read.advance(hit.consumed);
+        if last {
+            let _ = stream.shutdown().await;
+            return Outcome::Closed;
+        }
+        deadline.restart(between_requests);
+    }
+}
+
+/// A request the assets answer.
+struct Hit<'a> {
+    /// The length of its head in the read buffer.
+    consumed: usize,
+    method: Method,
+    /// Its `Connection` field says `close`.
+    close: bool,
+    answer: Answer<'a>,
+}
+
+/// What the read buffer starts with.
+enum Next<'a> {
+    /// Not a whole head yet.
+    Partial,
+    /// A request for hyper and the application (or one hyper answers with an error).
+    NotOurs,
+    Hit(Hit<'a>),
+}
+
+/// Parses the request at the start of `read` and asks `assets` whether it is a hit.
+/// `headers` is the connection's map, emptied and filled again for each request (its
+/// room kept).
+fn next<'a>(read: &[u8], headers: &mut HeaderMap, assets: &'a ServeAssets) -> Next<'a> {
+    let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut fields);
+    let consumed = match request.parse(read) {
+        Ok(httparse::Status::Complete(consumed)) => consumed,
+        Ok(httparse::Status::Partial) => return Next::Partial,
+        Err(_) => return Next::NotOurs,
+    };
+    // HTTP/1.0 keeps hyper's handling of its keep-alive and version rules.
+    if request.version != Some(1) {
+        return Next::NotOurs;
+    }
+    let method = match request.method {
+        Some("GET") => Method::GET,
+        Some("HEAD") => Method::HEAD,
+        _ => return Next::NotOurs,
+    };
+    // Origin form only: an absolute or asterisk target is hyper's to read.
+    let Some(target) = request.path.filter(|target| target.starts_with('/')) else {
+        return Next::NotOurs;
+    };
+    // The same parser hyper gives the target to, so what it rejects goes to it.
+    let Ok(target) = PathAndQuery::try_from(target) else {
+        return Next::NotOurs;
+    };
+    headers.clear();
+    let mut close = false;
+    for field in request.headers.iter() {
+        let Ok(name) = HeaderName::from_bytes(field.name.as_bytes()) else {
+            return Next::NotOurs;
+        };
+        // A body (or the promise of one) and a change of protocol are hyper's.
+        if name == CONTENT_LENGTH || name == TRANSFER_ENCODING || name == EXPECT || name == UPGRADE
+        {
+            return Next::NotOurs;
+        }
+        let Ok(value) = HeaderValue::from_bytes(field.value) else {
+            return Next::NotOurs;
+        };
+        if name == CONNECTION {
+            close |= head::has_close(&value);
+        }
+        headers.append(name, value);
+    }
+    let head = RequestHead::new(
+        &method,
+        target.path(),
+        target.query(),
+        Version::HTTP_11,
+        headers,
+    );
+    match assets.answer_borrowed(head, Claim::Hits) {
+        Some(answer) => Next::Hit(Hit {
+            consumed,
+            method,
+            close,
+            answer,
+        }),
+        None => Next::NotOurs,
+    }
+}
+
+/// Reads more of the stream into `read`. `false` when the connection is to close: the
+/// client closed it or failed, the deadline passed, or a shutdown started with no
+/// request begun.
+async fn fill(
+    stream: &mut TcpStream,
+    read: &mut BytesMut,
+    deadline: &mut Deadline,
+    mut stop: Pin<&mut impl Future<Output = ()>>,
+    stopping: &mut bool,
+) -> bool {
+    read.reserve(READ_SIZE);
+    poll_fn(|cx| {
+        loop {
+            match stream.poll_read_ready(cx) {
+                Poll::Ready(Ok(())) => {
+                    let room = read.capacity() - read.len();
+                    match stream.try_read_buf(read) {
+                        Ok(0) => return Poll::Ready(false),
+                        Ok(n) => {
+                            // Less than there was room for: the socket has nothing
+                            // left to read now. Its readiness is cleared without the
+                            // read that would only say so (`EAGAIN`); bytes that come
+                            // later raise it again (tokio clears it only if no event
+                            // came since the one it holds).
+                            if n < room {
+                                let _ = stream.try_io(Interest::READABLE, || {
+                                    Err::<(), _>(io::ErrorKind::WouldBlock.into())
+                                });
+                            }
+                            return Poll::Ready(true);
+                        }
+                        Err(error) if error.kind() == io::ErrorKind::WouldBlock => continue,
+                        Err(_) => return Poll::Ready(false),
+                    }
+                }
+                Poll::Ready(Err(_)) => return Poll::Ready(false),
+                Poll::Pending => break,
+            }
+        }
+        // Waiting: for the client, the deadline or a shutdown, whichever comes first.
+        if !*stopping && stop.as_mut().poll(cx).is_ready() {
+            *stopping = true;
+        }
+        if *stopping && read.is_empty() {
+            return Poll::Ready(false);
+        }
+        if deadline.poll_passed(cx) {
+            return Poll::Ready(false);
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// Writes a response's head and body, in one `writev` when the body is one run of
+/// bytes in memory, else the head and then the body's chunks as they come.
+async fn write_response(
+    stream: &mut TcpStream,
+    response: Response<Body>,
+    method: &Method,
+    last: bool,
+    head_bytes: &mut Vec<u8>,
+) -> io::Result<()> {
+    let (parts, body) = response.into_parts();
+    let len = head::encode(
+        parts.status,
+        &parts.headers,
+        head::body_len(&body),
+        method,
+        last,
+        head_bytes,
+    );
+    if len == 0 {
+        return stream.write_all(head_bytes).await;
+    }
+    let body = match body.into_bytes() {
+        Ok(bytes) => return write_bytes(stream, head_bytes, &bytes).await,
+        Err(body) => body,
+    };
+    stream.write_all(head_bytes).await?;
+    let mut body = pin!(body);
+    let mut sent = 0;
+    while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        // A body that fails (a file changed or unreadable mid-way) ends the connection
+        // short of its `Content-Length`: the client cannot take it for the whole.
+        let frame = frame.map_err(io::Error::other)?;
+        if let Ok(data) = frame.into_data() {
+            stream.write_all(&data).await?;
+            sent += data.len() as u64;
+        }
+    }
+    if sent == len {
+        Ok(())
+    } else {
+        Err(io::Error::from(io::ErrorKind::UnexpectedEof))
+    }
+}
+
+/// Writes a head and the bytes of its body with one `writev` (more if the socket takes
+/// less at once).
+async fn write_bytes(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
+    if body.is_empty() {
+        return stream.write_all(head).await;
+    }
+    let mut slices = [IoSlice::new(head), IoSlice::new(body)];
+    write_all_vectored(stream, &mut slices).await
+}
+
+/// `writev` until every slice is written.
+async fn write_all_vectored(
+    stream: &mut TcpStream,
+    mut slices: &mut [IoSlice<'_>],
+) -> io::Result<()> {
+    while !slices.is_empty() {
+        let written = stream.write_vectored(slices).await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut slices, written);
+    }
+    Ok(())
+}
+
+/// A deadline moved on every request, with one timer armed at a time: the timer is
+/// only re-armed when it fires before the deadline, so a busy connection touches
+/// tokio's timer wheel about once per timeout rather than once per request.
+struct Deadline {
+    at: Instant,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl Deadline {
+    fn new(after: Duration) -> Self {
+        let at = Instant::now() + after;
+        Deadline {
+            at,
+            timer: Box::pin(tokio::time::sleep_until(at)),
+        }
+    }
+
+    /// Counts `after` from now.
+    fn restart(&mut self, after: Duration) {
+        self.at = Instant::now() + after;
+        // A deadline earlier than the timer (a shorter timeout between requests than
+        // before the first) needs the timer moved, or it would be seen late.
+        if self.at < self.timer.deadline() {
+            let at = self.at;
+            self.timer.as_mut().reset(at);
+        }
+    }
+
+    fn poll_passed(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        loop {
+            if self.timer.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            if Instant::now() >= self.at {
+                return true;
+            }
+            let at = self.at;
+            self.timer.as_mut().reset(at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Assets;
+
+    static SITE: Assets = crate::embed_assets!("../examples/public");
+
+    fn decide(request: &str) -> &'static str {
+        match next(request.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
+            Next::Partial => "partial",
+            Next::NotOurs => "hyper",
+            Next::Hit(hit) => {
+                assert!(hit.consumed <= request.len());
+                "hit"
+            }
+        }
+    }
+
+    #[test]
+    fn plain_http_1_1_hits_are_answered_here_and_the_rest_handed_over() {
+        let hit = "GET /css/app.css HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        assert_eq!(decide(hit), "hit");
+        assert_eq!(
+            decide("HEAD / HTTP/1.1\r\nHost: x\r\nRange: bytes=0-1\r\n\r\n"),
+            "hit"
+        );
+        assert_eq!(
+            decide("GET /about HTTP/1.1\r\nHost: x\r\n\r\n"),
+            "hit",
+            "a redirect"
+        );
+        for not_ours in [
+            "GET /no/such/file HTTP/1.1\r\nHost: x\r\n\r\n",
+            "POST /css/app.css HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /css/app.css HTTP/1.0\r\nHost: x\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n",
+            "GET http://x/css/app.css HTTP/1.1\r\nHost: x\r\n\r\n",
+            "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+            "GET /css/app.css HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
+            "GET /a\x7fb HTTP/1.1\r\nHost: x\r\n\r\n",
+        ] {
+            assert_eq!(decide(not_ours), "hyper", "{not_ours:?}");
+        }
+        assert_eq!(decide(&hit[..hit.len() - 2]), "partial");
+        assert_eq!(decide("GE"), "partial");
+    }
+
+    #[test]
+    fn a_pipelined_hit_consumes_its_own_head_only() {
+        let first = "GET /css/app.css HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        let both = format!("{first}GET /js/app.js HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        match next(both.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
+            Next::Hit(hit) => assert_eq!(hit.consumed, first.len()),
+            _ => panic!("a hit"),
+        }
+    }
+
+    #[test]
+    fn a_connection_close_marks_the_last_response() {
+        let request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, close\r\n\r\n";
+        match next(request.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
+            Next::Hit(hit) => assert!(hit.close),
+            _ => panic!("a hit"),
+        }
+    }
+}
