@@ -29,9 +29,13 @@ const TARGET: f64 = 0.95;
 const RIVALS: [&str; 3] = ["nginx", "static-serve", "memory-serve"];
 /// Ours in each set-up: as axum's fallback, in front of the `Router` under
 /// `axum::serve`, in front of it under hyper-util's server.
-const OURS: [&str; 3] = ["ours", "ours-front", "ours-hyper"];
+const OURS: [&str; 4] = ["ours", "ours-front", "ours-hyper", "ours-serve"];
 /// Ours must reach this multiple of nginx on the tiny bodies (index, favicon).
 const FAST_GOAL: f64 = 1.2;
+/// `ours-serve`, the library's own server, must reach this multiple of nginx on the
+/// tiny bodies and the 304, and [`SERVE_BR_GOAL`] on the br file.
+const SERVE_GOAL: f64 = 1.5;
+const SERVE_BR_GOAL: f64 = 1.2;
 
 const USAGE: &str = "\
 usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connections N]
@@ -47,8 +51,9 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
                      during it (a build next to the benchmark), at most N times in all
                      (default 3; 0: keep every round and only warn)
   --servers LIST     only these, comma-separated: ceiling, ours, ceiling-serve,
-                     ours-front, ceiling-hyper, ours-hyper, nginx, memory-serve,
-                     static-serve, rust-embed, servedir (default: all)
+                     ours-front, ceiling-hyper, ours-hyper, ceiling-raw, ours-serve,
+                     nginx, memory-serve, static-serve, rust-embed, servedir
+                     (default: all)
   --no-pin           do not pin servers to CPU 0 and wrk to CPU 1
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
@@ -467,7 +472,8 @@ fn report(
         "\n== results: req/s, median [min-max] of {} rounds x {} s; wrk: 1 thread, {} \
          connections, keep-alive; x ceiling: to the hand-written lookup of the same \
          set-up (ceiling: axum Router; ceiling-serve: axum::serve, no Router; \
-         ceiling-hyper: hyper-util's server); CPU/req: the server's user + system CPU \
+         ceiling-hyper: hyper-util's server; ceiling-raw: a hand-written loop, one writev \
+         per response); CPU/req: the server's user + system CPU \
          time per response",
         args.rounds, args.seconds, args.connections,
     );
@@ -536,8 +542,9 @@ fn report(
         let _ = writeln!(
             out,
             "\n== ours against nginx, per set-up: goal >= {:.1}x nginx on /index.html and \
-             /favicon.ico, >= 1.0x on the others (x ceiling: the most that set-up allows)",
-            FAST_GOAL
+             /favicon.ico, >= 1.0x on the others; ours-serve: >= {:.1}x on those and the \
+             304, >= {:.1}x on the br file (x ceiling: the most that set-up allows)",
+            FAST_GOAL, SERVE_GOAL, SERVE_BR_GOAL
         );
         let _ = writeln!(
             out,
@@ -550,10 +557,11 @@ fn report(
             for name in OURS {
                 let Some(o) = index(name) else { continue };
                 let Some(mine) = medians[o][c] else { continue };
-                let goal = if matches!(case.name, "index" | "favicon") {
-                    FAST_GOAL
-                } else {
-                    1.0
+                let goal = match (name, case.name) {
+                    ("ours-serve", "index" | "favicon" | "304") => SERVE_GOAL,
+                    ("ours-serve", "br") => SERVE_BR_GOAL,
+                    (_, "index" | "favicon") => FAST_GOAL,
+                    _ => 1.0,
                 };
                 let verdict = match theirs {
                     Some(t) if mine / t >= goal => "PASS",
