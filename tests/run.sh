@@ -88,6 +88,10 @@ for framework in $h2_frameworks; do
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
 
+# The memory and descriptor tests of big on-disk downloads (slow, stalled and aborted
+# clients) against the library's own server too: its `disk-server` follows the variable.
+EMBED_TEST_FRAMEWORK=serve run cargo test --workspace --all-features --test slow_clients
+
 # The Leptos example end to end (tests/tests/leptos.rs): its toolchain first (Debian's
 # Rust for the wasm, wasm-bindgen, cargo-leptos; idempotent), then its test, which builds
 # the example as its README says and drives the binary in Chromium. It is `#[ignore]`d

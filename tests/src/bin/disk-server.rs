@@ -4,7 +4,9 @@
 //!
 //! `disk-server <disk root> <chunk bytes>`: listens on `127.0.0.1:0`, prints the port
 //! on the first line of stdout, and exits when its stdin closes, so it never outlives
-//! the test that started it.
+//! the test that started it. The server is axum's (`axum::serve`, the service as the
+//! `Router`'s fallback), or with `EMBED_TEST_FRAMEWORK=serve` the library's own
+//! (`embed_assets::Server`, two workers, the service in front of that `Router`).
 
 use std::io::{Read, Write};
 
@@ -30,6 +32,16 @@ fn main() {
         while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
         std::process::exit(0);
     });
+    if std::env::var("EMBED_TEST_FRAMEWORK").as_deref() == Ok("serve") {
+        let server = embed_assets::Server::bind("127.0.0.1:0")
+            .expect("bind 127.0.0.1:0")
+            .workers(2)
+            .shutdown_on_signals(false);
+        print_port(server.local_addr().port());
+        let app = integration_tests::app(service.clone());
+        server.serve(service, app).expect("embed_assets::serve");
+        return;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -39,13 +51,16 @@ fn main() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
-        let port = listener.local_addr().expect("local address").port();
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{port}").expect("print the port");
-        stdout.flush().expect("flush stdout");
-        drop(stdout);
+        print_port(listener.local_addr().expect("local address").port());
         axum::serve(listener, integration_tests::app(service))
             .await
             .expect("axum server");
     });
+}
+
+/// The first line of stdout, which the test reads.
+fn print_port(port: u16) {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{port}").expect("print the port");
+    stdout.flush().expect("flush stdout");
 }
