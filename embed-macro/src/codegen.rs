@@ -117,6 +117,9 @@ impl Bodies {
     fn add(&mut self, asset: &EncodedAsset, index: usize) -> TokenStream {
         let start = self.list.len();
         let encoded = asset.deltas.iter().chain(asset.body.encoded());
+        // The one `const` of a `compressed_only` asset's gzip body, which both the
+        // gzip body and the identity (decoded from it) name.
+        let gzip_const = quote::format_ident!("GZIP_{index}");
         let identity = match &asset.body {
             Body::Embedded {
                 identity,
@@ -131,7 +134,7 @@ impl Bodies {
                 let track = track.iter();
                 let stored = match (*store_identity, asset.body.gzip()) {
                     (false, Some(gzip)) => {
-                        let name = quote::format_ident!("GZIP_{index}");
+                        let name = &gzip_const;
                         let bytes = include_bytes(&gzip.path);
                         self.consts.push(quote!(const #name: &[u8] = #bytes;));
                         quote!(__embed::Identity::FromGzip(#name))
@@ -151,8 +154,7 @@ impl Bodies {
         for body in encoded {
             let bytes = match asset.body.gzip() {
                 Some(gzip) if gzip == &body.blob && !asset.body.stores_identity() => {
-                    let name = quote::format_ident!("GZIP_{index}");
-                    quote!(#name)
+                    quote!(#gzip_const)
                 }
                 _ => include_bytes(&body.blob.path),
             };

@@ -277,10 +277,7 @@ impl<'a> Encoder<'a> {
         let drop_identity = options.compressed_only || file.over_limit;
         // The runtime will decode the identity bytes from this gzip body: prove now that
         // it gives them back, so that decoding at run time cannot fail.
-        let gzip = encoded
-            .iter()
-            .find(|body| *body.coding == codec::GZIP)
-            .map(|body| &body.blob);
+        let gzip = crate::model::gzip_of(&encoded);
         let store_identity = match (gzip, drop_identity) {
             (Some(blob), true) => {
                 let decoded = fs::read(&blob.path).ok().and_then(|gz| gunzip(&gz));

@@ -177,11 +177,16 @@ impl Body {
 
     /// Its gzip body: what `compressed_only` decodes the file's own bytes from.
     pub(crate) fn gzip(&self) -> Option<&Blob> {
-        self.encoded()
-            .iter()
-            .find(|body| *body.coding == crate::codec::GZIP)
-            .map(|body| &body.blob)
+        gzip_of(self.encoded())
     }
+}
+
+/// The gzip body among `encoded`.
+pub(crate) fn gzip_of(encoded: &[Encoded]) -> Option<&Blob> {
+    encoded
+        .iter()
+        .find(|body| *body.coding == crate::codec::GZIP)
+        .map(|body| &body.blob)
 }
 
 /// A compressed body in the cache folder.

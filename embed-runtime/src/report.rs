@@ -93,10 +93,11 @@ impl Report {
     pub(crate) fn add_bodies(&mut self, bodies: &[crate::Variant]) {
         let mut seen = [false; CODINGS.len()];
         for body in bodies {
-            let index = body.encoding().index();
-            if body.encoding() == Encoding::Identity {
+            let encoding = body.encoding();
+            if encoding == Encoding::Identity {
                 continue;
             }
+            let index = encoding.index();
             self.encoded[index].bytes += body.len();
             if !std::mem::replace(&mut seen[index], true) {
                 self.encoded[index].files += 1;
