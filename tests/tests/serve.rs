@@ -89,21 +89,7 @@ fn connect(addr: SocketAddr) -> TcpStream {
 /// One response read off `stream`: its status, its head as text, its body (by
 /// `Content-Length`, which every response here has).
 fn read_response(stream: &mut TcpStream) -> (StatusCode, String, Vec<u8>) {
-    let mut received = Vec::new();
-    let mut byte = [0u8; 1];
-    while !received.ends_with(b"\r\n\r\n") {
-        let n = stream.read(&mut byte).expect("read the response head");
-        assert_eq!(
-            n,
-            1,
-            "closed in the head: {:?}",
-            String::from_utf8_lossy(&received)
-        );
-        received.push(byte[0]);
-    }
-    let head = String::from_utf8(received)
-        .expect("ASCII head")
-        .to_ascii_lowercase();
+    let head = read_head(stream).to_ascii_lowercase();
     let status = head
         .split(' ')
         .nth(1)
@@ -118,6 +104,23 @@ fn read_response(stream: &mut TcpStream) -> (StatusCode, String, Vec<u8>) {
     let mut body = vec![0; length];
     stream.read_exact(&mut body).expect("read the body");
     (status, head, body)
+}
+
+/// A response's head, byte by byte up to its empty line (nothing of the body read).
+fn read_head(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let mut byte = [0u8; 1];
+    while !received.ends_with(b"\r\n\r\n") {
+        let n = stream.read(&mut byte).expect("read the response head");
+        assert_eq!(
+            n,
+            1,
+            "closed in the head: {:?}",
+            String::from_utf8_lossy(&received)
+        );
+        received.push(byte[0]);
+    }
+    String::from_utf8(received).expect("ASCII head")
 }
 
 /// `GET path` on a new connection, closed after the response.
@@ -526,19 +529,7 @@ fn sigterm_starts_a_graceful_shutdown() {
 /// out, its presence checked), and its body: by `Content-Length`, none for a HEAD or a
 /// 304.
 fn read_exchange(stream: &mut TcpStream, head_request: bool) -> (Vec<String>, Vec<u8>) {
-    let mut received = Vec::new();
-    let mut byte = [0u8; 1];
-    while !received.ends_with(b"\r\n\r\n") {
-        let n = stream.read(&mut byte).expect("read the response head");
-        assert_eq!(
-            n,
-            1,
-            "closed in the head: {:?}",
-            String::from_utf8_lossy(&received)
-        );
-        received.push(byte[0]);
-    }
-    let head = String::from_utf8(received).expect("ASCII head");
+    let head = read_head(stream);
     let lines: Vec<String> = head
         .lines()
         .filter(|l| !l.is_empty())

@@ -219,23 +219,31 @@ async fn resume(mut stream: tokio::net::TcpStream, mut received: Vec<u8>) -> Vec
     received
 }
 
+/// A server with 1 MiB chunks over a folder (named from `name`) holding a `len`-byte
+/// `big.bin`, after one whole download and a pause, so that its memory is settled;
+/// the file's bytes, and the folder (for the test to remove).
+async fn warm_server(name: &str, len: usize) -> (Server, Vec<u8>, std::path::PathBuf) {
+    let root = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let file: Vec<u8> = (0..len as u32)
+        .map(|i| (i.wrapping_mul(2_246_822_519) >> 11) as u8)
+        .collect();
+    std::fs::write(root.join("big.bin"), &file).unwrap();
+    let server = Server::start_with_chunk(&root, 1 << 20);
+    assert_eq!(fast_download(server.addr).await, len);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (server, file, root)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stalled_clients_hold_the_read_budget_and_a_small_chunk_each() {
     const STALLED: usize = 400;
     const RESUMED: usize = 16;
     const LEN: usize = 8 << 20;
-    let root = std::env::temp_dir().join(format!("embed-stalled-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    let file: Vec<u8> = (0..LEN as u32)
-        .map(|i| (i.wrapping_mul(2_246_822_519) >> 11) as u8)
-        .collect();
-    std::fs::write(root.join("big.bin"), &file).unwrap();
     // 1 MiB chunks, the default read budget (32 MiB).
-    let server = Server::start_with_chunk(&root, 1 << 20);
+    let (server, file, root) = warm_server("embed-stalled", LEN).await;
     let addr = server.addr;
-    assert_eq!(fast_download(addr).await, LEN);
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let idle = server.rss();
 
     let mut stalled = Vec::with_capacity(STALLED);
@@ -308,17 +316,8 @@ async fn aborted_downloads_leave_no_file_connection_or_memory_behind() {
     const ABORTED: usize = 3_000;
     const AT_ONCE: usize = 50;
     const LEN: usize = 16 << 20;
-    let root = std::env::temp_dir().join(format!("embed-aborted-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    let file: Vec<u8> = (0..LEN as u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 7) as u8)
-        .collect();
-    std::fs::write(root.join("big.bin"), &file).unwrap();
-    let server = Server::start_with_chunk(&root, 1 << 20);
+    let (server, file, root) = warm_server("embed-aborted", LEN).await;
     let addr = server.addr;
-    assert_eq!(fast_download(addr).await, LEN);
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let (idle_fds, idle_rss) = (open_fds(&server), server.rss());
 
     // Each reads the head and a few KiB of body, then drops its connection (an
@@ -377,4 +376,6 @@ async fn aborted_downloads_leave_no_file_connection_or_memory_behind() {
     let (status, _, body) = get(addr, "/big.bin", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body == file, "the file after the aborted downloads");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&root);
 }
