@@ -28,7 +28,12 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# Both programs install into cargo's bin folder (~/.cargo/bin).
+# Both programs install into cargo's bin folder (~/.cargo/bin). They are built as the
+# tools they are, not through what a caller set for its own build: CI lints its
+# workspace through clippy's driver (`RUSTC_WORKSPACE_WRAPPER`, which cargo would also
+# apply to the package it installs), and cargo-leptos is built by Debian's Rust.
+unset RUSTC_WORKSPACE_WRAPPER RUSTC_WRAPPER CLIPPY_ARGS RUSTC RUSTFLAGS \
+  CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR CARGO_BUILD_TARGET_DIR
 if ! wasm-bindgen --version 2>/dev/null | grep -qx 'wasm-bindgen 0.2.130'; then
   echo "== installing wasm-bindgen-cli 0.2.130"
   cargo install wasm-bindgen-cli --version 0.2.130
