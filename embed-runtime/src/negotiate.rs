@@ -174,7 +174,7 @@ fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
 }
 
 /// RFC 9842 §2.2: the request field naming the dictionary the client has.
-const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
+pub(crate) const AVAILABLE_DICTIONARY: HeaderName = HeaderName::from_static("available-dictionary");
 
 /// The dictionary the request names in its one `Available-Dictionary` field line, as
 /// sent (a structured-field byte sequence, `:base64:`, which has one spelling per

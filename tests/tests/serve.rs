@@ -604,6 +604,15 @@ const COMPARED: &[&str] = &[
     "GET /caf%C3%A9.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
     "GET /big.bin HTTP/1.1\r\nHost: localhost\r\nRange: bytes=-100\r\n\r\n",
     "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    // A browser's navigation: many fields, most of them not read by the service.
+    "GET /index.html HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\
+     sec-ch-ua: \"Chromium\";v=\"156\"\r\nsec-ch-ua-mobile: ?0\r\nUpgrade-Insecure-Requests: 1\r\n\
+     User-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0\r\n\
+     Accept: text/html,application/xhtml+xml,*/*;q=0.8\r\nSec-Fetch-Mode: navigate\r\n\
+     Accept-Encoding: gzip, deflate, br, zstd\r\nAccept-Language: en-US,en;q=0.9\r\n\
+     If-Modified-Since: Thu, 01 Jan 2099 00:00:00 GMT\r\n\r\n",
+    "GET /css/app.css HTTP/1.1\r\nhOsT: localhost\r\nACCEPT-ENCODING: br\r\nX-Custom: a\r\n\
+     range: bytes=5-9\r\nIf-Range: \"nope\"\r\n\r\n",
     // Misses and what is not plain HTTP/1.1: hyper and the application on both.
     "GET /no/such/file.txt HTTP/1.1\r\nHost: localhost\r\n\r\n",
     "POST /tiny.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n\r\nabc",

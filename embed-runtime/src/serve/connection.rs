@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::{Request, Response};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
@@ -92,16 +92,17 @@ pub(super) async fn serve<S, B>(
     B::Error: Into<BoxError>,
 {
     let mut stop = pin!(stop);
-    let (stream, read, stopping) =
+    let (stream, head, read, stopping) =
         match fast::serve_hits(stream, front.assets(), limits, stop.as_mut()).await {
             Outcome::Closed => return,
             Outcome::HandOver {
                 stream,
+                head,
                 read,
                 stopping,
-            } => (stream, read, stopping),
+            } => (stream, head, read, stopping),
         };
-    let io = Rewound { read, stream };
+    let io = Rewound { head, read, stream };
     serve_with_hyper(io, builder, front, limits, stop, stopping).await;
 }
 
@@ -193,6 +194,9 @@ async fn serve_with_hyper<S, B>(
 /// A connection's stream, with the bytes the fast path read and did not answer read
 /// first.
 struct Rewound {
+    /// A request head the fast path parsed and handed over.
+    head: Bytes,
+    /// What it read after that head.
     read: BytesMut,
     stream: TcpStream,
 }
@@ -204,12 +208,16 @@ impl AsyncRead for Rewound {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        if !this.head.is_empty() {
+            let n = this.head.len().min(buf.remaining());
+            buf.put_slice(&this.head.split_to(n));
+            return Poll::Ready(Ok(()));
+        }
         if this.read.is_empty() {
             return Pin::new(&mut this.stream).poll_read(cx, buf);
         }
         let n = this.read.len().min(buf.remaining());
-        buf.put_slice(&this.read[..n]);
-        this.read.advance(n);
+        buf.put_slice(&this.read.split_to(n));
         Poll::Ready(Ok(()))
     }
 }

@@ -12,14 +12,15 @@
 
 use std::future::{Future, poll_fn};
 use std::io::{self, IoSlice};
+use std::mem::MaybeUninit;
 use std::pin::{Pin, pin};
 use std::task::Poll;
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Bytes, BytesMut};
 use http::header::{CONNECTION, CONTENT_LENGTH, EXPECT, TRANSFER_ENCODING, UPGRADE};
 use http::uri::PathAndQuery;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, Version};
+use http::{HeaderMap, HeaderValue, Method, Response, Version};
 use http_body::Body as _;
 use tokio::io::{AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
@@ -27,7 +28,7 @@ use tokio::time::{Instant, Sleep};
 
 use super::{Limits, head};
 use crate::body::Body;
-use crate::service::{Answer, Claim};
+use crate::service::{Answer, Claim, READ_FIELDS};
 use crate::{RequestHead, ServeAssets};
 
 /// The header lines a request of the fast path may have; a request with more goes to
@@ -50,6 +51,9 @@ pub(super) enum Outcome {
     /// that no response answered yet. `stopping` when a shutdown has started.
     HandOver {
         stream: TcpStream,
+        /// The head of a request parsed here and not answered (else empty), then the
+        /// bytes after it.
+        head: Bytes,
         read: BytesMut,
         stopping: bool,
     },
@@ -65,7 +69,7 @@ pub(super) async fn serve_hits(
 ) -> Outcome {
     let mut read = BytesMut::with_capacity(READ_SIZE);
     let mut head_bytes = Vec::with_capacity(512);
-    let mut headers = HeaderMap::new();
+    let mut scratch = Scratch::default();
     let mut stopping = false;
     // As hyper's: the header-read timeout from the connection's start, then, between
     // requests, the shorter of it and the idle timeout.
@@ -74,12 +78,21 @@ pub(super) async fn serve_hits(
     loop {
         let hit = loop {
             if !read.is_empty() {
-                match next(&read, &mut headers, assets) {
+                match next(&mut read, &mut scratch, assets) {
                     Next::Hit(hit) => break hit,
                     Next::Partial if read.len() < MAX_HEAD => {}
-                    Next::Partial | Next::NotOurs => {
+                    Next::Partial => {
                         return Outcome::HandOver {
                             stream,
+                            head: Bytes::new(),
+                            read,
+                            stopping,
+                        };
+                    }
+                    Next::NotOurs(head) => {
+                        return Outcome::HandOver {
+                            stream,
+                            head,
                             read,
                             stopping,
                         };
@@ -115,7 +128,6 @@ pub(super) async fn serve_hits(
         if written.is_err() {
             return Outcome::Closed;
         }
-        read.advance(hit.consumed);
         if last {
             let _ = stream.shutdown().await;
             return Outcome::Closed;
@@ -124,10 +136,20 @@ pub(super) async fn serve_hits(
     }
 }
 
+/// What a connection reuses from one request to the next: the request's fields the
+/// service reads, and where each lies in its head.
+#[derive(Default)]
+struct Scratch {
+    headers: HeaderMap,
+    spans: Vec<FieldSpan>,
+}
+
+/// A field the service reads, as its index in `READ_FIELDS`, and its value as a start
+/// and end offset in the request head.
+type FieldSpan = (usize, (usize, usize));
+
 /// A request the assets answer.
 struct Hit<'a> {
-    /// The length of its head in the read buffer.
-    consumed: usize,
     method: Method,
     /// Its `Connection` field says `close`.
     close: bool,
@@ -138,73 +160,96 @@ struct Hit<'a> {
 enum Next<'a> {
     /// Not a whole head yet.
     Partial,
-    /// A request for hyper and the application (or one hyper answers with an error).
-    NotOurs,
+    /// A request for hyper and the application (or one hyper answers with an error),
+    /// with its head when it was split off the read buffer (else empty).
+    NotOurs(Bytes),
     Hit(Hit<'a>),
 }
 
 /// Parses the request at the start of `read` and asks `assets` whether it is a hit.
-/// `headers` is the connection's map, emptied and filled again for each request (its
-/// room kept).
-fn next<'a>(read: &[u8], headers: &mut HeaderMap, assets: &'a ServeAssets) -> Next<'a> {
-    let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut request = httparse::Request::new(&mut fields);
-    let consumed = match request.parse(read) {
-        Ok(httparse::Status::Complete(consumed)) => consumed,
+/// A whole head is split off `read` (and given back in `Next::NotOurs`), so that the
+/// request's target and field values are slices of it, not copies.
+/// `scratch` is the connection's, emptied and filled again for each request (its room
+/// kept).
+fn next<'a>(read: &mut BytesMut, scratch: &mut Scratch, assets: &'a ServeAssets) -> Next<'a> {
+    let Scratch { headers, spans } = scratch;
+    let not_ours = || Next::NotOurs(Bytes::new());
+    // Left uninitialised until parsed, as hyper does: no 2 KiB to clear per request.
+    let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut []);
+    let len = match request.parse_with_uninit_headers(read, &mut fields) {
+        Ok(httparse::Status::Complete(len)) => len,
         Ok(httparse::Status::Partial) => return Next::Partial,
-        Err(_) => return Next::NotOurs,
+        Err(_) => return not_ours(),
     };
     // HTTP/1.0 keeps hyper's handling of its keep-alive and version rules.
     if request.version != Some(1) {
-        return Next::NotOurs;
+        return not_ours();
     }
     let method = match request.method {
         Some("GET") => Method::GET,
         Some("HEAD") => Method::HEAD,
-        _ => return Next::NotOurs,
+        _ => return not_ours(),
     };
     // Origin form only: an absolute or asterisk target is hyper's to read.
     let Some(target) = request.path.filter(|target| target.starts_with('/')) else {
-        return Next::NotOurs;
+        return not_ours();
     };
-    // The same parser hyper gives the target to, so what it rejects goes to it.
-    let Ok(target) = PathAndQuery::try_from(target) else {
-        return Next::NotOurs;
+    // Where the target and each field lie in the head, to slice them out of it once it
+    // is split off the buffer (offsets from addresses: the split moves no byte).
+    let start = read.as_ptr() as usize;
+    let span = |part: &[u8]| {
+        let from = part.as_ptr() as usize - start;
+        (from, from + part.len())
     };
-    headers.clear();
+    let (from, to) = span(target.as_bytes());
+    // Only the fields the service reads go into the map (each name known, so no name
+    // is parsed or allocated); the others are looked at for what makes a request
+    // hyper's, and `Connection` for `close`.
+    spans.clear();
     let mut close = false;
     for field in request.headers.iter() {
-        let Ok(name) = HeaderName::from_bytes(field.name.as_bytes()) else {
-            return Next::NotOurs;
-        };
-        // A body (or the promise of one) and a change of protocol are hyper's.
-        if name == CONTENT_LENGTH || name == TRANSFER_ENCODING || name == EXPECT || name == UPGRADE
+        let name = field.name.as_bytes();
+        let is =
+            |known: &str| known.len() == name.len() && known.as_bytes().eq_ignore_ascii_case(name);
+        if let Some(known) = READ_FIELDS.iter().position(|known| is(known.as_str())) {
+            spans.push((known, span(field.value)));
+        } else if is(CONNECTION.as_str()) {
+            close |= head::has_close_token(field.value);
+        } else if [CONTENT_LENGTH, TRANSFER_ENCODING, EXPECT, UPGRADE]
+            .iter()
+            .any(|hyper_s| is(hyper_s.as_str()))
         {
-            return Next::NotOurs;
+            // A body (or the promise of one) and a change of protocol are hyper's.
+            return not_ours();
         }
-        let Ok(value) = HeaderValue::from_bytes(field.value) else {
-            return Next::NotOurs;
-        };
-        if name == CONNECTION {
-            close |= head::has_close(&value);
-        }
-        headers.append(name, value);
     }
-    let head = RequestHead::new(
+    let head = read.split_to(len).freeze();
+    // The same parser hyper gives the target to, so what it rejects goes to it.
+    let Ok(target) = PathAndQuery::from_maybe_shared(head.slice(from..to)) else {
+        return Next::NotOurs(head);
+    };
+    headers.clear();
+    for &(known, (from, to)) in spans.iter() {
+        let Ok(value) = HeaderValue::from_maybe_shared(head.slice(from..to)) else {
+            return Next::NotOurs(head);
+        };
+        headers.append(READ_FIELDS[known].clone(), value);
+    }
+    let request_head = RequestHead::new(
         &method,
         target.path(),
         target.query(),
         Version::HTTP_11,
         headers,
     );
-    match assets.answer_borrowed(head, Claim::Hits) {
+    match assets.answer_borrowed(request_head, Claim::Hits) {
         Some(answer) => Next::Hit(Hit {
-            consumed,
             method,
             close,
             answer,
         }),
-        None => Next::NotOurs,
+        None => Next::NotOurs(head),
     }
 }
 
@@ -381,11 +426,23 @@ mod tests {
     static SITE: Assets = crate::embed_assets!("../examples/public");
 
     fn decide(request: &str) -> &'static str {
-        match next(request.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
-            Next::Partial => "partial",
-            Next::NotOurs => "hyper",
-            Next::Hit(hit) => {
-                assert!(hit.consumed <= request.len());
+        let mut read = BytesMut::from(request.as_bytes());
+        match next(&mut read, &mut Scratch::default(), &SITE.service()) {
+            Next::Partial => {
+                assert_eq!(
+                    read.len(),
+                    request.len(),
+                    "a partial head stays in the buffer"
+                );
+                "partial"
+            }
+            Next::NotOurs(head) => {
+                // What hyper is handed: every byte, in order.
+                assert_eq!([&head[..], &read[..]].concat(), request.as_bytes());
+                "hyper"
+            }
+            Next::Hit(_) => {
+                assert!(read.is_empty(), "the head is split off the buffer");
                 "hit"
             }
         }
@@ -428,16 +485,22 @@ mod tests {
     fn a_pipelined_hit_consumes_its_own_head_only() {
         let first = "GET /css/app.css HTTP/1.1\r\nHost: localhost\r\n\r\n";
         let both = format!("{first}GET /js/app.js HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        match next(both.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
-            Next::Hit(hit) => assert_eq!(hit.consumed, first.len()),
+        let mut read = BytesMut::from(both.as_bytes());
+        match next(&mut read, &mut Scratch::default(), &SITE.service()) {
+            Next::Hit(_) => {}
             _ => panic!("a hit"),
         }
+        assert_eq!(&read[..], &both.as_bytes()[first.len()..]);
     }
 
     #[test]
     fn a_connection_close_marks_the_last_response() {
         let request = "GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, close\r\n\r\n";
-        match next(request.as_bytes(), &mut HeaderMap::new(), &SITE.service()) {
+        match next(
+            &mut BytesMut::from(request.as_bytes()),
+            &mut Scratch::default(),
+            &SITE.service(),
+        ) {
             Next::Hit(hit) => assert!(hit.close),
             _ => panic!("a hit"),
         }

@@ -171,8 +171,12 @@ pub(super) fn body_len(body: &Body) -> Option<u64> {
 
 /// Whether a `Connection` value lists `close` (its tokens, any case).
 pub(super) fn has_close(value: &HeaderValue) -> bool {
+    has_close_token(value.as_bytes())
+}
+
+/// [`has_close`] of a value's bytes.
+pub(super) fn has_close_token(value: &[u8]) -> bool {
     value
-        .as_bytes()
         .split(|&b| b == b',')
         .any(|token| token.trim_ascii().eq_ignore_ascii_case(b"close"))
 }

@@ -40,6 +40,8 @@ pub(crate) use self::dispatch::Claim;
 pub use self::future::ResponseFuture;
 #[cfg(feature = "serve")]
 pub(crate) use self::future::{Answer, Prebuilt};
+#[cfg(feature = "serve")]
+pub(crate) use self::head::READ_FIELDS;
 pub use self::head::RequestHead;
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
