@@ -243,7 +243,12 @@ fn next<'a>(read: &mut BytesMut, scratch: &mut Scratch, assets: &'a ServeAssets)
         Version::HTTP_11,
         headers,
     );
-    match assets.answer_borrowed(request_head, Claim::Hits) {
+    let answer = assets.answer_borrowed(request_head, Claim::Hits);
+    // The values are slices of `head`: let them go now, so that the read buffer is
+    // the connection's alone again and its next `reserve` reclaims it in place rather
+    // than allocating another.
+    headers.clear();
+    match answer {
         Some(answer) => Next::Hit(Hit {
             method,
             close,
