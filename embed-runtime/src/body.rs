@@ -101,6 +101,15 @@ impl Body {
         }
     }
 
+    /// The stream of an on-disk file's bytes this body is, if it is one.
+    #[cfg(all(feature = "serve", target_os = "linux"))]
+    pub(crate) fn disk_mut(&mut self) -> Option<&mut DiskBody> {
+        match &mut self.inner {
+            Inner::Disk(disk) => Some(disk),
+            _ => None,
+        }
+    }
+
     /// The slices of a file read at run time: shared slices of bytes read whole, or
     /// chunks read `chunk_size` at a time from the open file.
     pub(crate) fn from_file(

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
-use embed_assets::{Server, ShutdownHandle};
+use embed_assets::{Assets, ServeAssets, Server, ShutdownHandle, embed_assets};
 use http::StatusCode;
-use integration_tests::{SITE, fixture};
+use integration_tests::{SITE, fixture, noise};
 
 /// How long any read of a response may take before the test fails.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,10 +33,14 @@ struct Running {
 
 impl Running {
     fn start(server: Server, app: Router) -> Self {
+        Running::start_with(server, SITE.service(), app)
+    }
+
+    fn start_with(server: Server, service: ServeAssets, app: Router) -> Self {
         let server = server.shutdown_on_signals(false);
         let addr = server.local_addr();
         let stop = server.shutdown_handle();
-        let thread = std::thread::spawn(move || server.serve(SITE.service(), app));
+        let thread = std::thread::spawn(move || server.serve(service, app));
         Running {
             addr,
             stop,
@@ -670,4 +674,114 @@ fn every_answer_of_serve_is_the_answer_of_with_fallback_under_axum_serve() {
         assert_eq!(ours.0, theirs.0, "the heads of pipelined request {i}");
         assert!(ours.1 == theirs.1, "the bodies of pipelined request {i}");
     }
+}
+
+/// The fixture site with its files over 1 MiB read from a folder (`disk_root`), where
+/// the test below writes `big.bin`.
+static ON_DISK: Assets =
+    embed_assets!("fixtures/site", max_embed_size = "1 MiB", on_disk = "allow");
+
+/// What happens to the file while it is sent.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// Every byte written again in place, the same length (`dd conv=notrunc`).
+    Overwritten,
+    /// Cut to half its length.
+    Truncated,
+}
+
+/// A large file goes out of the fast path with `sendfile`, whose socket holds the page
+/// cache's pages, not copies: a write in place reaches bytes still queued. Whenever the
+/// file changes, at whatever point of the download the client has read to (while it
+/// has stopped reading, so the server filled every queue it could), the client gets
+/// the whole original or a body cut short of its `Content-Length`, never a whole body
+/// of mixed bytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_changed_while_sendfile_sends_it_never_arrives_whole_and_mixed() {
+    const LEN: usize = 48 << 20;
+    let original = noise(LEN, 21);
+    let changed = noise(LEN, 22);
+    let dir = std::env::temp_dir().join(format!("embed-assets-sendfile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let file = dir.join("big.bin");
+    let service = ON_DISK.service().disk_root(&dir);
+    let running = Running::start_with(loopback().workers(1), service, Router::new());
+    let mut cut = 0;
+    let mut new_bytes_seen = false;
+    for (read_first, fault) in [
+        (0, Fault::Overwritten),
+        (8 << 20, Fault::Overwritten),
+        (LEN - (24 << 20), Fault::Overwritten),
+        (LEN - (12 << 20), Fault::Overwritten),
+        (LEN - (6 << 20), Fault::Overwritten),
+        (LEN - (1 << 20), Fault::Overwritten),
+        (4 << 20, Fault::Truncated),
+        (LEN - (2 << 20), Fault::Truncated),
+    ] {
+        // A new file (a rename over the last one), so the request opens the original.
+        let fresh = dir.join("big.bin.new");
+        std::fs::write(&fresh, &original).expect("write the file");
+        std::fs::rename(&fresh, &file).expect("rename it into place");
+        let mut stream = connect(running.addr);
+        stream
+            .write_all(b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .expect("write the request");
+        let head = read_head(&mut stream).to_ascii_lowercase();
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(
+            head.contains(&format!("content-length: {LEN}\r\n")),
+            "{head}"
+        );
+        let mut body = vec![0; read_first];
+        stream.read_exact(&mut body).expect("the first bytes");
+        // The client stops reading; the server fills the socket's queues.
+        std::thread::sleep(Duration::from_millis(300));
+        match fault {
+            Fault::Overwritten => {
+                let mut writer = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&file)
+                    .expect("open to write in place");
+                writer.write_all(&changed).expect("overwrite in place");
+            }
+            Fault::Truncated => std::fs::OpenOptions::new()
+                .write(true)
+                .open(&file)
+                .and_then(|writer| writer.set_len(LEN as u64 / 2))
+                .expect("truncate"),
+        }
+        let mut rest = Vec::new();
+        // The end of the connection, or a reset: the body ends where it ends.
+        let _ = stream.read_to_end(&mut rest);
+        body.extend_from_slice(&rest);
+        assert!(
+            body.len() < LEN || body == original,
+            "read {read_first} bytes, then the file was {fault:?}: a whole body of mixed bytes \
+             (first difference at byte {:?})",
+            body.iter().zip(&original).position(|(a, b)| a != b)
+        );
+        if body.len() < LEN {
+            cut += 1;
+            assert!(body.len() > read_first.saturating_sub(1), "{fault:?}");
+        }
+        // Bytes of the new version that got through before the cut: the socket held
+        // the file's own pages.
+        new_bytes_seen |= body
+            .iter()
+            .zip(&original)
+            .zip(&changed)
+            .skip(read_first)
+            .any(|((got, old), new)| got != old && got == new);
+    }
+    assert!(
+        cut > 0,
+        "no download was cut: the faults came too late to test anything"
+    );
+    assert!(
+        new_bytes_seen,
+        "no bytes of the new version reached a client: was the file sent with sendfile?"
+    );
+    drop(running);
+    std::fs::remove_dir_all(&dir).expect("remove the temp folder");
 }

@@ -216,6 +216,41 @@ impl DiskBody {
         true
     }
 
+    /// The bytes read at a time, when the budget has room.
+    #[cfg(all(feature = "serve", target_os = "linux"))]
+    pub(crate) fn chunk_size(&self) -> usize {
+        self.chunk_size
+    }
+
+    /// Takes the front of the file range this body streams off it, for a server that
+    /// sends it itself (`sendfile`), and leaves the last `keep` bytes to stream as
+    /// chunks; with the open file and the version every byte must be of. `None`, and
+    /// the body as it was, unless the body is one file range, not begun, longer than
+    /// `keep`.
+    #[cfg(all(feature = "serve", target_os = "linux"))]
+    pub(crate) fn split_front(&mut self, keep: u64) -> Option<(ByteRange, &File, FileVersion)> {
+        let State::Idle(file) = &self.state else {
+            return None;
+        };
+        let [Segment::Range(range)] = self.segments.make_contiguous() else {
+            return None;
+        };
+        let range = *range;
+        if keep == 0 || range.len() <= keep {
+            return None;
+        }
+        let front = ByteRange {
+            start: range.start,
+            end: range.end - keep,
+        };
+        self.segments[0] = Segment::Range(ByteRange {
+            start: front.end + 1,
+            end: range.end,
+        });
+        self.remaining -= front.len();
+        Some((front, file, self.version))
+    }
+
     fn fail(&mut self, err: Error) -> Result<Bytes, Error> {
         self.state = State::Done;
         self.segments.clear();

@@ -333,13 +333,13 @@ async fn write_response(
     if len == 0 {
         return stream.write_all(head_bytes).await;
     }
-    let body = match body.into_bytes() {
+    let mut body = match body.into_bytes() {
         Ok(bytes) => return write_bytes(stream, head_bytes, &bytes).await,
         Err(body) => body,
     };
     stream.write_all(head_bytes).await?;
+    let mut sent = send_file_front(stream, &mut body).await?;
     let mut body = pin!(body);
-    let mut sent = 0;
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         // A body that fails (a file changed or unreadable mid-way) ends the connection
         // short of its `Content-Length`: the client cannot take it for the whole.
@@ -354,6 +354,27 @@ async fn write_response(
     } else {
         Err(io::Error::from(io::ErrorKind::UnexpectedEof))
     }
+}
+
+/// Sends the front of an on-disk file's body with `sendfile` and takes it off the body,
+/// which keeps the file's last bytes to send as chunks (see `sendfile`); the bytes sent.
+#[cfg(target_os = "linux")]
+async fn send_file_front(stream: &TcpStream, body: &mut Body) -> io::Result<u64> {
+    let Some(disk) = body.disk_mut() else {
+        return Ok(0);
+    };
+    let front =
+        super::sendfile::copied_tail(disk.chunk_size()).and_then(|tail| disk.split_front(tail));
+    match front {
+        Some((range, file, version)) => super::sendfile::send(stream, file, version, range).await,
+        None => Ok(0),
+    }
+}
+
+/// Without `sendfile`, every byte goes as the body's chunks.
+#[cfg(not(target_os = "linux"))]
+async fn send_file_front(_: &TcpStream, _: &mut Body) -> io::Result<u64> {
+    Ok(0)
 }
 
 /// Writes a head and the bytes of its body with one `writev` (more if the socket takes

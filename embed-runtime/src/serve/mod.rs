@@ -8,7 +8,8 @@
 //!   request that is not one, hyper-util's HTTP/1.1-or-HTTP/2 builder, with its idle
 //!   and header deadlines and its graceful end;
 //! - `fast`: the fast path, HTTP/1.1 hits parsed with `httparse` and answered with one
-//!   `writev`; `head`: their response heads, as hyper writes them;
+//!   `writev`; `head`: their response heads, as hyper writes them; `sendfile`: the
+//!   front of an on-disk file, sent by the kernel;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
 //! Each worker has its own listener and its own single-threaded runtime, and serves
@@ -18,6 +19,8 @@
 mod connection;
 mod fast;
 mod head;
+#[cfg(target_os = "linux")]
+mod sendfile;
 mod shutdown;
 mod worker;
 
@@ -85,7 +88,11 @@ where
 /// (h2c, as behind a proxy that terminates TLS). No TLS: put a proxy in front.
 ///
 /// Its HTTP/1.1 requests that the assets answer are parsed and answered by the server
-/// itself, head and body written with one `writev`, without hyper; the first request
+/// itself, head and body written with one `writev`, without hyper (on Linux, a large
+/// on-disk file's bytes with `sendfile`, but for its last megabytes, which are read and
+/// checked as everywhere else, so that a file changed in place never arrives whole and
+/// mixed; a chunk not in the page cache is read into it on the blocking pool first);
+/// the first request
 /// that is not such a hit hands the connection, with the bytes already read, to hyper
 /// and the application. The answers are those of [`WithFallback`] under hyper, but a
 /// hit does not wait for the application's `poll_ready`.
