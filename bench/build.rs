@@ -9,6 +9,10 @@
 //! - `site-precompressed/`: the same files plus `.br` (quality 11) and `.gz` (level 9)
 //!   siblings of the text files and the icon, for the servers that serve precompressed
 //!   siblings (tower-http `ServeDir`, nginx `gzip_static`/`brotli_static`, axum-embed);
+//! - `arena/static/`: the 20 files of HTTP Arena's static profile for `bench-arena`, at
+//!   HTTP Arena's names and exact sizes, generated (see [`write_arena`]);
+//! - `arena-precompressed/static/`: the same files plus `.br` (quality 11) and `.gz`
+//!   (level 9) siblings of the 15 text files, for nginx;
 //! - `competitors.rs`: the `rust-embed` and `static-serve` macro calls on those folders
 //!   (their macros take a string literal, not `$OUT_DIR`), included by `bench::site`.
 //!
@@ -36,6 +40,7 @@ fn main() -> io::Result<()> {
     let site = out_dir.join("site");
     let precompressed = out_dir.join("site-precompressed");
     write_site(&site, &precompressed)?;
+    write_arena(&out_dir.join("arena"), &out_dir.join("arena-precompressed"))?;
     write_if_changed(
         &out_dir.join("competitors.rs"),
         competitors(&site, &precompressed)?.as_bytes(),
@@ -649,4 +654,255 @@ fn crc32(bytes: &[u8]) -> u32 {
         }
     }
     !crc
+}
+
+/// What kind of text an arena file holds, and so how it is generated.
+#[derive(Clone, Copy)]
+enum Text {
+    Css,
+    Js,
+    Html,
+    Svg,
+    Json,
+}
+
+/// One file of HTTP Arena's static profile: its name under `static/`, its exact size in
+/// HTTP Arena's `data/static/`, and how it is made. `Text(kind, noise)`: generated text
+/// of `kind` in which `noise` parts in 10,000 are random tokens (hashes, ids, path
+/// data), chosen so the brotli 11 body comes within a few percent of HTTP Arena's own
+/// `.br` (their generator also mixes in entropy to reach a ratio); `Binary`: a
+/// woff2/webp header followed by incompressible bytes, as theirs are.
+enum ArenaFile {
+    Text(Text, usize),
+    Binary,
+}
+
+/// The profile's files in the order its `static-rotate.lua` requests them, with HTTP
+/// Arena's sizes; the comments give HTTP Arena's brotli 11 sizes and ours.
+const ARENA_FILES: [(&str, usize, ArenaFile); 20] = [
+    ("reset.css", 8_192, ArenaFile::Text(Text::Css, 1_687)), // br 2,420 (ours 2,467)
+    ("layout.css", 25_600, ArenaFile::Text(Text::Css, 975)), // br 5,615 (ours 5,763)
+    ("theme.css", 18_432, ArenaFile::Text(Text::Css, 1_296)), // br 4,520 (ours 4,639)
+    ("components.css", 204_800, ArenaFile::Text(Text::Css, 587)), // br 33,268 (ours 33,488)
+    ("utilities.css", 61_440, ArenaFile::Text(Text::Css, 744)), // br 11,595 (ours 11,689)
+    ("analytics.js", 12_288, ArenaFile::Text(Text::Js, 2_600)), // br 3,899 (ours 3,864)
+    ("helpers.js", 22_528, ArenaFile::Text(Text::Js, 2_456)), // br 6,612 (ours 6,584)
+    ("app.js", 204_800, ArenaFile::Text(Text::Js, 1_997)),   // br 47,275 (ours 47,207)
+    ("vendor.js", 307_200, ArenaFile::Text(Text::Js, 1_875)), // br 67,294 (ours 67,322)
+    ("router.js", 35_840, ArenaFile::Text(Text::Js, 2_281)), // br 9,665 (ours 9,769)
+    ("header.html", 122_880, ArenaFile::Text(Text::Html, 315)), // br 9,390 (ours 9,385)
+    ("footer.html", 56_320, ArenaFile::Text(Text::Html, 931)), // br 6,974 (ours 7,002)
+    ("regular.woff2", 18_432, ArenaFile::Binary),
+    ("bold.woff2", 22_528, ArenaFile::Binary),
+    ("logo.svg", 15_344, ArenaFile::Text(Text::Svg, 650)), // br 3,028 (ours 3,037)
+    ("icon-sprite.svg", 71_680, ArenaFile::Text(Text::Svg, 360)), // br 11,739 (ours 11,770)
+    ("hero.webp", 46_080, ArenaFile::Binary),
+    ("thumb1.webp", 8_192, ArenaFile::Binary),
+    ("thumb2.webp", 6_144, ArenaFile::Binary),
+    ("manifest.json", 2_883, ArenaFile::Text(Text::Json, 2_057)), // br 735 (ours 729)
+];
+
+/// HTTP Arena's static profile (`data/static/` of github.com/MDA2AV/HttpArena): 5 CSS,
+/// 5 JS, 2 HTML, 2 woff2, 2 SVG, 3 webp and a JSON manifest, 1,271,603 bytes, under
+/// `static/` so the URLs are theirs (`/static/reset.css`). The text files are cut at
+/// their exact size, as HTTP Arena's are. `precompressed` also gets `.br` (quality 11)
+/// and `.gz` (level 9) siblings of the text files, as HTTP Arena ships them.
+fn write_arena(arena: &Path, precompressed: &Path) -> io::Result<()> {
+    for (i, (name, len, file)) in ARENA_FILES.iter().enumerate() {
+        let seed = 0xA7E4_A000_0000_0001 ^ ((i as u64 + 1) << 32);
+        let bytes = match file {
+            ArenaFile::Text(kind, noise) => arena_text(*kind, seed, *len, *noise).into_bytes(),
+            ArenaFile::Binary => arena_binary(name, seed, *len),
+        };
+        let name = format!("static/{name}");
+        write_if_changed(&arena.join(&name), &bytes)?;
+        write_if_changed(&precompressed.join(&name), &bytes)?;
+        if matches!(file, ArenaFile::Text(..)) {
+            write_if_changed(&precompressed.join(format!("{name}.br")), &brotli(&bytes)?)?;
+            write_if_changed(&precompressed.join(format!("{name}.gz")), &gzip(&bytes)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// `len` bytes of text of `kind`, `noise` parts in 10,000 of it random tokens.
+fn arena_text(kind: Text, seed: u64, len: usize, noise: usize) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::with_capacity(len + 4096);
+    out.push_str(match kind {
+        Text::Css => "/*! generated for bench-arena */\n",
+        Text::Js => "/*! generated for bench-arena */\n\"use strict\";\n",
+        Text::Html => "<!-- generated for bench-arena -->\n<div class=\"page\">\n",
+        Text::Svg => "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 512 512\">\n<defs>\n",
+        Text::Json => {
+            "{\n  \"name\": \"Bench Arena\",\n  \"short_name\": \"Arena\",\n  \
+                       \"start_url\": \"/\",\n  \"display\": \"standalone\",\n  \
+                       \"theme_color\": \"#0d6efd\",\n  \"icons\": [\n"
+        }
+    });
+    let mut random = 0usize;
+    let mut n = 0usize;
+    while out.len() < len {
+        n += 1;
+        out.push_str(&arena_chunk(kind, &mut rng, n));
+        // Tokens of random letters and digits until they are `noise` parts in 10,000.
+        while random * 10_000 < noise * out.len() {
+            let token: String = (0..16 + rng.below(32))
+                .map(|_| char::from(b"0123456789abcdefghijklmnopqrstuvwxyz"[rng.below(36)]))
+                .collect();
+            random += token.len();
+            let line = match kind {
+                Text::Css => format!(".u-{token}{{--h:{}}}\n", rng.below(360)),
+                Text::Js => format!("const k{n}_{} = \"{token}\";\n", rng.below(100)),
+                Text::Html => format!("<i data-k=\"{token}\"></i>\n"),
+                Text::Svg => format!("<use href=\"#i-{token}\"/>\n"),
+                Text::Json => format!("    {{ \"id\": \"{token}\" }},\n"),
+            };
+            out.push_str(&line);
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+/// One rule, function, block, icon or entry of `kind`.
+fn arena_chunk(kind: Text, rng: &mut Rng, n: usize) -> String {
+    let mut out = String::new();
+    match kind {
+        Text::Css => {
+            let component = rng.pick(COMPONENTS);
+            let _ = writeln!(
+                out,
+                ".{component}-{}{}, .{component}__{} {{",
+                rng.pick(MODIFIERS),
+                rng.pick(STATES),
+                rng.pick(PARTS)
+            );
+            // Values from short lists, as a design system's stylesheet repeats them.
+            for _ in 0..2 + rng.below(5) {
+                let _ = writeln!(
+                    out,
+                    "  {}: {};",
+                    rng.pick(PROPERTIES),
+                    rng.pick(&[
+                        "0",
+                        "auto",
+                        "100%",
+                        ".5rem",
+                        "1rem",
+                        "var(--space-2)",
+                        "var(--primary-bg)",
+                        "var(--radius)",
+                        "inherit",
+                        "none",
+                    ])
+                );
+            }
+            out.push_str("}\n");
+        }
+        Text::Js => {
+            let a = rng.pick(LOCALS);
+            let _ = writeln!(
+                out,
+                "export function {}{}{n}({a}, options = {{}}) {{",
+                rng.pick(VERBS),
+                rng.pick(NOUNS)
+            );
+            for _ in 0..2 + rng.below(4) {
+                let x = rng.pick(LOCALS);
+                let line = match rng.below(4) {
+                    0 => format!(
+                        "  const {x} = document.querySelector(\".{}-{}\");",
+                        rng.pick(COMPONENTS),
+                        rng.pick(PARTS)
+                    ),
+                    1 => format!("  if (!{a} || {a}.length === 0) {{ return null; }}"),
+                    2 => format!(
+                        "  {a}.addEventListener(\"{}\", (event) => {}{}(event, options));",
+                        rng.pick(&["click", "input", "change", "keydown", "submit"]),
+                        rng.pick(VERBS),
+                        rng.pick(NOUNS)
+                    ),
+                    _ => format!(
+                        "  for (const {x} of {a}.items) {{ {x}.classList.toggle(\"{}\"); }}",
+                        rng.pick(MODIFIERS)
+                    ),
+                };
+                out.push_str(&line);
+                out.push('\n');
+            }
+            let _ = writeln!(out, "  return {a};\n}}");
+        }
+        Text::Html => {
+            let component = rng.pick(COMPONENTS);
+            let _ = writeln!(
+                out,
+                "  <section class=\"{component} {component}-{}\">\n    <h3 class=\"{component}__title\">{} {}</h3>\n    <ul class=\"{component}__list\">",
+                rng.pick(MODIFIERS),
+                rng.pick(VERBS),
+                rng.pick(NOUNS)
+            );
+            for _ in 0..2 + rng.below(4) {
+                let noun = rng.pick(NOUNS);
+                let _ = writeln!(
+                    out,
+                    "      <li class=\"{component}__item\"><a class=\"{component}__link\" href=\"/{}\">{noun}</a></li>",
+                    noun.to_lowercase()
+                );
+            }
+            out.push_str("    </ul>\n  </section>\n");
+        }
+        Text::Svg => {
+            let _ = write!(
+                out,
+                "<symbol id=\"icon-{}-{n}\" viewBox=\"0 0 24 24\"><path d=\"M{} {}",
+                rng.pick(NOUNS).to_lowercase(),
+                rng.below(24),
+                rng.below(24)
+            );
+            for _ in 0..3 + rng.below(4) {
+                let _ = write!(
+                    out,
+                    "{}{} {}",
+                    rng.pick(&["L", "l", "h", "v", "C", "c"]),
+                    rng.below(24),
+                    rng.below(24)
+                );
+            }
+            out.push_str("z\" fill=\"currentColor\"/></symbol>\n");
+        }
+        Text::Json => {
+            let size = [48, 72, 96, 128, 144, 192, 256, 384, 512][rng.below(9)];
+            let _ = writeln!(
+                out,
+                "    {{ \"src\": \"/icons/icon-{size}x{size}.png\", \"sizes\": \"{size}x{size}\", \"type\": \"image/png\", \"purpose\": \"{}\" }},",
+                rng.pick(&["any", "maskable", "any maskable"])
+            );
+        }
+    }
+    out
+}
+
+/// `len` bytes of a woff2 font or a webp image: the format's header, then
+/// incompressible bytes (a real font or photo barely compresses either).
+fn arena_binary(name: &str, seed: u64, len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len);
+    if name.ends_with(".woff2") {
+        out.extend_from_slice(b"wOF2");
+        out.extend_from_slice(&0x0001_0000u32.to_be_bytes()); // TrueType flavor
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    } else {
+        out.extend_from_slice(b"RIFF");
+        out.extend_from_slice(&(len as u32 - 8).to_le_bytes());
+        out.extend_from_slice(b"WEBPVP8 ");
+        out.extend_from_slice(&(len as u32 - 20).to_le_bytes());
+        out.extend_from_slice(&[0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a]); // key frame, start code
+        out.extend_from_slice(&[0x80, 0x02, 0x68, 0x01]); // 640x360
+    }
+    let mut rng = Rng(seed);
+    while out.len() < len {
+        out.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    out.truncate(len);
+    out
 }

@@ -22,6 +22,7 @@
 
 use embed_assets::{embed_assets, Assets};
 
+pub mod arena;
 pub mod cases;
 pub mod child;
 pub mod client;
