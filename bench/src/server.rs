@@ -16,6 +16,10 @@ pub enum Mode {
     Ours,
     /// `tower_http::services::ServeDir` with its defaults (64 KiB reads).
     ServeDir,
+    /// `MEDIA.service()` (with the same options as [`Mode::Ours`]) under the library's
+    /// own server, `embed_assets::Server`, one worker per CPU the process may use: on
+    /// Linux it sends the files with `sendfile`.
+    OursServe,
 }
 
 /// What `bench-server` was asked to do.
@@ -39,7 +43,7 @@ pub struct Options {
 }
 
 /// The usage line of the server's arguments.
-pub const USAGE: &str = "--mode ours|servedir [--port N] [--chunk BYTES] \
+pub const USAGE: &str = "--mode ours|servedir|ours-serve [--port N] [--chunk BYTES] \
                          [--read-budget BYTES] [--workers N] [--exit-with-stdin] [--cold DIR]";
 
 impl Options {
@@ -69,6 +73,7 @@ impl Options {
                     mode = Some(match value("--mode")?.as_str() {
                         "ours" => Mode::Ours,
                         "servedir" => Mode::ServeDir,
+                        "ours-serve" => Mode::OursServe,
                         other => return Err(format!("unknown mode `{other}`; usage: {USAGE}")),
                     })
                 }
@@ -105,50 +110,56 @@ pub fn run(options: &Options) -> io::Result<()> {
             std::process::exit(0);
         });
     }
+    let ours = || {
+        let mut service = match &options.cold {
+            Some(dir) => COLD.service().disk_root(dir),
+            None => MEDIA.service(),
+        };
+        if let Some(chunk) = options.chunk {
+            service = service.chunk_size(chunk);
+        }
+        if let Some(budget) = options.read_budget {
+            service = service.read_budget(budget);
+        }
+        service.check_disk().map_err(io::Error::other)?;
+        Ok::<_, io::Error>(service)
+    };
+    let folder = || match &options.cold {
+        Some(dir) => dir.display().to_string(),
+        None => MEDIA_DIR.to_owned(),
+    };
+    if options.mode == Mode::OursServe {
+        let service = ours()?;
+        let mut server =
+            embed_assets::Server::bind(SocketAddr::from(([127, 0, 0, 1], options.port)))?;
+        if let Some(workers) = options.workers {
+            server = server.workers(workers.max(1));
+        }
+        announce(&folder(), server.local_addr())?;
+        return server.serve(service, axum::Router::new());
+    }
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     runtime.enable_all();
     if let Some(workers) = options.workers {
         runtime.worker_threads(workers.max(1));
     }
     let runtime = runtime.build()?;
-    let app = match (options.mode, &options.cold) {
-        (Mode::Ours, Some(dir)) => {
-            let mut service = COLD.service().disk_root(dir);
-            if let Some(chunk) = options.chunk {
-                service = service.chunk_size(chunk);
-            }
-            if let Some(budget) = options.read_budget {
-                service = service.read_budget(budget);
-            }
-            service.check_disk().map_err(io::Error::other)?;
-            axum::Router::new().fallback_service(service)
-        }
-        (Mode::ServeDir, Some(dir)) => axum::Router::new().fallback_service(ServeDir::new(dir)),
-        (Mode::Ours, None) => {
-            let mut service = MEDIA.service();
-            if let Some(chunk) = options.chunk {
-                service = service.chunk_size(chunk);
-            }
-            if let Some(budget) = options.read_budget {
-                service = service.read_budget(budget);
-            }
-            service.check_disk().map_err(io::Error::other)?;
-            axum::Router::new().fallback_service(service)
-        }
-        (Mode::ServeDir, None) => axum::Router::new().fallback_service(ServeDir::new(MEDIA_DIR)),
+    let app = match options.mode {
+        Mode::Ours | Mode::OursServe => axum::Router::new().fallback_service(ours()?),
+        Mode::ServeDir => axum::Router::new().fallback_service(ServeDir::new(folder())),
     };
     runtime.block_on(async move {
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], options.port))).await?;
-        let addr = listener.local_addr()?;
-        let mut out = io::stdout().lock();
-        match &options.cold {
-            Some(dir) => writeln!(out, "media folder: {}", dir.display())?,
-            None => writeln!(out, "media folder: {MEDIA_DIR}")?,
-        }
-        writeln!(out, "listening on {addr}")?;
-        out.flush()?;
-        drop(out);
+        announce(&folder(), listener.local_addr()?)?;
         axum::serve(listener, app).await
     })
+}
+
+/// Prints the folder served and the address, as the driver expects them.
+fn announce(folder: &str, addr: SocketAddr) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "media folder: {folder}")?;
+    writeln!(out, "listening on {addr}")?;
+    out.flush()
 }

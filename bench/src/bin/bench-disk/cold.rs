@@ -235,6 +235,13 @@ fn run(args: &Args) -> Result<bool, String> {
         )?);
     }
     servers.push(Server::start_rust_with(
+        "ours, serve (sendfile)".into(),
+        Kind::OursServe,
+        server_cpu,
+        &[],
+        &[cold, folder],
+    )?);
+    servers.push(Server::start_rust_with(
         "ServeDir (64 KiB reads)".into(),
         Kind::ServeDir,
         server_cpu,
@@ -276,10 +283,7 @@ fn run(args: &Args) -> Result<bool, String> {
     // thread of their own, reading the file once more: done here, for every file, so
     // that the runs measure the steady state (and the time it took is shown).
     println!("\n== content ETags: each file asked for once (HEAD), until its ETag is known");
-    for server in servers
-        .iter()
-        .filter(|s| matches!(s.kind, Kind::Ours { .. }))
-    {
+    for server in servers.iter().filter(|s| s.kind.is_ours()) {
         let started = Instant::now();
         let known = runtime.block_on(wait_for_etags(server.addr, args.files));
         println!(

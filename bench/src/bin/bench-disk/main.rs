@@ -335,6 +335,12 @@ fn run(args: &Args) -> Result<bool, String> {
             &args.server_env,
         )?);
     }
+    servers.push(Server::start_rust(
+        "ours, serve (sendfile)".into(),
+        Kind::OursServe,
+        server_cpu,
+        &args.server_env,
+    )?);
     for note in notes.drain(..) {
         println!("bench-disk: {note}");
     }
@@ -856,6 +862,35 @@ fn report(args: &Args, servers: &[Server], results: &[Results], pin: bool) -> St
                     mib(budget)
                 );
             }
+        }
+    }
+
+    // The library's own server: at least nginx's throughput, at most 1.2x its CPU per GB.
+    let per_gb = |result: &Results| {
+        let cpu = result.single_cpu.0 + result.concurrent_cpu.0;
+        (result.bytes > 0).then(|| 1000.0 * cpu / (result.bytes as f64 / 1e9))
+    };
+    let serve = servers.iter().position(|s| s.kind == Kind::OursServe);
+    if let (Some(i), Some(nginx)) = (serve, nginx) {
+        let result = &results[i];
+        let _ = writeln!(out, "\n== targets for {}", servers[i].name);
+        let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
+        for (what, value, base) in [
+            ("single-stream", median(&result.single), nginx_single),
+            ("concurrent", median(&result.concurrent), nginx_conc),
+        ] {
+            if let (Some(v), Some(b)) = (value, base) {
+                let r = v / b;
+                let _ = writeln!(out, "{} {what} >= 1.0x nginx: {r:.2}x", verdict(r >= 1.0));
+            }
+        }
+        if let (Some(v), Some(b)) = (per_gb(result), per_gb(nginx)) {
+            let r = v / b;
+            let _ = writeln!(
+                out,
+                "{} CPU per GB <= 1.2x nginx's: {v:.0} vs {b:.0} ms/GB, {r:.2}x",
+                verdict(r <= 1.2)
+            );
         }
     }
 

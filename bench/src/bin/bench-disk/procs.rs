@@ -17,6 +17,15 @@ pub(crate) enum Kind {
     Ours {
         chunk: Option<usize>,
     },
+    /// The same service under the library's own server (`embed_assets::Server`).
+    OursServe,
+}
+
+impl Kind {
+    /// Whether it is the library, in any set-up.
+    pub(crate) fn is_ours(self) -> bool {
+        matches!(self, Kind::Ours { .. } | Kind::OursServe)
+    }
 }
 
 /// A running server and which one it is; stopped with every process it started when
@@ -74,6 +83,9 @@ impl Server {
                 if let Some(chunk) = chunk {
                     command.arg("--chunk").arg(chunk.to_string());
                 }
+            }
+            Kind::OursServe => {
+                command.arg("ours-serve");
             }
             Kind::Nginx => return Err("nginx is started by start_nginx".into()),
         }
