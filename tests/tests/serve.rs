@@ -785,3 +785,51 @@ fn a_file_changed_while_sendfile_sends_it_never_arrives_whole_and_mixed() {
     drop(running);
     std::fs::remove_dir_all(&dir).expect("remove the temp folder");
 }
+
+/// With `sendfile_whole_files`, every byte of an on-disk file goes with `sendfile`: a
+/// download, a range of it, and a download during which the file is replaced by a
+/// rename (the change that option is for) each arrive whole, of the version the
+/// request opened.
+#[cfg(target_os = "linux")]
+#[test]
+fn whole_files_with_sendfile_arrive_whole_even_when_replaced_by_a_rename() {
+    const LEN: usize = 24 << 20;
+    let original = noise(LEN, 31);
+    let dir = std::env::temp_dir().join(format!("embed-assets-whole-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+    let file = dir.join("big.bin");
+    std::fs::write(&file, &original).expect("write the file");
+    let service = ON_DISK.service().disk_root(&dir);
+    let server = loopback().workers(1).sendfile_whole_files(true);
+    let running = Running::start_with(server, service, Router::new());
+
+    let (status, _, body) = get_once(running.addr, "/big.bin");
+    assert_eq!(status, StatusCode::OK);
+    assert!(body == original, "the whole file");
+
+    let mut stream = connect(running.addr);
+    stream
+        .write_all(
+            b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\nRange: bytes=1000-20000000\r\n\r\n",
+        )
+        .expect("write the request");
+    let (status, _, body) = read_response(&mut stream);
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert!(body == original[1000..=20_000_000], "the range");
+
+    let mut stream = connect(running.addr);
+    stream
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .expect("write the request");
+    let head = read_head(&mut stream);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    std::thread::sleep(Duration::from_millis(300));
+    let fresh = dir.join("big.bin.new");
+    std::fs::write(&fresh, noise(LEN, 32)).expect("write the new version");
+    std::fs::rename(&fresh, &file).expect("rename it over the file");
+    let mut body = vec![0; LEN];
+    stream.read_exact(&mut body).expect("the whole body");
+    assert!(body == original, "the version the request opened");
+    drop(running);
+    std::fs::remove_dir_all(&dir).expect("remove the temp folder");
+}

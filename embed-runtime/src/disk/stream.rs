@@ -224,9 +224,9 @@ impl DiskBody {
 
     /// Takes the front of the file range this body streams off it, for a server that
     /// sends it itself (`sendfile`), and leaves the last `keep` bytes to stream as
-    /// chunks; with the open file and the version every byte must be of. `None`, and
-    /// the body as it was, unless the body is one file range, not begun, longer than
-    /// `keep`.
+    /// chunks (0: the whole range is taken); with the open file and the version every
+    /// byte must be of. `None`, and the body as it was, unless the body is one file
+    /// range, not begun, longer than `keep`.
     #[cfg(all(feature = "serve", target_os = "linux"))]
     pub(crate) fn split_front(&mut self, keep: u64) -> Option<(ByteRange, &File, FileVersion)> {
         let State::Idle(file) = &self.state else {
@@ -236,17 +236,21 @@ impl DiskBody {
             return None;
         };
         let range = *range;
-        if keep == 0 || range.len() <= keep {
+        if range.len() <= keep {
             return None;
         }
         let front = ByteRange {
             start: range.start,
             end: range.end - keep,
         };
-        self.segments[0] = Segment::Range(ByteRange {
-            start: front.end + 1,
-            end: range.end,
-        });
+        if keep == 0 {
+            self.segments.clear();
+        } else {
+            self.segments[0] = Segment::Range(ByteRange {
+                start: front.end + 1,
+                end: range.end,
+            });
+        }
         self.remaining -= front.len();
         Some((front, file, self.version))
     }

@@ -118,11 +118,27 @@ pub(super) async fn serve_hits(
                 write_bytes(&mut stream, &head_bytes, body).await
             }
             Answer::Response(response) => {
-                write_response(&mut stream, response, &hit.method, last, &mut head_bytes).await
+                write_response(
+                    &mut stream,
+                    response,
+                    &hit.method,
+                    last,
+                    limits,
+                    &mut head_bytes,
+                )
+                .await
             }
             Answer::Later(future) => {
                 let response = future.await;
-                write_response(&mut stream, response, &hit.method, last, &mut head_bytes).await
+                write_response(
+                    &mut stream,
+                    response,
+                    &hit.method,
+                    last,
+                    limits,
+                    &mut head_bytes,
+                )
+                .await
             }
         };
         if written.is_err() {
@@ -319,6 +335,7 @@ async fn write_response(
     response: Response<Body>,
     method: &Method,
     last: bool,
+    limits: &Limits,
     head_bytes: &mut Vec<u8>,
 ) -> io::Result<()> {
     let (parts, body) = response.into_parts();
@@ -338,7 +355,7 @@ async fn write_response(
         Err(body) => body,
     };
     stream.write_all(head_bytes).await?;
-    let mut sent = send_file_front(stream, &mut body).await?;
+    let mut sent = send_file_front(stream, &mut body, limits.sendfile_whole).await?;
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         // A body that fails (a file changed or unreadable mid-way) ends the connection
@@ -357,14 +374,19 @@ async fn write_response(
 }
 
 /// Sends the front of an on-disk file's body with `sendfile` and takes it off the body,
-/// which keeps the file's last bytes to send as chunks (see `sendfile`); the bytes sent.
+/// which keeps the file's last bytes to send as chunks (see `sendfile`), or none when
+/// `whole`; the bytes sent.
 #[cfg(target_os = "linux")]
-async fn send_file_front(stream: &TcpStream, body: &mut Body) -> io::Result<u64> {
+async fn send_file_front(stream: &TcpStream, body: &mut Body, whole: bool) -> io::Result<u64> {
     let Some(disk) = body.disk_mut() else {
         return Ok(0);
     };
-    let front =
-        super::sendfile::copied_tail(disk.chunk_size()).and_then(|tail| disk.split_front(tail));
+    let tail = if whole {
+        Some(0)
+    } else {
+        super::sendfile::copied_tail(disk.chunk_size())
+    };
+    let front = tail.and_then(|tail| disk.split_front(tail));
     match front {
         Some((range, file, version)) => super::sendfile::send(stream, file, version, range).await,
         None => Ok(0),
@@ -373,7 +395,7 @@ async fn send_file_front(stream: &TcpStream, body: &mut Body) -> io::Result<u64>
 
 /// Without `sendfile`, every byte goes as the body's chunks.
 #[cfg(not(target_os = "linux"))]
-async fn send_file_front(_: &TcpStream, _: &mut Body) -> io::Result<u64> {
+async fn send_file_front(_: &TcpStream, _: &mut Body, _: bool) -> io::Result<u64> {
     Ok(0)
 }
 

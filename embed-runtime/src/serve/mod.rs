@@ -142,6 +142,8 @@ pub(crate) struct Limits {
     pub(crate) idle: Duration,
     /// Connections one worker serves at once.
     pub(crate) max_connections: usize,
+    /// On-disk files go whole with `sendfile`, with no copied tail.
+    pub(crate) sendfile_whole: bool,
 }
 
 impl Server {
@@ -183,6 +185,7 @@ impl Server {
                             header_read: Self::DEFAULT_HEADER_READ_TIMEOUT,
                             idle: Self::DEFAULT_IDLE_TIMEOUT,
                             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+                            sendfile_whole: false,
                         },
                         drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
                         signals: true,
@@ -241,6 +244,24 @@ impl Server {
     /// worker. Default [`DEFAULT_MAX_CONNECTIONS`](Self::DEFAULT_MAX_CONNECTIONS).
     pub fn max_connections(mut self, max: usize) -> Self {
         self.limits.max_connections = max.max(1);
+        self
+    }
+
+    /// Sends on-disk files whole with `sendfile` (Linux), for files that are only ever
+    /// replaced, never written in place; off by default.
+    ///
+    /// By default the last bytes of each on-disk response (as many as the socket's send
+    /// buffer and the client's receive window can hold, from the kernel's limits, plus
+    /// two chunks: about 13 MiB with Linux's defaults) are read into memory and checked
+    /// as the file's other readers are, and only the bytes before them go with
+    /// `sendfile`. `sendfile` queues the page cache's own pages, so a write into the
+    /// file in place reaches bytes already queued; the copied tail is what keeps such a
+    /// download from arriving whole with bytes of two versions (it is cut short of its
+    /// `Content-Length` instead). A file replaced by renaming a new one over it (as
+    /// deploy tools do) keeps its pages for the downloads that opened it: with only
+    /// such changes, the tail buys nothing, and this sends every byte without a copy.
+    pub fn sendfile_whole_files(mut self, whole: bool) -> Self {
+        self.limits.sendfile_whole = whole;
         self
     }
 
