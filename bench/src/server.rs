@@ -40,11 +40,14 @@ pub struct Options {
     pub exit_with_stdin: bool,
     /// Serve [`COLD`]'s files from this folder instead of [`MEDIA_DIR`].
     pub cold: Option<std::path::PathBuf>,
+    /// `Server::sendfile_whole_files(true)` for [`Mode::OursServe`].
+    pub sendfile_whole: bool,
 }
 
 /// The usage line of the server's arguments.
 pub const USAGE: &str = "--mode ours|servedir|ours-serve [--port N] [--chunk BYTES] \
-                         [--read-budget BYTES] [--workers N] [--exit-with-stdin] [--cold DIR]";
+                         [--read-budget BYTES] [--workers N] [--exit-with-stdin] [--cold DIR] \
+                         [--sendfile-whole]";
 
 impl Options {
     /// Parses the arguments after the program name.
@@ -60,6 +63,7 @@ impl Options {
             workers: None,
             exit_with_stdin: false,
             cold: None,
+            sendfile_whole: false,
         };
         let mut mode = None;
         let mut args = args.into_iter();
@@ -83,6 +87,7 @@ impl Options {
                 "--workers" => options.workers = Some(number(&value("--workers")?)?),
                 "--exit-with-stdin" => options.exit_with_stdin = true,
                 "--cold" => options.cold = Some(value("--cold")?.into()),
+                "--sendfile-whole" => options.sendfile_whole = true,
                 other => return Err(format!("unknown argument `{other}`; usage: {USAGE}")),
             }
         }
@@ -135,6 +140,7 @@ pub fn run(options: &Options) -> io::Result<()> {
         if let Some(workers) = options.workers {
             server = server.workers(workers.max(1));
         }
+        server = server.sendfile_whole_files(options.sendfile_whole);
         announce(&folder(), server.local_addr())?;
         return server.serve(service, axum::Router::new());
     }

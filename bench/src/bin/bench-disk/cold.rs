@@ -234,13 +234,15 @@ fn run(args: &Args) -> Result<bool, String> {
             &server_args,
         )?);
     }
-    servers.push(Server::start_rust_with(
-        "ours, serve (sendfile)".into(),
-        Kind::OursServe,
-        server_cpu,
-        &[],
-        &[cold, folder],
-    )?);
+    for (name, whole) in [("ours, serve", false), ("ours, serve, whole", true)] {
+        servers.push(Server::start_rust_with(
+            name.into(),
+            Kind::OursServe { whole },
+            server_cpu,
+            &[],
+            &[cold, folder],
+        )?);
+    }
     servers.push(Server::start_rust_with(
         "ServeDir (64 KiB reads)".into(),
         Kind::ServeDir,

@@ -335,12 +335,14 @@ fn run(args: &Args) -> Result<bool, String> {
             &args.server_env,
         )?);
     }
-    servers.push(Server::start_rust(
-        "ours, serve (sendfile)".into(),
-        Kind::OursServe,
-        server_cpu,
-        &args.server_env,
-    )?);
+    for (name, whole) in [("ours, serve", false), ("ours, serve, whole", true)] {
+        servers.push(Server::start_rust(
+            name.into(),
+            Kind::OursServe { whole },
+            server_cpu,
+            &args.server_env,
+        )?);
+    }
     for note in notes.drain(..) {
         println!("bench-disk: {note}");
     }
@@ -870,10 +872,12 @@ fn report(args: &Args, servers: &[Server], results: &[Results], pin: bool) -> St
         let cpu = result.single_cpu.0 + result.concurrent_cpu.0;
         (result.bytes > 0).then(|| 1000.0 * cpu / (result.bytes as f64 / 1e9))
     };
-    let serve = servers.iter().position(|s| s.kind == Kind::OursServe);
-    if let (Some(i), Some(nginx)) = (serve, nginx) {
+    for (i, server) in servers.iter().enumerate() {
+        let (Kind::OursServe { .. }, Some(nginx)) = (server.kind, nginx) else {
+            continue;
+        };
         let result = &results[i];
-        let _ = writeln!(out, "\n== targets for {}", servers[i].name);
+        let _ = writeln!(out, "\n== targets for {}", server.name);
         let verdict = |ok: bool| if ok { "PASS" } else { "MISS" };
         for (what, value, base) in [
             ("single-stream", median(&result.single), nginx_single),

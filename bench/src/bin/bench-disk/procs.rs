@@ -17,14 +17,17 @@ pub(crate) enum Kind {
     Ours {
         chunk: Option<usize>,
     },
-    /// The same service under the library's own server (`embed_assets::Server`).
-    OursServe,
+    /// The same service under the library's own server (`embed_assets::Server`);
+    /// `whole`: with `sendfile_whole_files(true)`.
+    OursServe {
+        whole: bool,
+    },
 }
 
 impl Kind {
     /// Whether it is the library, in any set-up.
     pub(crate) fn is_ours(self) -> bool {
-        matches!(self, Kind::Ours { .. } | Kind::OursServe)
+        matches!(self, Kind::Ours { .. } | Kind::OursServe { .. })
     }
 }
 
@@ -84,8 +87,11 @@ impl Server {
                     command.arg("--chunk").arg(chunk.to_string());
                 }
             }
-            Kind::OursServe => {
+            Kind::OursServe { whole } => {
                 command.arg("ours-serve");
+                if whole {
+                    command.arg("--sendfile-whole");
+                }
             }
             Kind::Nginx => return Err("nginx is started by start_nginx".into()),
         }
