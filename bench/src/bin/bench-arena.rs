@@ -642,6 +642,20 @@ fn report(
         .filter(|(_, row)| row[0].wall > 0.0 && row[0].client_cpu / row[0].wall > 0.9)
         .map(|(server, _)| server.name.as_str())
         .collect();
+    let starved: Vec<&str> = servers
+        .iter()
+        .zip(cells)
+        .filter(|(_, row)| row[0].wall > 0.0 && row[0].server_cpu / row[0].wall < 0.9)
+        .map(|(server, _)| server.name.as_str())
+        .collect();
+    if !starved.is_empty() {
+        let _ = writeln!(
+            out,
+            "  note: {} used under 90% of its core: the limit was elsewhere (wrk, the \
+             kernel's loopback work, other processes), so compare CPU/req rather than req/s",
+            starved.join(", ")
+        );
+    }
     if !saturated.is_empty() {
         let _ = writeln!(
             out,
@@ -677,6 +691,18 @@ fn report(
         _ => "  - (ours-serve or nginx not measured)".into(),
     };
     let _ = writeln!(out, "{verdict}");
+    // The server CPU time per response: steadier than req/s when other processes share
+    // the server's core, and what req/s per core would be with the core all its own.
+    let cpu_of = |s: Option<usize>| s.and_then(|s| cells[s][0].cpu_per_request());
+    if let (Some(mine), Some(theirs)) = (cpu_of(ours), cpu_of(nginx)) {
+        let r = theirs / mine;
+        let _ = writeln!(
+            out,
+            "  by server CPU time per response: ours-serve {mine:.1} us, nginx {theirs:.1} us: \
+             {r:.2}x, {} (loopback work in soft interrupts is counted for neither)",
+            if r >= GOAL { "PASS" } else { "MISS" }
+        );
+    }
 
     let _ = write!(out, "\n== the same medians as Markdown\n\n|");
     for server in servers {
