@@ -37,15 +37,25 @@ pub(crate) struct Opened {
 /// two), on the blocking pool, with its content ETag when `tags` knows it or it is
 /// small enough to hash at once. `NotFound` also when it is not a regular file.
 async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
-    let opened = tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let version = FileVersion::of(&meta);
         let etag = tags.of_open(&path, &version, &mut file);
         advise_sequential(&file);
         Ok((Opened { file, version }, etag))
     })
-    .await;
-    opened.unwrap_or_else(|join| Err(io::Error::other(join)))
+    .await
+}
+
+/// Runs `job`, which blocks on the file system, on the runtime's blocking pool (each of
+/// `serve`'s workers has its own), and hands back its result; a job that panicked is an
+/// error.
+pub(crate) async fn blocking<T: Send + 'static>(
+    job: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
+    tokio::task::spawn_blocking(job)
+        .await
+        .unwrap_or_else(|join| Err(io::Error::other(join)))
 }
 
 /// A file read at run time, the one representation of bytes from disk: an on-disk
@@ -129,14 +139,13 @@ pub(crate) fn is_regular_file(path: &Path) -> bool {
 /// Reads a whole file and its version, on the blocking pool: for the dev folder,
 /// whose files are small enough to embed.
 async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {
-    let read = tokio::task::spawn_blocking(move || {
+    blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let mut bytes = Vec::with_capacity(meta.len() as usize);
         file.read_to_end(&mut bytes)?;
         Ok((Bytes::from(bytes), FileVersion::of(&meta)))
     })
-    .await;
-    read.unwrap_or_else(|join| Err(io::Error::other(join)))
+    .await
 }
 
 /// Tells the kernel the file will be read from start to end (`POSIX_FADV_SEQUENTIAL`),

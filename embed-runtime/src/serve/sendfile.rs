@@ -106,6 +106,13 @@ pub(super) async fn send(
         if sent == 0 {
             return Err(io::Error::other(Error::Changed));
         }
+        // Less than asked: the socket is full. Its readiness is cleared without the
+        // call that would only say so (`EAGAIN`); room raises it again.
+        if (sent as u64) < want {
+            let _ = stream.try_io(Interest::WRITABLE, || {
+                Err::<(), _>(io::ErrorKind::WouldBlock.into())
+            });
+        }
         offset += sent as u64;
         if !version.holds(&FileVersion::of(&file.metadata()?)) {
             return Err(io::Error::other(Error::Changed));
@@ -141,7 +148,7 @@ async fn warm(file: &File, offset: u64, len: u64) -> io::Result<()> {
         return Ok(());
     };
     let file = file.try_clone()?;
-    let warmed = tokio::task::spawn_blocking(move || {
+    crate::disk::blocking(move || {
         let mut at = offset;
         let mut left = len;
         while left > 0 {
@@ -154,6 +161,5 @@ async fn warm(file: &File, offset: u64, len: u64) -> io::Result<()> {
         }
         Ok(())
     })
-    .await;
-    warmed.unwrap_or_else(|join| Err(io::Error::other(join)))
+    .await
 }
