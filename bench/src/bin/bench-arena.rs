@@ -250,7 +250,8 @@ struct Answer {
 /// Checks the server at `addr` on one URL as HTTP Arena's `validate.sh` does, and
 /// stricter: with the profile's `Accept-Encoding`, 200, br exactly when the file has a
 /// br sibling (identity otherwise), `Content-Length` equal to the body, the body
-/// decoding to the file; without `Accept-Encoding`, 200 and the file as it is.
+/// decoding to the file, the `Content-Type` of CSS, JS and JSON; without
+/// `Accept-Encoding`, 200 and the file as it is.
 fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String> {
     let headers = vec![("Accept-Encoding".to_owned(), ACCEPT_ENCODING.to_owned())];
     let reply = client::get(addr, path, &headers)?;
@@ -275,6 +276,23 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
             ))
         }
     }
+    // HTTP Arena's validate.sh checks these three types, parameters allowed and
+    // text/javascript taken for application/javascript (RFC 9239).
+    let content_type = reply.header("content-type").unwrap_or("-");
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    let essence = essence.replace("text/javascript", "application/javascript");
+    let want_type = match path.rsplit('.').next() {
+        Some("css") => Some("text/css"),
+        Some("js") => Some("application/javascript"),
+        Some("json") => Some("application/json"),
+        _ => None,
+    };
+    if want_type.is_some_and(|want| essence != want) {
+        return Err(format!(
+            "Content-Type {content_type} instead of {}",
+            want_type.unwrap_or_default()
+        ));
+    }
     let decoded = client::decode(&reply)?;
     if decoded != expected {
         return Err(format!(
@@ -295,7 +313,7 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
     }
     Ok(Answer {
         coding: coding.to_owned(),
-        content_type: reply.header("content-type").unwrap_or("-").to_owned(),
+        content_type: content_type.to_owned(),
         body_len: reply.body.len(),
         wire_len: reply.wire_len(),
     })
