@@ -111,6 +111,11 @@ pub(super) async fn serve_hits(
             }
         };
         let last = hit.close || stopping;
+        let writing = Writing {
+            method: &hit.method,
+            last,
+            sendfile_whole: limits.sendfile_whole,
+        };
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
                 let len = head::encode_prebuilt(&prebuilt, &hit.method, last, &mut head_bytes);
@@ -118,27 +123,11 @@ pub(super) async fn serve_hits(
                 write_bytes(&mut stream, &head_bytes, body).await
             }
             Answer::Response(response) => {
-                write_response(
-                    &mut stream,
-                    response,
-                    &hit.method,
-                    last,
-                    limits,
-                    &mut head_bytes,
-                )
-                .await
+                write_response(&mut stream, response, &writing, &mut head_bytes).await
             }
             Answer::Later(future) => {
                 let response = future.await;
-                write_response(
-                    &mut stream,
-                    response,
-                    &hit.method,
-                    last,
-                    limits,
-                    &mut head_bytes,
-                )
-                .await
+                write_response(&mut stream, response, &writing, &mut head_bytes).await
             }
         };
         if written.is_err() {
@@ -328,16 +317,28 @@ async fn fill(
     .await
 }
 
+/// How a response is written: to which method, whether it is the connection's last,
+/// and whether an on-disk file goes whole with `sendfile` (`Server::sendfile_whole_files`).
+#[derive(Clone, Copy)]
+struct Writing<'a> {
+    method: &'a Method,
+    last: bool,
+    sendfile_whole: bool,
+}
+
 /// Writes a response's head and body, in one `writev` when the body is one run of
 /// bytes in memory, else the head and then the body's chunks as they come.
 async fn write_response(
     stream: &mut TcpStream,
     response: Response<Body>,
-    method: &Method,
-    last: bool,
-    limits: &Limits,
+    writing: &Writing<'_>,
     head_bytes: &mut Vec<u8>,
 ) -> io::Result<()> {
+    let Writing {
+        method,
+        last,
+        sendfile_whole,
+    } = *writing;
     let (parts, body) = response.into_parts();
     let len = head::encode(
         parts.status,
@@ -355,7 +356,7 @@ async fn write_response(
         Err(body) => body,
     };
     stream.write_all(head_bytes).await?;
-    let mut sent = send_file_front(stream, &mut body, limits.sendfile_whole).await?;
+    let mut sent = send_file_front(stream, &mut body, sendfile_whole).await?;
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         // A body that fails (a file changed or unreadable mid-way) ends the connection
