@@ -669,8 +669,9 @@ fn report(
     if !starved.is_empty() {
         let _ = writeln!(
             out,
-            "  note: {} used under 90% of its core: the limit was elsewhere (wrk, the \
-             kernel's loopback work, other processes), so compare CPU/req rather than req/s",
+            "  note: under 90% of the server core used by {}: the limit was elsewhere (wrk, \
+             the kernel's loopback work, other processes), so compare CPU/req rather than \
+             req/s",
             starved.join(", ")
         );
     }
