@@ -495,10 +495,12 @@ mod tests {
         }
         let request = request.body(Body::empty()).unwrap();
         match mode {
-            Mode::OursFront | Mode::OursHyper => {
+            // ours-serve runs the same front under `embed_assets::Server`; the raw
+            // ceiling writes the ceiling's prebuilt responses.
+            Mode::OursFront | Mode::OursHyper | Mode::OursServe => {
                 front().call(request).await.unwrap().map(Body::new)
             }
-            Mode::CeilingServe | Mode::CeilingHyper => {
+            Mode::CeilingServe | Mode::CeilingHyper | Mode::CeilingRaw => {
                 CeilingService.call(request).await.unwrap().map(Body::new)
             }
             _ => app(mode).call(request).await.unwrap(),
