@@ -14,13 +14,12 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::{self, IoSlice, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 
-use bytes::{Buf, BytesMut};
 use embed_assets::Encoding;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+use crate::serving::{serve_raw, Entry, Options, Reply, ServeMode, NOT_FOUND};
 
 /// The 20 files as `build.rs` writes them, under `static/`.
 pub const ARENA_DIR: &str = concat!(env!("OUT_DIR"), "/arena");
@@ -127,37 +126,26 @@ impl Mode {
     }
 }
 
-/// Runs `mode` on 127.0.0.1:`port` (0: a free port) until the process is killed, or
-/// until standard input closes when `exit_with_stdin`. Prints `listening on ADDR` once
-/// it accepts connections.
-///
-/// # Errors
-/// The listener or the runtime failed.
-pub fn run(mode: Mode, port: u16, exit_with_stdin: bool) -> io::Result<()> {
-    if exit_with_stdin {
-        std::thread::spawn(|| {
-            let mut sink = [0u8; 64];
-            while matches!(io::stdin().read(&mut sink), Ok(n) if n > 0) {}
-            std::process::exit(0);
-        });
-    }
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    match mode {
-        Mode::OursServe => {
-            let server = embed_assets::Server::bind(addr)?.shutdown_on_signals(false);
-            announce(server.local_addr())?;
-            let api =
-                axum::Router::new().route("/api/health", axum::routing::get(|| async { "ok" }));
-            server.serve(files::ASSETS.service(), api)
-        }
-        Mode::CeilingRaw => serve_raw(addr),
+impl ServeMode for Mode {
+    const USAGE: &'static str = "--mode ours-serve|ceiling-raw [--port N] [--exit-with-stdin]";
+
+    fn from_name(name: &str) -> Option<Mode> {
+        Mode::from_name(name)
     }
 }
 
-fn announce(addr: SocketAddr) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    writeln!(out, "listening on {addr}")?;
-    out.flush()
+/// Runs `options.mode` on 127.0.0.1:`options.port` (0: a free port) until the process
+/// is killed, or until standard input closes with `options.exit_with_stdin`. Prints
+/// `listening on ADDR` once it accepts connections.
+///
+/// # Errors
+/// The listener or the runtime failed.
+pub fn run(options: &Options<Mode>) -> io::Result<()> {
+    let addr = options.start();
+    match options.mode {
+        Mode::OursServe => crate::site::serve_ours(addr, files::ASSETS.service()),
+        Mode::CeilingRaw => serve_raw_ceiling(addr),
+    }
 }
 
 /// One prebuilt 200: the head on the wire and the body.
@@ -166,17 +154,9 @@ struct Wire {
     body: &'static [u8],
 }
 
-/// A file's identity response and, when stored, its br one.
-struct Entry {
-    identity: Wire,
-    brotli: Option<Wire>,
-}
-
-const NOT_FOUND: &[u8] = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n";
-
 /// The responses of the raw ceiling, built once from [`files::ASSETS`] with the header
 /// fields ours sends (but `Date`).
-fn table() -> HashMap<&'static str, Entry> {
+fn table() -> HashMap<&'static str, Entry<Wire>> {
     let mut table = HashMap::new();
     for asset in files::ASSETS.iter() {
         let wire = |encoding: Encoding| {
@@ -214,75 +194,17 @@ fn table() -> HashMap<&'static str, Entry> {
     table
 }
 
-fn serve_raw(addr: SocketAddr) -> io::Result<()> {
-    let table: &'static HashMap<&'static str, Entry> = Box::leak(Box::new(table()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        announce(listener.local_addr()?)?;
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
-            tokio::spawn(connection(stream, table));
+fn serve_raw_ceiling(addr: SocketAddr) -> io::Result<()> {
+    let table: &'static HashMap<&'static str, Entry<Wire>> = Box::leak(Box::new(table()));
+    serve_raw(addr, move |request| -> Reply {
+        match table.get(request.path.unwrap_or("/")) {
+            None => (NOT_FOUND, &[]),
+            Some(entry) => {
+                let chosen = entry.choose(request);
+                (&chosen.head, chosen.body)
+            }
         }
     })
-}
-
-async fn connection(mut stream: TcpStream, table: &'static HashMap<&'static str, Entry>) {
-    let mut read = BytesMut::with_capacity(8192);
-    loop {
-        loop {
-            let mut fields = [httparse::EMPTY_HEADER; 32];
-            let mut request = httparse::Request::new(&mut fields);
-            let Ok(httparse::Status::Complete(len)) = request.parse(&read) else {
-                break;
-            };
-            let path = request.path.unwrap_or("/");
-            let written = match table.get(path) {
-                None => stream.write_all(NOT_FOUND).await,
-                Some(entry) => {
-                    let accepts_br = request.headers.iter().any(|f| {
-                        f.name.eq_ignore_ascii_case("accept-encoding")
-                            && f.value.windows(2).any(|w| w == b"br")
-                    });
-                    let chosen = match &entry.brotli {
-                        Some(brotli) if accepts_br => brotli,
-                        _ => &entry.identity,
-                    };
-                    write_all_vectored(&mut stream, &chosen.head, chosen.body).await
-                }
-            };
-            if written.is_err() {
-                return;
-            }
-            read.advance(len);
-        }
-        if read.len() > 64 << 10 {
-            return;
-        }
-        read.reserve(8192);
-        match stream.read_buf(&mut read).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-    }
-}
-
-async fn write_all_vectored(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
-    let mut slices = [IoSlice::new(head), IoSlice::new(body)];
-    let mut slices = &mut slices[..];
-    while !slices.is_empty() {
-        let n = stream.write_vectored(slices).await?;
-        if n == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        IoSlice::advance_slices(&mut slices, n);
-    }
-    Ok(())
 }
 
 #[cfg(test)]

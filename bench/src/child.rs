@@ -11,10 +11,19 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::procs::{children, cpu_seconds, free_port, is_root, pinned};
+use crate::procs::{
+    children, cpu_seconds, free_port, is_root, machine_cpu_seconds, pinned,
+    waited_children_cpu_seconds,
+};
 
 /// How long a server may take to start listening.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where Debian's `libnginx-mod-http-brotli-static` puts its module.
+const BROTLI_MODULES: [&str; 2] = [
+    "/usr/lib/nginx/modules/ngx_http_brotli_static_module.so",
+    "/usr/share/nginx/modules/ngx_http_brotli_static_module.so",
+];
 
 /// A running server; stopped (with every process it started) when dropped.
 #[derive(Debug)]
@@ -93,6 +102,69 @@ impl ChildServer {
                 return Ok(server);
             }
         }
+    }
+
+    /// Starts `serve --port 0 --exit-with-stdin --mode MODE` of this same executable
+    /// (a driver's own `serve` subcommand) pinned to `cpu`, named `mode` in the tables.
+    ///
+    /// # Errors
+    /// As [`start_listening`](Self::start_listening).
+    pub fn start_serve(mode: &str, cpu: Option<usize>) -> Result<Self, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+        let mut command = pinned(cpu, &exe);
+        command
+            .args(["serve", "--port", "0", "--exit-with-stdin", "--mode"])
+            .arg(mode);
+        Self::start_listening(mode.to_owned(), command)
+    }
+
+    /// nginx serving the static files under `root` as they are served for speed:
+    /// `sendfile`, `tcp_nopush`, `tcp_nodelay`, keep-alive without a request limit,
+    /// `open_file_cache`, `gzip_static` and, when Debian's
+    /// `libnginx-mod-http-brotli-static` is installed, `brotli_static`; then `http`'s
+    /// directives (types, headers) and `default_type application/octet-stream`. Named
+    /// `nginx`, or `nginx (no br)` without the module; `tag` names its temp folder.
+    ///
+    /// # Errors
+    /// As [`start_nginx`](Self::start_nginx).
+    pub fn start_nginx_static(
+        nginx: &Path,
+        cpu: Option<usize>,
+        root: &str,
+        tag: &str,
+        http: &str,
+    ) -> Result<Self, String> {
+        let brotli = BROTLI_MODULES.iter().find(|m| Path::new(m).is_file());
+        let (main, brotli_static) = match brotli {
+            Some(module) => (format!("load_module {module};\n"), "brotli_static on;"),
+            None => (String::new(), ""),
+        };
+        let http = format!(
+            "\x20   sendfile on;\n\
+             \x20   tcp_nopush on;\n\
+             \x20   tcp_nodelay on;\n\
+             \x20   keepalive_timeout 65;\n\
+             \x20   keepalive_requests 100000000;\n\
+             \x20   open_file_cache max=1000 inactive=60s;\n\
+             \x20   open_file_cache_valid 60s;\n\
+             \x20   open_file_cache_errors on;\n\
+             \x20   gzip_static on;\n\
+             \x20   {brotli_static}\n\
+             {http}\
+             \x20   default_type application/octet-stream;\n"
+        );
+        let name = if brotli.is_some() {
+            "nginx"
+        } else {
+            "nginx (no br)"
+        };
+        let config = NginxConfig {
+            main: &main,
+            http: &http,
+            root,
+            tag,
+        };
+        Self::start_nginx(nginx, cpu, name.into(), config)
     }
 
     /// Writes an nginx.conf into a temp folder and runs `nginx -g 'daemon off;'` on a
@@ -204,6 +276,15 @@ impl ChildServer {
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+}
+
+/// CPU seconds of `servers`, this process and the children it waited for (wrk); and
+/// of the whole machine. The difference over a round is what other processes used.
+pub fn accounted_and_machine_cpu(servers: &[ChildServer]) -> Option<(f64, f64)> {
+    let ours: f64 = servers.iter().map(ChildServer::cpu_seconds).sum::<f64>()
+        + cpu_seconds(std::process::id())?
+        + waited_children_cpu_seconds()?;
+    Some((ours, machine_cpu_seconds()?))
 }
 
 impl Drop for ChildServer {

@@ -1,8 +1,9 @@
-//! The measuring loop bench-static and bench-frameworks share: the CPUs the servers
+//! The measuring loop bench-static, bench-arena and bench-frameworks share: the CPUs the servers
 //! and wrk are pinned to, the machine and wrk's version for the report, a warm-up,
 //! and interleaved rounds of wrk runs (per case, every server in an order that rotates
 //! each round), with a round run again when other processes were busy during it.
 
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Command;
@@ -46,6 +47,36 @@ impl Cell {
         let max = self.samples.iter().copied().fold(0.0, f64::max);
         (min, max)
     }
+}
+
+/// `cpu` seconds over `wall` seconds as a share of one CPU (`85%`); `-` without time.
+pub fn busy(cpu: f64, wall: f64) -> String {
+    if wall > 0.0 {
+        format!("{:.0}%", 100.0 * cpu / wall)
+    } else {
+        "-".into()
+    }
+}
+
+/// Writes every server's problems, `(name, problems)`, under one `== PROBLEMS`
+/// heading, a line `  NAME: PROBLEM` each. Returns whether there were none.
+pub fn write_problems<'a>(
+    out: &mut String,
+    servers: impl IntoIterator<Item = (&'a str, Vec<String>)>,
+) -> bool {
+    let mut ok = true;
+    for (name, problems) in servers {
+        if !problems.is_empty() {
+            if ok {
+                let _ = writeln!(out, "\n== PROBLEMS");
+            }
+            ok = false;
+            for problem in problems {
+                let _ = writeln!(out, "  {name}: {problem}");
+            }
+        }
+    }
+    ok
 }
 
 /// `(server CPU, wrk CPU)`: CPU 0 and CPU 1 when pinning is asked for and possible
@@ -107,28 +138,43 @@ pub fn measure(
     probe: &Probe,
     cell: &mut Cell,
 ) {
+    let run = || wrk::run(wrk_path, load, addr, case.path, &probe.headers);
+    if let Some(problem) = record(load, server_cpu, probe.wire_len, cell, run) {
+        cell.problems.push(format!("{}: {problem}", case.short));
+    }
+}
+
+/// Runs one wrk `run` with `load` against a server whose CPU seconds so far
+/// `server_cpu` reads, and adds it to `cell`: the wall time, the server's and wrk's CPU
+/// time, and a sample when wrk saw no error and its responses were `wire_len` bytes
+/// each on average (see [`wrk::Outcome::problem`]). Returns why the run did not count,
+/// if it did not.
+pub fn record(
+    load: &wrk::Load,
+    server_cpu: &dyn Fn() -> f64,
+    wire_len: usize,
+    cell: &mut Cell,
+    run: impl FnOnce() -> Result<wrk::Outcome, String>,
+) -> Option<String> {
     let cpu0 = server_cpu();
     let client0 = procs::waited_children_cpu_seconds().unwrap_or(0.0);
     let started = Instant::now();
-    let outcome = wrk::run(wrk_path, load, addr, case.path, &probe.headers);
+    let outcome = run();
     cell.wall += started.elapsed().as_secs_f64();
     let used = server_cpu() - cpu0;
     cell.server_cpu += used;
     cell.client_cpu += procs::waited_children_cpu_seconds().unwrap_or(0.0) - client0;
     let outcome = match outcome {
         Ok(outcome) => outcome,
-        Err(problem) => {
-            cell.problems.push(format!("{}: {problem}", case.short));
-            return;
-        }
+        Err(problem) => return Some(problem),
     };
-    if let Some(problem) = outcome.problem(load, probe.wire_len) {
-        cell.problems.push(format!("{}: {problem}", case.short));
-        return;
+    if let Some(problem) = outcome.problem(load, wire_len) {
+        return Some(problem);
     }
     cell.samples.push(outcome.per_second);
     cell.requests += outcome.requests;
     cell.counted_cpu += used;
+    None
 }
 
 /// One warm-up run (`seconds` long, not counted) per server and case that passed its

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Ready;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::sync::LazyLock;
 use std::task::{Context, Poll};
@@ -22,10 +22,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use axum::serve::ListenerExt;
 use axum::Router;
-use embed_assets::{embed_assets, Assets, Encoding, WithFallback};
+use embed_assets::{embed_assets, Assets, Encoding, ServeAssets, WithFallback};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use tower_http::services::ServeDir;
+
+use crate::serving::{announce, ServeMode};
 
 /// The site `build.rs` writes: `index.html`, `favicon.ico` (16x16 and 32x32),
 /// `css/app.css` (about 230 KB), `js/app.js` (about 90 KB), `img/logo.png`.
@@ -325,60 +327,18 @@ fn bytes_static(body: &'static [u8]) -> axum::body::Bytes {
 }
 
 /// What `bench-static serve` was asked to do.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The implementation.
-    pub mode: Mode,
-    /// Port on 127.0.0.1; 0 picks a free one (printed on start).
-    pub port: u16,
-    /// Exit when standard input reaches end of file, so the process never outlives the
-    /// driver that holds the other end of the pipe.
-    pub exit_with_stdin: bool,
-}
+pub type Options = crate::serving::Options<Mode>;
 
 /// The usage line of the server's arguments.
 pub const USAGE: &str = "--mode ceiling|ours|ceiling-serve|ours-front|ceiling-hyper|ours-hyper|\
                          ceiling-raw|ours-serve|memory-serve|static-serve|rust-embed|servedir [--port N] \
                          [--exit-with-stdin]";
 
-impl Options {
-    /// Parses the arguments after `serve`.
-    ///
-    /// # Errors
-    /// A message naming the bad or missing argument.
-    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
-        let mut mode = None;
-        let mut port = 0;
-        let mut exit_with_stdin = false;
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let mut value = |name: &str| {
-                args.next()
-                    .ok_or_else(|| format!("{name} needs a value; usage: {USAGE}"))
-            };
-            match arg.as_str() {
-                "--mode" => {
-                    let name = value("--mode")?;
-                    mode = Some(
-                        Mode::from_name(&name)
-                            .ok_or_else(|| format!("unknown mode `{name}`; usage: {USAGE}"))?,
-                    );
-                }
-                "--port" => {
-                    let text = value("--port")?;
-                    port = text
-                        .parse()
-                        .map_err(|_| format!("`{text}` is not a port number"))?;
-                }
-                "--exit-with-stdin" => exit_with_stdin = true,
-                other => return Err(format!("unknown argument `{other}`; usage: {USAGE}")),
-            }
-        }
-        Ok(Options {
-            mode: mode.ok_or_else(|| format!("--mode is required; usage: {USAGE}"))?,
-            port,
-            exit_with_stdin,
-        })
+impl ServeMode for Mode {
+    const USAGE: &'static str = USAGE;
+
+    fn from_name(name: &str) -> Option<Mode> {
+        Mode::from_name(name)
     }
 }
 
@@ -390,20 +350,9 @@ impl Options {
 /// # Errors
 /// The runtime or the listener failed.
 pub fn run(options: &Options) -> io::Result<()> {
-    if options.exit_with_stdin {
-        std::thread::spawn(|| {
-            let mut sink = [0u8; 64];
-            while matches!(io::stdin().read(&mut sink), Ok(n) if n > 0) {}
-            std::process::exit(0);
-        });
-    }
-    let addr = SocketAddr::from(([127, 0, 0, 1], options.port));
+    let addr = options.start();
     match options.mode {
-        Mode::OursServe => {
-            let server = embed_assets::Server::bind(addr)?.shutdown_on_signals(false);
-            announce(server.local_addr())?;
-            return server.serve(SITE.service(), api());
-        }
+        Mode::OursServe => return serve_ours(addr, SITE.service()),
         Mode::CeilingRaw => return raw::serve(addr),
         _ => {}
     }
@@ -434,11 +383,17 @@ pub fn run(options: &Options) -> io::Result<()> {
     })
 }
 
-/// Says on standard output that the server accepts connections on `addr`.
-fn announce(addr: SocketAddr) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    writeln!(out, "listening on {addr}")?;
-    out.flush()
+/// `ours-serve`: `embed_assets::Server` (what `embed_assets::serve` runs: a worker per
+/// CPU the process may use) on `addr`, serving `assets` in front of a `Router` with one
+/// API route, as the README sets it up. Prints `listening on ADDR` once it accepts
+/// connections.
+///
+/// # Errors
+/// The listener or the runtime failed.
+pub fn serve_ours(addr: SocketAddr, assets: ServeAssets) -> io::Result<()> {
+    let server = embed_assets::Server::bind(addr)?.shutdown_on_signals(false);
+    announce(server.local_addr())?;
+    server.serve(assets, api())
 }
 
 /// Serves `service` with hyper-util's server (`auto::Builder`: HTTP/1.1, and HTTP/2

@@ -1,5 +1,5 @@
-//! Runs `wrk` (pinned with `taskset`) for a fixed time against one URL, parses what
-//! it prints, and tells whether the run may count ([`Outcome::problem`]).
+//! Runs `wrk` (pinned with `taskset`) for a fixed time against one URL or a Lua
+//! script's requests, parses what it prints, and tells whether the run may count ([`Outcome::problem`]).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -94,6 +94,20 @@ pub fn run_count(
     let outcome = run_with(wrk, load, addr, path, headers, Some(&script));
     let _ = std::fs::remove_file(&script);
     outcome
+}
+
+/// Runs `wrk -t1 -cN -dS --timeout 10s -s script http://addr/`: the requests are the
+/// Lua `script`'s.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_script(
+    wrk: &Path,
+    load: &Load,
+    addr: SocketAddr,
+    script: &Path,
+) -> Result<Outcome, String> {
+    run_with(wrk, load, addr, "/", &[], Some(script))
 }
 
 fn run_with(

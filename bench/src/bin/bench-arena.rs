@@ -12,25 +12,20 @@
 
 use std::fmt::Write as _;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
 
 use bench::arena::{self, Mode, ACCEPT_ENCODING, ARENA_DIR, ARENA_PRECOMPRESSED_DIR, PATHS};
-use bench::child::{ChildServer, NginxConfig};
+use bench::child::ChildServer;
 use bench::client;
-use bench::procs::{self, median, pinned, thousands};
-use bench::rounds::{self, Cell};
+use bench::driver::{self, Setup, WrkArgs};
+use bench::procs::{median, thousands};
+use bench::rounds::{self, busy, Cell};
 use bench::wrk;
 
 /// ours-serve must reach this multiple of nginx's req/s, both on one core.
 const GOAL: f64 = 1.3;
-
-/// Where Debian's `libnginx-mod-http-brotli-static` puts its module.
-const BROTLI_MODULES: [&str; 2] = [
-    "/usr/lib/nginx/modules/ngx_http_brotli_static_module.so",
-    "/usr/share/nginx/modules/ngx_http_brotli_static_module.so",
-];
 
 const USAGE: &str = "\
 usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections N]
@@ -55,188 +50,34 @@ usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections
 
 serve: one server by hand, e.g. `bench-arena serve --mode ours-serve --port 8080`.";
 
-struct Args {
-    rounds: usize,
-    seconds: u64,
-    warmup: u64,
-    connections: usize,
-    redo_noisy: usize,
-    servers: Option<Vec<String>>,
-    pin: bool,
-    nginx: Option<PathBuf>,
-    wrk: Option<PathBuf>,
-    raw: bool,
-}
-
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("serve") {
-        return serve(&argv[1..]);
+        return driver::serve("bench-arena", argv[1..].to_vec(), arena::run);
     }
-    let args = match parse_args(argv) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("bench-arena: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("bench-arena: some checks or runs failed; see PROBLEMS above");
-            ExitCode::FAILURE
-        }
-        Err(message) => {
-            eprintln!("bench-arena: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The `serve` subcommand: `--mode NAME [--port N] [--exit-with-stdin]`.
-fn serve(args: &[String]) -> ExitCode {
-    let mut mode = None;
-    let mut port = 0;
-    let mut exit_with_stdin = false;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match (arg.as_str(), args.clone().next()) {
-            ("--mode", Some(name)) => {
-                mode = Mode::from_name(name);
-                args.next();
-            }
-            ("--port", Some(text)) => {
-                let Ok(n) = text.parse() else {
-                    eprintln!("bench-arena serve: `{text}` is not a port number");
-                    return ExitCode::from(2);
-                };
-                port = n;
-                args.next();
-            }
-            ("--exit-with-stdin", _) => exit_with_stdin = true,
-            _ => {
-                eprintln!("bench-arena serve: bad argument `{arg}`\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let Some(mode) = mode else {
-        eprintln!("bench-arena serve: --mode ours-serve|ceiling-raw is required");
-        return ExitCode::from(2);
-    };
-    match arena::run(mode, port, exit_with_stdin) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("bench-arena serve: {err}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
-    let mut args = Args {
-        rounds: 5,
-        seconds: 5,
-        warmup: 2,
-        connections: 64,
-        redo_noisy: 3,
-        servers: None,
-        pin: true,
-        nginx: None,
-        wrk: None,
-        raw: false,
-    };
-    let mut argv = argv.into_iter();
-    while let Some(arg) = argv.next() {
-        let mut value = || argv.next().ok_or_else(|| format!("{arg} needs a value"));
-        let number = |text: String, min, max| bench::whole_number(&text, min, max);
-        match arg.as_str() {
-            "--rounds" => args.rounds = number(value()?, 1, 100)? as usize,
-            "--duration" => args.seconds = number(value()?, 1, 60)?,
-            "--warmup" => args.warmup = number(value()?, 0, 60)?,
-            "--connections" => args.connections = number(value()?, 1, 1000)? as usize,
-            "--redo-noisy" => args.redo_noisy = number(value()?, 0, 100)? as usize,
-            "--servers" => {
-                let list: Vec<String> = value()?.split(',').map(|s| s.trim().to_owned()).collect();
-                for name in &list {
-                    if name != "nginx" && Mode::from_name(name).is_none() {
-                        return Err(format!("unknown server `{name}`"));
-                    }
-                }
-                args.servers = Some(list);
-            }
-            "--no-pin" => args.pin = false,
-            "--nginx" => args.nginx = Some(value()?.into()),
-            "--wrk" => args.wrk = Some(value()?.into()),
-            "--raw" => args.raw = true,
-            "-h" | "--help" => return Ok(None),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(Some(args))
-}
-
-/// Starts `bench-arena serve --mode NAME` (this same executable).
-fn start_rust(mode: Mode, cpu: Option<usize>) -> Result<ChildServer, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let mut command = pinned(cpu, &exe);
-    command
-        .args(["serve", "--port", "0", "--exit-with-stdin", "--mode"])
-        .arg(mode.name());
-    ChildServer::start_listening(mode.name().to_owned(), command)
+    let known = |name: &str| Mode::from_name(name).is_some();
+    let parsed = WrkArgs::new(5, 2).parse(argv, known, |_, _| Ok(false));
+    driver::main("bench-arena", USAGE, parsed, run)
 }
 
 /// nginx as HTTP Arena configures it for this test (`frameworks/nginx/nginx.conf`:
 /// `sendfile`, `tcp_nopush`, `brotli_static`, `gzip_static`, `etag off`, its MIME
 /// types), plus `open_file_cache`, on one worker.
 fn start_nginx(nginx: &Path, cpu: Option<usize>) -> Result<ChildServer, String> {
-    let brotli = BROTLI_MODULES.iter().find(|m| Path::new(m).is_file());
-    let (main, brotli_static) = match brotli {
-        Some(module) => (format!("load_module {module};\n"), "brotli_static on;"),
-        None => (String::new(), ""),
-    };
-    let http = format!(
-        "\x20   server_tokens off;\n\
-         \x20   msie_padding off;\n\
-         \x20   etag off;\n\
-         \x20   sendfile on;\n\
-         \x20   tcp_nopush on;\n\
-         \x20   tcp_nodelay on;\n\
-         \x20   keepalive_timeout 65;\n\
-         \x20   keepalive_requests 100000000;\n\
-         \x20   open_file_cache max=1000 inactive=60s;\n\
-         \x20   open_file_cache_valid 60s;\n\
-         \x20   open_file_cache_errors on;\n\
-         \x20   gzip_static on;\n\
-         \x20   {brotli_static}\n\
-         \x20   add_header Last-Modified '';\n\
-         \x20   types {{\n\
-         \x20       text/html html;\n\
-         \x20       text/css css;\n\
-         \x20       application/javascript js;\n\
-         \x20       application/json json;\n\
-         \x20       image/webp webp;\n\
-         \x20       image/svg+xml svg;\n\
-         \x20       font/woff2 woff2;\n\
-         \x20   }}\n\
-         \x20   default_type application/octet-stream;\n"
-    );
-    let name = if brotli.is_some() {
-        "nginx"
-    } else {
-        "nginx (no br)"
-    };
-    let config = NginxConfig {
-        main: &main,
-        http: &http,
-        root: ARENA_PRECOMPRESSED_DIR,
-        tag: "bench-arena",
-    };
-    ChildServer::start_nginx(nginx, cpu, name.into(), config)
+    let http = "\x20   server_tokens off;\n\
+                \x20   msie_padding off;\n\
+                \x20   etag off;\n\
+                \x20   add_header Last-Modified '';\n\
+                \x20   types {\n\
+                \x20       text/html html;\n\
+                \x20       text/css css;\n\
+                \x20       application/javascript js;\n\
+                \x20       application/json json;\n\
+                \x20       image/webp webp;\n\
+                \x20       image/svg+xml svg;\n\
+                \x20       font/woff2 woff2;\n\
+                \x20   }\n";
+    ChildServer::start_nginx_static(nginx, cpu, ARENA_PRECOMPRESSED_DIR, "bench-arena", http)
 }
 
 /// What one server sent for one URL of the profile.
@@ -319,66 +160,13 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
     })
 }
 
-/// One wrk run of the profile's script against `addr`.
-fn run_wrk(
-    wrk_path: &Path,
-    load: &wrk::Load,
-    script: &Path,
-    addr: SocketAddr,
-) -> Result<wrk::Outcome, String> {
-    let mut command = pinned(load.cpu, wrk_path);
-    command
-        .arg("-t1")
-        .arg(format!("-c{}", load.connections))
-        .arg(format!("-d{}s", load.seconds))
-        .args(["--timeout", "10s", "-s"])
-        .arg(script)
-        .arg(format!("http://{addr}/"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().map_err(|e| format!("start wrk: {e}"))?;
-    let deadline = Instant::now() + Duration::from_secs(load.seconds + 30);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("wrk did not finish in time; killed".into());
-            }
-        }
-    }
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(format!(
-            "wrk failed ({}): {}{}",
-            out.status,
-            text.trim(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    wrk::parse(&text).ok_or_else(|| format!("cannot read wrk's output:\n{text}"))
-}
-
-fn run(args: &Args) -> Result<bool, String> {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let (server_cpu, client_cpu) = rounds::cpus(args.pin);
-    if let Some(cpu) = client_cpu {
-        procs::pin_self(cpu)?;
-    }
-    let wrk_path = args
-        .wrk
-        .clone()
-        .or_else(|| procs::find_program("wrk"))
-        .ok_or("wrk not found: install it with `apt-get install -y wrk` (or pass --wrk PATH)")?;
-    let command_line: Vec<String> = std::env::args().collect();
-    println!("bench-arena: {}", command_line.join(" "));
-    println!("bench-arena: {}", rounds::machine_note());
+fn run(args: &WrkArgs) -> Result<bool, String> {
+    let Setup {
+        cpus,
+        server_cpu,
+        client_cpu,
+        wrk: wrk_path,
+    } = args.setup("bench-arena")?;
     println!(
         "bench-arena: {}; files {ARENA_DIR}/static",
         rounds::wrk_version(&wrk_path)
@@ -393,11 +181,6 @@ fn run(args: &Args) -> Result<bool, String> {
              are not per core"
         ),
     }
-    let wanted = |name: &str| {
-        args.servers
-            .as_ref()
-            .is_none_or(|list| list.iter().any(|s| s == name))
-    };
     let expected: Vec<Vec<u8>> = PATHS
         .iter()
         .map(|path| {
@@ -415,11 +198,14 @@ fn run(args: &Args) -> Result<bool, String> {
 
     let mut servers: Vec<ChildServer> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    if wanted("ours-serve") {
-        servers.push(start_rust(Mode::OursServe, server_cpu)?);
+    if args.wants("ours-serve") {
+        servers.push(ChildServer::start_serve(
+            Mode::OursServe.name(),
+            server_cpu,
+        )?);
     }
-    if wanted("nginx") {
-        match args.nginx.clone().or_else(|| procs::find_program("nginx")) {
+    if args.wants("nginx") {
+        match args.nginx_path() {
             Some(nginx) => match start_nginx(&nginx, server_cpu) {
                 Ok(server) => servers.push(server),
                 Err(message) => notes.push(format!("nginx not measured: {message}")),
@@ -431,8 +217,11 @@ fn run(args: &Args) -> Result<bool, String> {
             ),
         }
     }
-    if wanted("ceiling-raw") {
-        servers.push(start_rust(Mode::CeilingRaw, server_cpu)?);
+    if args.wants("ceiling-raw") {
+        servers.push(ChildServer::start_serve(
+            Mode::CeilingRaw.name(),
+            server_cpu,
+        )?);
     }
     for note in &notes {
         println!("bench-arena: {note}");
@@ -489,11 +278,7 @@ fn run(args: &Args) -> Result<bool, String> {
     let script = std::env::temp_dir().join(format!("bench-arena-{}.lua", std::process::id()));
     std::fs::write(&script, arena::lua_script())
         .map_err(|e| format!("{}: {e}", script.display()))?;
-    let load = wrk::Load {
-        connections: args.connections,
-        seconds: args.seconds,
-        cpu: client_cpu,
-    };
+    let load = args.load(client_cpu);
     if args.warmup > 0 {
         println!("\n== warm-up: {} s per server, not counted", args.warmup);
         let warm = wrk::Load {
@@ -502,7 +287,7 @@ fn run(args: &Args) -> Result<bool, String> {
         };
         for (server, mean) in servers.iter().zip(&wire) {
             if mean.is_ok() {
-                let _ = run_wrk(&wrk_path, &warm, &script, server.addr);
+                let _ = wrk::run_script(&wrk_path, &warm, server.addr, &script);
             }
         }
     }
@@ -513,47 +298,16 @@ fn run(args: &Args) -> Result<bool, String> {
     );
     let started = Instant::now();
     let mut cells: Vec<Vec<Cell>> = servers.iter().map(|_| vec![Cell::default()]).collect();
-    let plan = rounds::Plan {
-        rounds: args.rounds,
-        redo_noisy: args.redo_noisy,
-    };
-    let noise = rounds::run(
-        plan,
-        &mut cells,
-        || accounted_and_machine_cpu(&servers),
-        |s, _, cell| {
-            let Ok(mean) = wire[s] else { return };
-            let server = &servers[s];
-            let cpu0 = server.cpu_seconds();
-            let client0 = procs::waited_children_cpu_seconds().unwrap_or(0.0);
-            let begun = Instant::now();
-            let outcome = run_wrk(&wrk_path, &load, &script, server.addr);
-            cell.wall += begun.elapsed().as_secs_f64();
-            let used = server.cpu_seconds() - cpu0;
-            cell.server_cpu += used;
-            cell.client_cpu += procs::waited_children_cpu_seconds().unwrap_or(0.0) - client0;
-            let problem = match &outcome {
-                Ok(outcome) => outcome.problem(&load, mean.round() as usize),
-                Err(problem) => Some(problem.clone()),
-            };
-            match (outcome, problem) {
-                (Ok(outcome), None) => {
-                    cell.samples.push(outcome.per_second);
-                    cell.requests += outcome.requests;
-                    cell.counted_cpu += used;
-                }
-                (_, Some(problem)) => cell.problems.push(problem),
-                (Err(_), None) => {}
-            }
-        },
-    );
+    let noise = args.run_rounds(&mut servers, &mut cells, |server, s, _, cell| {
+        let Ok(mean) = wire[s] else { return };
+        let run = || wrk::run_script(&wrk_path, &load, server.addr, &script);
+        let cpu = || server.cpu_seconds();
+        if let Some(problem) = rounds::record(&load, &cpu, mean.round() as usize, cell, run) {
+            cell.problems.push(problem);
+        }
+    });
     let _ = std::fs::remove_file(&script);
     notes.push(noise);
-    for (server, row) in servers.iter_mut().zip(&mut cells) {
-        if !server.alive() {
-            row[0].problems.push("the server process died".into());
-        }
-    }
     if args.raw {
         println!("\n== raw samples, req/s, in the order taken");
         for (server, row) in servers.iter().zip(&cells) {
@@ -574,17 +328,8 @@ fn run(args: &Args) -> Result<bool, String> {
     Ok(ok)
 }
 
-/// CPU seconds of the servers, this process and the wrk runs it waited for; and of the
-/// whole machine.
-fn accounted_and_machine_cpu(servers: &[ChildServer]) -> Option<(f64, f64)> {
-    let ours: f64 = servers.iter().map(ChildServer::cpu_seconds).sum::<f64>()
-        + procs::cpu_seconds(std::process::id())?
-        + procs::waited_children_cpu_seconds()?;
-    Some((ours, procs::machine_cpu_seconds()?))
-}
-
 fn report(
-    args: &Args,
+    args: &WrkArgs,
     pinned: bool,
     servers: &[ChildServer],
     wire: &[Result<f64, String>],
@@ -599,13 +344,6 @@ fn report(
     {
         (Some(m), Some(b)) if b > 0.0 => format!("{:.2}x", m / b),
         _ => "-".into(),
-    };
-    let busy = |cpu: f64, wall: f64| {
-        if wall > 0.0 {
-            format!("{:.0}%", 100.0 * cpu / wall)
-        } else {
-            "-".into()
-        }
     };
     let _ = writeln!(
         out,
@@ -741,23 +479,15 @@ fn report(
     }
     let _ = writeln!(out);
 
-    let mut ok = true;
-    for (s, server) in servers.iter().enumerate() {
+    let problems = servers.iter().enumerate().map(|(s, server)| {
         let mut problems: Vec<String> = Vec::new();
         if let Err(problem) = &wire[s] {
             problems.push(format!("check failed: {problem}"));
         }
         problems.extend(cells[s][0].problems.iter().cloned());
-        if !problems.is_empty() {
-            if ok {
-                let _ = writeln!(out, "\n== PROBLEMS");
-            }
-            ok = false;
-            for problem in problems {
-                let _ = writeln!(out, "  {}: {problem}", server.name);
-            }
-        }
-    }
+        (server.name.as_str(), problems)
+    });
+    let ok = rounds::write_problems(&mut out, problems);
     if ok {
         let _ = writeln!(
             out,

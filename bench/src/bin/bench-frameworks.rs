@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use bench::cases::{check, Case, Check, Probe, CASES};
 use bench::procs::{self, median, thousands};
-use bench::rounds::{self, Cell};
+use bench::rounds::{self, busy, Cell};
 use bench::site::{SITE, SITE_DIR};
 use bench::wrk;
 use embed_assets::Encoding;
@@ -157,28 +157,8 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1).collect()) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("bench-frameworks: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("bench-frameworks: some checks or runs failed; see PROBLEMS above");
-            ExitCode::FAILURE
-        }
-        Err(message) => {
-            eprintln!("bench-frameworks: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    let parsed = parse_args(std::env::args().skip(1).collect());
+    bench::driver::main("bench-frameworks", USAGE, parsed, run)
 }
 
 /// CPU seconds of this process and of the wrk runs it waited for; and of the whole
@@ -382,13 +362,6 @@ fn report(
         (Some(m), Some(b)) if b > 0.0 => Some(m / b),
         _ => None,
     };
-    let busy = |cpu: f64, wall: f64| {
-        if wall > 0.0 {
-            format!("{:.0}%", 100.0 * cpu / wall)
-        } else {
-            "-".into()
-        }
-    };
     let _ = writeln!(
         out,
         "\n== results: req/s, median [min-max] of {} rounds x {} s; wrk: 1 thread, {} \
@@ -468,8 +441,7 @@ fn report(
         let _ = writeln!(out, "{line}");
     }
 
-    let mut ok = true;
-    for (f, framework) in frameworks.iter().enumerate() {
+    let problems = frameworks.iter().enumerate().map(|(f, framework)| {
         let mut problems: Vec<String> = Vec::new();
         for (c, case) in cases.iter().enumerate() {
             if let Err(problem) = &probes[f][c] {
@@ -477,16 +449,9 @@ fn report(
             }
             problems.extend(cells[f][c].problems.iter().cloned());
         }
-        if !problems.is_empty() {
-            if ok {
-                let _ = writeln!(out, "\n== PROBLEMS");
-            }
-            ok = false;
-            for problem in problems {
-                let _ = writeln!(out, "  {}: {problem}", framework.name());
-            }
-        }
-    }
+        (framework.name(), problems)
+    });
+    let ok = rounds::write_problems(&mut out, problems);
     if ok {
         let _ = writeln!(
             out,

@@ -11,13 +11,13 @@
 mod servers;
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use bench::cases::{check, Case, Check, Probe, CASES};
+use bench::driver::{self, Setup, WrkArgs};
 use bench::procs::{self, median, thousands};
-use bench::rounds::{self, Cell};
+use bench::rounds::{self, busy, Cell};
 use bench::site::{Mode, SITE_DIR, SITE_PRECOMPRESSED_DIR};
 use bench::wrk;
 
@@ -66,17 +66,7 @@ serve: one server by hand, e.g. `bench-static serve --mode ours --port 8080`; NA
 any server above but nginx.";
 
 struct Args {
-    rounds: usize,
-    seconds: u64,
-    warmup: u64,
-    connections: usize,
-    /// Rounds that may be run again because other processes were busy.
-    redo_noisy: usize,
-    servers: Option<Vec<String>>,
-    pin: bool,
-    nginx: Option<PathBuf>,
-    wrk: Option<PathBuf>,
-    raw: bool,
+    common: WrkArgs,
     /// Instead of the rounds: system calls per response over this many responses.
     syscalls: Option<u64>,
 }
@@ -84,109 +74,32 @@ struct Args {
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("serve") {
-        return serve(argv[1..].to_vec());
+        return driver::serve("bench-static", argv[1..].to_vec(), bench::site::run);
     }
-    let args = match parse_args(argv) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("bench-static: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("bench-static: some checks or runs failed; see PROBLEMS above");
-            ExitCode::FAILURE
-        }
-        Err(message) => {
-            eprintln!("bench-static: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The `serve` subcommand: one server, started by `run` itself or by hand.
-fn serve(args: Vec<String>) -> ExitCode {
-    let options = match bench::site::Options::parse(args) {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("bench-static serve: {message}");
-            return ExitCode::from(2);
-        }
-    };
-    match bench::site::run(&options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("bench-static serve: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    driver::main("bench-static", USAGE, parse_args(argv), run)
 }
 
 fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
-    let mut args = Args {
-        rounds: 5,
-        seconds: 2,
-        warmup: 1,
-        connections: 64,
-        redo_noisy: 3,
-        servers: None,
-        pin: true,
-        nginx: None,
-        wrk: None,
-        raw: false,
-        syscalls: None,
-    };
-    let mut argv = argv.into_iter();
-    while let Some(arg) = argv.next() {
-        let mut value = || argv.next().ok_or_else(|| format!("{arg} needs a value"));
-        let number = |text: String, min, max| bench::whole_number(&text, min, max);
-        match arg.as_str() {
-            "--rounds" => args.rounds = number(value()?, 1, 100)? as usize,
-            "--duration" => args.seconds = number(value()?, 1, 60)?,
-            "--warmup" => args.warmup = number(value()?, 0, 60)?,
-            "--connections" => args.connections = number(value()?, 1, 1000)? as usize,
-            "--redo-noisy" => args.redo_noisy = number(value()?, 0, 100)? as usize,
-            "--servers" => {
-                let list: Vec<String> = value()?.split(',').map(|s| s.trim().to_owned()).collect();
-                for name in &list {
-                    if name != "nginx" && Mode::from_name(name).is_none() {
-                        return Err(format!("unknown server `{name}`"));
-                    }
-                }
-                args.servers = Some(list);
-            }
-            "--no-pin" => args.pin = false,
-            "--nginx" => args.nginx = Some(value()?.into()),
-            "--wrk" => args.wrk = Some(value()?.into()),
-            "--raw" => args.raw = true,
-            "--syscalls" => args.syscalls = Some(number(value()?, 100, 10_000_000)?),
-            "-h" | "--help" => return Ok(None),
-            other => return Err(format!("unknown argument `{other}`")),
+    let mut syscalls = None;
+    let known = |name: &str| Mode::from_name(name).is_some();
+    let common = WrkArgs::new(2, 1).parse(argv, known, |arg, value| match arg {
+        "--syscalls" => {
+            syscalls = Some(bench::whole_number(&value()?, 100, 10_000_000)?);
+            Ok(true)
         }
-    }
-    Ok(Some(args))
+        _ => Ok(false),
+    })?;
+    Ok(common.map(|common| Args { common, syscalls }))
 }
 
 fn run(args: &Args) -> Result<bool, String> {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let (server_cpu, client_cpu) = rounds::cpus(args.pin);
-    if let Some(cpu) = client_cpu {
-        procs::pin_self(cpu)?;
-    }
-    let wrk_path = args
-        .wrk
-        .clone()
-        .or_else(|| procs::find_program("wrk"))
-        .ok_or("wrk not found: install it with `apt-get install -y wrk` (or pass --wrk PATH)")?;
-    let command_line: Vec<String> = std::env::args().collect();
-    println!("bench-static: {}", command_line.join(" "));
-    println!("bench-static: {}", rounds::machine_note());
+    let (args, syscalls) = (&args.common, args.syscalls);
+    let Setup {
+        cpus,
+        server_cpu,
+        client_cpu,
+        wrk: wrk_path,
+    } = args.setup("bench-static")?;
     println!(
         "bench-static: {}; site {SITE_DIR}",
         rounds::wrk_version(&wrk_path)
@@ -198,11 +111,6 @@ fn run(args: &Args) -> Result<bool, String> {
         ),
         None => println!("bench-static: not pinning; servers and wrk share the {cpus} CPU(s)"),
     }
-    let wanted = |name: &str| {
-        args.servers
-            .as_ref()
-            .is_none_or(|list| list.iter().any(|s| s == name))
-    };
     let expected: Vec<Vec<u8>> = CASES
         .iter()
         .map(|case| {
@@ -222,11 +130,11 @@ fn run(args: &Args) -> Result<bool, String> {
     let mut servers: Vec<Server> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for mode in Mode::ALL {
-        if wanted(mode.name()) {
-            servers.push(servers::start_rust(mode, server_cpu)?);
+        if args.wants(mode.name()) {
+            servers.push(Server::start_serve(mode.name(), server_cpu)?);
         }
-        if mode == Mode::Ours && wanted("nginx") {
-            match args.nginx.clone().or_else(|| procs::find_program("nginx")) {
+        if mode == Mode::Ours && args.wants("nginx") {
+            match args.nginx_path() {
                 Some(nginx) => {
                     match servers::start_nginx(&nginx, SITE_PRECOMPRESSED_DIR, server_cpu) {
                         Ok(server) => servers.push(server),
@@ -282,7 +190,7 @@ fn run(args: &Args) -> Result<bool, String> {
         }
         probes.push(row);
     }
-    if let Some(responses) = args.syscalls {
+    if let Some(responses) = syscalls {
         let text = count_syscalls(&wrk_path, client_cpu, &servers, &probes, responses)?;
         println!("{text}");
         return Ok(true);
@@ -292,11 +200,7 @@ fn run(args: &Args) -> Result<bool, String> {
         .map(|_| CASES.iter().map(|_| Cell::default()).collect())
         .collect();
 
-    let load = wrk::Load {
-        connections: args.connections,
-        seconds: args.seconds,
-        cpu: client_cpu,
-    };
+    let load = args.load(client_cpu);
     // 2. Warm-up: one run per server and URL, not counted.
     if args.warmup > 0 {
         println!(
@@ -314,29 +218,14 @@ fn run(args: &Args) -> Result<bool, String> {
         args.rounds, args.connections, args.seconds
     );
     let total = Instant::now();
-    let plan = rounds::Plan {
-        rounds: args.rounds,
-        redo_noisy: args.redo_noisy,
-    };
-    let noise = rounds::run(
-        plan,
-        &mut cells,
-        || accounted_and_machine_cpu(&servers),
-        |s, c, cell| {
-            if let Ok(probe) = &probes[s][c] {
-                let server = &servers[s];
-                let cpu = || server.cpu_seconds();
-                let target = (server.addr, &cpu as &dyn Fn() -> f64);
-                rounds::measure(&wrk_path, &load, target, &CASES[c], probe, cell);
-            }
-        },
-    );
-    notes.push(noise);
-    for (server, row) in servers.iter_mut().zip(&mut cells) {
-        if !server.alive() {
-            row[0].problems.push("the server process died".into());
+    let noise = args.run_rounds(&mut servers, &mut cells, |server, s, c, cell| {
+        if let Ok(probe) = &probes[s][c] {
+            let cpu = || server.cpu_seconds();
+            let target = (server.addr, &cpu as &dyn Fn() -> f64);
+            rounds::measure(&wrk_path, &load, target, &CASES[c], probe, cell);
         }
-    }
+    });
+    notes.push(noise);
 
     if args.raw {
         println!("\n== raw samples, req/s, in the order taken");
@@ -426,17 +315,8 @@ fn count_syscalls(
     Ok(out)
 }
 
-/// CPU seconds of the servers, this process and the wrk runs it waited for; and of the
-/// whole machine.
-fn accounted_and_machine_cpu(servers: &[Server]) -> Option<(f64, f64)> {
-    let ours: f64 = servers.iter().map(Server::cpu_seconds).sum::<f64>()
-        + procs::cpu_seconds(std::process::id())?
-        + procs::waited_children_cpu_seconds()?;
-    Some((ours, procs::machine_cpu_seconds()?))
-}
-
 fn report(
-    args: &Args,
+    args: &WrkArgs,
     servers: &[Server],
     probes: &[Vec<Result<Probe, String>>],
     cells: &[Vec<Cell>],
@@ -449,13 +329,6 @@ fn report(
         .iter()
         .map(|row| row.iter().map(|cell| median(&cell.samples)).collect())
         .collect();
-    let busy = |cpu: f64, wall: f64| {
-        if wall > 0.0 {
-            format!("{:.0}%", 100.0 * cpu / wall)
-        } else {
-            "-".into()
-        }
-    };
     // "nginx", or "nginx (no br)" without the brotli module.
     let nginx = servers.iter().position(|s| s.name.starts_with("nginx"));
     // Each server's ceiling: the hand-written lookup in the same set-up.
@@ -666,8 +539,7 @@ fn report(
         }
     }
 
-    let mut ok = true;
-    for (s, server) in servers.iter().enumerate() {
+    let problems = servers.iter().enumerate().map(|(s, server)| {
         let mut problems: Vec<String> = Vec::new();
         for (c, case) in CASES.iter().enumerate() {
             if let Err(problem) = &probes[s][c] {
@@ -675,16 +547,9 @@ fn report(
             }
             problems.extend(cells[s][c].problems.iter().cloned());
         }
-        if !problems.is_empty() {
-            if ok {
-                let _ = writeln!(out, "\n== PROBLEMS");
-            }
-            ok = false;
-            for problem in problems {
-                let _ = writeln!(out, "  {}: {problem}", server.name);
-            }
-        }
-    }
+        (server.name.as_str(), problems)
+    });
+    let ok = rounds::write_problems(&mut out, problems);
     if ok {
         let _ = writeln!(
             out,
