@@ -1,11 +1,12 @@
 //! `examples/leptos` end to end: a Leptos app rendered on the server and hydrated in
-//! headless Chromium, its whole site (the wasm, its JavaScript, the style sheet,
-//! `public/`) embedded in the server binary by cargo-leptos's release build.
+//! headless Chromium, its whole site (the wasm, its JavaScript, the style sheet, the
+//! wasm chunks of its lazily loaded route, `public/`) embedded in the server binary by
+//! cargo-leptos's release build.
 //!
 //! The test builds the example as its README says (`cargo leptos build --release
-//! --precompress`, the wasm with Debian's Rust and `-Z build-std`), copies the server
-//! binary alone to an empty folder and runs it there, so nothing of `target/site` is
-//! on disk beside it. Chromium loads the page through a recording proxy on 127.0.0.1, which notes what
+//! --precompress --split`, the wasm with Debian's Rust and `-Z build-std`), copies the
+//! server binary alone to an empty folder and runs it there, so nothing of
+//! `target/site` is on disk beside it. Chromium loads the page through a recording proxy on 127.0.0.1, which notes what
 //! the binary answered to each request.
 //!
 //! Needs what `examples/leptos/setup.sh` installs (Debian's `rustc-web`, `cargo-web`,
@@ -48,9 +49,50 @@ const PKG: [&str; 3] = [
     "/pkg/example-leptos.css",
 ];
 
-/// The coding the binary answers `path` with, for a browser's `Accept-Encoding`.
+/// The coding the binary answers `path` with, for a browser's `Accept-Encoding`:
+/// br for all of `pkg/` but the style sheet, the split wasm chunks and their
+/// JavaScript loader (a few KB) included.
 fn compressed(path: &str) -> Option<&'static str> {
     (path != PKG[2]).then_some("br")
+}
+
+/// The app's lazily loaded route.
+const LAZY: &str = "/lazy";
+/// The JavaScript that loads the split wasm chunks, as cargo-leptos names it.
+const SPLIT_LOADER: &str = "/pkg/__wasm_split.______________________.js";
+
+/// What `--split` wrote to `pkg/`: the wasm chunks (`split_*.wasm`, `chunk_*.wasm`)
+/// and their loader, as URL paths, sorted.
+fn split_files(site: &Path) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(site.join("pkg"))
+        .expect("read target/site/pkg")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| {
+            let chunk = (name.starts_with("split_") || name.starts_with("chunk_"))
+                && name.ends_with(".wasm");
+            chunk || format!("/pkg/{name}") == SPLIT_LOADER
+        })
+        .map(|name| format!("/pkg/{name}"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The wasm chunks the lazy route needs, from the manifest `--split` wrote
+/// (`pkg/__wasm_split_manifest.json`: each split function's modules), as URL paths.
+fn lazy_chunks(site: &Path) -> Vec<String> {
+    let manifest = std::fs::read(site.join("pkg/__wasm_split_manifest.json"))
+        .expect("--split wrote pkg/__wasm_split_manifest.json");
+    let manifest: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json::from_slice(&manifest).expect("the manifest is a map of lists");
+    let mut chunks: Vec<String> = manifest
+        .iter()
+        .filter(|(function, _)| function.contains("lazy_page_view"))
+        .flat_map(|(_, modules)| modules.iter().map(|m| format!("/pkg/{m}.wasm")))
+        .collect();
+    chunks.sort();
+    chunks.dedup();
+    chunks
 }
 
 fn example() -> PathBuf {
@@ -98,15 +140,15 @@ fn toolchain() -> Option<()> {
     None
 }
 
-/// `cargo leptos build --release --precompress` in the example, as its README runs
-/// it: Debian's cargo and rustc first on `PATH`, `RUSTC_BOOTSTRAP=1` for
+/// `cargo leptos build --release --precompress --split` in the example, as its README
+/// runs it: Debian's cargo and rustc first on `PATH`, `RUSTC_BOOTSTRAP=1` for
 /// `-Z build-std`. Returns the server binary.
 fn build() -> PathBuf {
     let dir = example();
     let path = format!("/usr/bin:{}", std::env::var("PATH").unwrap_or_default());
     let mut command = Command::new("/usr/bin/cargo");
     command
-        .args(["leptos", "build", "--release", "--precompress"])
+        .args(["leptos", "build", "--release", "--precompress", "--split"])
         .current_dir(&dir)
         .env("PATH", path)
         .env("RUSTC_BOOTSTRAP", "1")
@@ -124,7 +166,8 @@ fn build() -> PathBuf {
         .env_remove("CARGO_BUILD_TARGET_DIR")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let shown = "PATH=/usr/bin:$PATH RUSTC_BOOTSTRAP=1 cargo leptos build --release --precompress";
+    let shown =
+        "PATH=/usr/bin:$PATH RUSTC_BOOTSTRAP=1 cargo leptos build --release --precompress --split";
     let started = Instant::now();
     let child = command
         .spawn()
@@ -284,6 +327,21 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
     };
     let binary = tokio::task::spawn_blocking(build).await.expect("build");
     let site = example().join("target/site");
+    // The lazy route's code is split out of the main wasm: its chunks, their loader.
+    let split = split_files(&site);
+    let chunks = lazy_chunks(&site);
+    assert!(
+        !chunks.is_empty() && chunks.iter().all(|chunk| split.contains(chunk)),
+        "the manifest names the lazy route's chunks {chunks:?}, among {split:?}"
+    );
+    assert!(split.iter().any(|f| f == SPLIT_LOADER), "{split:?}");
+    // Every file of pkg/ the browser loads, the lazy route's included.
+    let loaded: Vec<String> = PKG
+        .iter()
+        .map(|p| p.to_string())
+        .chain(chunks.iter().cloned())
+        .chain([SPLIT_LOADER.to_owned()])
+        .collect();
     let server = Server::start(&binary);
     let addr = server.addr;
 
@@ -303,10 +361,34 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
     for path in PKG {
         assert!(html.contains(path), "{path} not linked from {html}");
     }
+    // The home page does not preload the lazy route's chunks.
+    for chunk in &chunks {
+        assert!(!html.contains(chunk.as_str()), "{chunk} linked from {html}");
+    }
+
+    // The lazy route rendered on the server, as a first request: its page, and a
+    // preload link for each of its chunks, which the server found in the manifest the
+    // binary embedded (it has no target/site beside it).
+    let (status, headers, body) = get(addr, LAZY, &[ACCEPT]).await;
+    assert_eq!(status, StatusCode::OK);
+    let lazy_html = String::from_utf8(decode_body(&headers, &body)).expect("UTF-8 page");
+    let text_of_lazy = lazy_html.replace("<!>", "");
+    for expected in ["Loaded lazily", "Lazy clicks: 0"] {
+        assert!(
+            text_of_lazy.contains(expected),
+            "{expected:?} not in {lazy_html}"
+        );
+    }
+    for link in chunks.iter().map(String::as_str).chain([SPLIT_LOADER]) {
+        assert!(
+            lazy_html.contains(&format!("href=\"{link}\"")),
+            "no preload of {link} in {lazy_html}: the split manifest was not read"
+        );
+    }
 
     // Each file of pkg/ comes from the binary, br, with a strong ETag, and is the file
-    // cargo-leptos wrote; a revalidation answers 304.
-    for path in PKG {
+    // cargo-leptos wrote; a revalidation answers 304. The split chunks too.
+    for path in PKG.iter().copied().chain(split.iter().map(String::as_str)) {
         let (status, headers, body) = get(addr, path, &[ACCEPT]).await;
         assert_eq!(status, StatusCode::OK, "{path}");
         assert_eq!(
@@ -324,13 +406,25 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
         let (status, ..) = get(addr, path, &[ACCEPT, ("if-none-match", etag)]).await;
         assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
     }
-    let (_, headers, _) = get(addr, "/pkg/example-leptos.wasm", &[ACCEPT]).await;
-    assert_eq!(header(&headers, CONTENT_TYPE), Some("application/wasm"));
+    for path in ["/pkg/example-leptos.wasm"]
+        .into_iter()
+        .chain(chunks.iter().map(String::as_str))
+    {
+        let (_, headers, _) = get(addr, path, &[ACCEPT]).await;
+        assert_eq!(
+            header(&headers, CONTENT_TYPE),
+            Some("application/wasm"),
+            "{path}"
+        );
+    }
     let (status, ..) = get(addr, "/favicon.svg", &[ACCEPT]).await;
     assert_eq!(status, StatusCode::OK, "public/ is embedded too");
     let (status, ..) = get(addr, "/no/such/page", &[ACCEPT]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the app's 404 page");
 
+    // The browser part may run twice (in a new browser, if the first is lost), so it
+    // borrows these for the rest of the test.
+    let (chunks, loaded): (&[String], &[String]) = (chunks.leak(), loaded.leak());
     in_browser(&programs, TEST_TIMEOUT, move |session| async move {
         let log = ServerLog::default();
         let proxy = Router::new()
@@ -347,7 +441,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
         // Hydrated: a click changes the count, in the page. Clicks made before the wasm
         // attached its handlers change nothing, so click until one counts.
         let counted = "(document.querySelector('#count').textContent !== 'Clicked 0 times') \
-                       || (document.querySelector('#count').click(), false)";
+                   || (document.querySelector('#count').click(), false)";
         assert!(
             session.wait_until(counted).await,
             "the button never counted a click: not hydrated; console: {:?}",
@@ -404,6 +498,47 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
             "the page was reloaded"
         );
 
+        // Until the lazy route shows, its chunks are not fetched (their loader is: the
+        // JavaScript glue imports it).
+        let before_lazy = log.snapshot();
+        for path in chunks {
+            assert!(
+                !before_lazy.iter().any(|s| s.path == *path),
+                "{path} fetched before the lazy route showed: {before_lazy:#?}"
+            );
+        }
+        // The lazy route, reached in the page: the router fetches its chunk, then
+        // renders it; its button's signal counts.
+        session
+            .execute("document.querySelector('a[href=\"/lazy\"]').click(); return null;")
+            .await;
+        assert!(
+            session
+                .wait_until("document.querySelector('#lazy') !== null")
+                .await,
+            "the lazy page did not show; console: {:?}",
+            session.browser_log().await
+        );
+        assert_eq!(
+            session
+                .execute("return window.__embedMark === 1 && location.pathname")
+                .await,
+            LAZY,
+            "the page was reloaded"
+        );
+        session
+            .execute("document.querySelector('#lazy-count').click(); return null;")
+            .await;
+        assert!(
+            session
+                .wait_until(
+                    "document.querySelector('#lazy-count').textContent === 'Lazy clicks: 1'"
+                )
+                .await,
+            "the lazy page's button did not count: {:?}",
+            text(&session, "#lazy-count").await
+        );
+
         let first = log.snapshot();
         let calls: Vec<_> = first
             .iter()
@@ -413,18 +548,20 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
             calls.iter().any(|s| s.status == StatusCode::OK),
             "no server function call in {first:#?}"
         );
-        assert!(
-            !first.iter().any(|s| s.path == "/about"),
-            "the about page came from the server, not the router in the page: {first:#?}"
-        );
-        for path in PKG {
-            let seen: Vec<_> = first.iter().filter(|s| s.path == path).collect();
+        for page in ["/about", LAZY] {
+            assert!(
+                !first.iter().any(|s| s.path == page),
+                "{page} came from the server, not the router in the page: {first:#?}"
+            );
+        }
+        for path in loaded {
+            let seen: Vec<_> = first.iter().filter(|s| s.path == *path).collect();
             assert!(!seen.is_empty(), "{path} not requested: {first:#?}");
             for seen in seen {
                 assert_eq!(seen.status, StatusCode::OK, "{seen:?}");
                 assert_eq!(
                     seen.content_encoding.as_deref(),
-                    compressed(path),
+                    compressed(path.as_str()),
                     "{seen:?}"
                 );
                 assert!(
@@ -438,18 +575,35 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
         session.navigate(&format!("http://{proxy}/")).await;
         session.refresh().await;
         let hydrated_again = "(document.querySelector('#count').textContent !== 'Clicked 0 times') \
-                              || (document.querySelector('#count').click(), false)";
+                          || (document.querySelector('#count').click(), false)";
         assert!(
             session.wait_until(hydrated_again).await,
             "reload: not hydrated"
         );
+        // The lazy route loaded as a new document: the server renders it, and the
+        // page hydrates once its chunk is in: click until a click on its button counts.
+        session.navigate(&format!("http://{proxy}{LAZY}")).await;
+        let lazy_counted = "(document.querySelector('#lazy-count') !== null \
+         && document.querySelector('#lazy-count').textContent !== 'Lazy clicks: 0') \
+         || (document.querySelector('#lazy-count')?.click(), false)";
+        assert!(
+            session.wait_until(lazy_counted).await,
+            "{LAZY} loaded directly: not hydrated; console: {:?}",
+            session.browser_log().await
+        );
         let all = log.snapshot();
         let reload = &all[first.len()..];
-        for path in PKG {
-            for seen in reload.iter().filter(|s| s.path == path) {
+        assert!(
+            reload
+                .iter()
+                .any(|s| s.path == LAZY && s.status == StatusCode::OK),
+            "{LAZY} was not rendered by the server: {reload:#?}"
+        );
+        for path in loaded {
+            for seen in reload.iter().filter(|s| s.path == *path) {
                 let etag = first
                     .iter()
-                    .find(|s| s.path == path)
+                    .find(|s| s.path == *path)
                     .and_then(|s| s.etag.clone());
                 assert!(
                     seen.status == StatusCode::NOT_MODIFIED && seen.if_none_match == etag

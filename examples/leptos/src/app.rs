@@ -1,10 +1,11 @@
 //! The app: a home page with a counter (a signal, in the browser) and a server
-//! function, and an about page reached by the router in the page.
+//! function, an about page reached by the router in the page, and a page whose code
+//! is a wasm chunk of its own, fetched when the router first shows it.
 
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::components::{A, Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{Lazy, LazyRoute, lazy_route, path};
 
 /// The whole HTML document the server sends. `HydrationScripts` links
 /// `/pkg/example-leptos.js` and `/pkg/example-leptos.wasm`, where the embedded site
@@ -40,11 +41,13 @@ pub fn App() -> impl IntoView {
             <nav>
                 <A href="/">"Home"</A>
                 <A href="/about">"About"</A>
+                <A href="/lazy">"Lazy"</A>
             </nav>
             <main>
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/about") view=AboutPage/>
+                    <Route path=path!("/lazy") view={Lazy::<LazyPage>::new()}/>
                 </Routes>
             </main>
         </Router>
@@ -86,15 +89,43 @@ fn HomePage() -> impl IntoView {
 
 /// The about page. Once the page is hydrated, its link is followed in the page,
 /// without a request for a new document.
-///
-/// Not lazily loaded: Leptos's `#[lazy_route]` makes the JavaScript glue import
-/// `__wasm_split_placeholder__`, which only a `cargo leptos build --split` replaces
-/// (see README.md).
 #[component]
 fn AboutPage() -> impl IntoView {
     view! {
         <h1 id="about">"About"</h1>
         <p>"This page was rendered in the browser, by the router in the wasm."</p>
+    }
+}
+
+/// A page loaded lazily. `cargo leptos build --split` moves the code of its `view`
+/// out of the main wasm into a chunk of its own (`/pkg/split_*.wasm`), which the
+/// router fetches when it first shows the page; `data` runs at once, in the main
+/// wasm, while the chunk loads. On the server, nothing is split: the page is
+/// rendered like the others, with a preload link for its chunk (see `src/main.rs`).
+struct LazyPage {
+    clicks: RwSignal<u32>,
+}
+
+#[lazy_route]
+impl LazyRoute for LazyPage {
+    fn data() -> Self {
+        LazyPage {
+            clicks: RwSignal::new(0),
+        }
+    }
+
+    fn view(this: Self) -> AnyView {
+        let LazyPage { clicks } = this;
+        view! {
+            <h1 id="lazy">"Loaded lazily"</h1>
+            <p class="lead">
+                "The code of this page is a wasm chunk of its own, fetched from the server's binary when the router first showed it."
+            </p>
+            <button id="lazy-count" on:click=move |_| clicks.update(|n| *n += 1)>
+                "Lazy clicks: " {clicks}
+            </button>
+        }
+        .into_any()
     }
 }
 

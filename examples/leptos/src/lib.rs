@@ -6,10 +6,11 @@
 pub mod app;
 
 /// Called by the script of `HydrationScripts` once the wasm is loaded: attaches the
-/// app to the HTML the server rendered.
+/// app to the HTML the server rendered. `hydrate_lazy` hydrates asynchronously, so a
+/// page whose route is loaded lazily (`/lazy`) can wait for its wasm chunk first.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_lazy(app::App);
 }
