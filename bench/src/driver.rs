@@ -14,7 +14,7 @@ use crate::{procs, wrk};
 
 /// The options every wrk driver takes: `--rounds N`, `--duration SECS`, `--warmup
 /// SECS`, `--connections N`, `--redo-noisy N`, `--servers LIST`, `--no-pin`, `--nginx
-/// PATH`, `--wrk PATH`, `--raw`.
+/// PATH`, `--wrk PATH`, `--raw`, `--pipeline N`.
 #[derive(Debug, Clone)]
 pub struct WrkArgs {
     /// Interleaved rounds.
@@ -37,6 +37,8 @@ pub struct WrkArgs {
     pub wrk: Option<PathBuf>,
     /// Print every sample.
     pub raw: bool,
+    /// Requests wrk writes at once on a connection (HTTP/1.1 pipelining); 1: none.
+    pub pipeline: usize,
 }
 
 /// Where a run's servers and wrk go, and which wrk runs.
@@ -68,6 +70,7 @@ impl WrkArgs {
             nginx: None,
             wrk: None,
             raw: false,
+            pipeline: 1,
         }
     }
 
@@ -108,6 +111,7 @@ impl WrkArgs {
                 "--nginx" => self.nginx = Some(value()?.into()),
                 "--wrk" => self.wrk = Some(value()?.into()),
                 "--raw" => self.raw = true,
+                "--pipeline" => self.pipeline = number(value()?, 1, 256)? as usize,
                 "-h" | "--help" => return Ok(None),
                 other => {
                     if !extra(other, &mut value)? {
@@ -138,6 +142,7 @@ impl WrkArgs {
             connections: self.connections,
             seconds: self.seconds,
             cpu,
+            pipeline: self.pipeline,
         }
     }
 

@@ -17,6 +17,9 @@ pub struct Load {
     pub seconds: u64,
     /// The CPU wrk is pinned to with `taskset -c`; `None`: not pinned.
     pub cpu: Option<usize>,
+    /// Requests written at once on a connection (HTTP/1.1 pipelining) by [`run`]; 1:
+    /// one at a time.
+    pub pipeline: usize,
 }
 
 /// What one wrk run measured.
@@ -62,7 +65,33 @@ pub fn run(
     path: &str,
     headers: &[(String, String)],
 ) -> Result<Outcome, String> {
-    run_with(wrk, load, addr, path, headers, None)
+    if load.pipeline <= 1 {
+        return run_with(wrk, load, addr, path, headers, None);
+    }
+    // wrk's Lua `request` returns the bytes written per batch; wrk counts the requests
+    // in them and reads that many responses before writing the next batch.
+    let script = std::env::temp_dir().join(format!(
+        "bench-wrk-pipeline-{}-{}.lua",
+        std::process::id(),
+        load.pipeline
+    ));
+    let lua_headers: String = headers
+        .iter()
+        .map(|(name, value)| format!("[{name:?}] = {value:?}, "))
+        .collect();
+    let text = format!(
+        "local batch\n\
+         init = function(args)\n\
+         \x20 local one = wrk.format(\"GET\", {path:?}, {{ {lua_headers} }})\n\
+         \x20 batch = string.rep(one, {})\n\
+         end\n\
+         request = function() return batch end\n",
+        load.pipeline
+    );
+    std::fs::write(&script, text).map_err(|e| format!("{}: {e}", script.display()))?;
+    let outcome = run_with(wrk, load, addr, path, &[], Some(&script));
+    let _ = std::fs::remove_file(&script);
+    outcome
 }
 
 /// Like [`run`], but wrk stops once it has read `responses` responses (a Lua

@@ -56,7 +56,13 @@ fn main() -> ExitCode {
         return driver::serve("bench-arena", argv[1..].to_vec(), arena::run);
     }
     let known = |name: &str| Mode::from_name(name).is_some();
-    let parsed = WrkArgs::new(5, 2).parse(argv, known, |_, _| Ok(false));
+    let parsed = WrkArgs::new(5, 2)
+        .parse(argv, known, |_, _| Ok(false))
+        .and_then(|args| match args {
+            // The profile's own script writes one request at a time, as HTTP Arena's.
+            Some(args) if args.pipeline > 1 => Err("--pipeline is bench-static's".into()),
+            args => Ok(args),
+        });
     driver::main("bench-arena", USAGE, parsed, run)
 }
 

@@ -237,6 +237,7 @@ fn run(args: &Args) -> Result<bool, String> {
         connections: args.connections,
         seconds: args.seconds,
         cpu: client_cpu,
+        pipeline: 1,
     };
     // 2. Warm-up: one run per framework and case, not counted.
     if args.warmup > 0 {

@@ -58,6 +58,8 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
   --raw              print every sample (req/s) per server, in order
+  --pipeline N       requests wrk writes at once on each connection (HTTP/1.1
+                     pipelining), for a server faster than wrk can ask (default 1)
   --syscalls N       instead of the rounds: `strace -c -f` on each server while wrk
                      (16 connections, 20 s) reads up to N responses per URL; prints the system
                      calls per response (strace slows the servers: no speed figures)
@@ -268,6 +270,7 @@ fn count_syscalls(
         connections: 16,
         seconds: 20,
         cpu: client_cpu,
+        pipeline: 1,
     };
     let mut out = String::new();
     let _ = writeln!(
