@@ -20,6 +20,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -422,10 +423,12 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
     let (status, ..) = get(addr, "/no/such/page", &[ACCEPT]).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "the app's 404 page");
 
-    // The browser part may run twice (in a new browser, if the first is lost), so it
-    // borrows these for the rest of the test.
-    let (chunks, loaded): (&[String], &[String]) = (chunks.leak(), loaded.leak());
-    in_browser(&programs, TEST_TIMEOUT, move |session| async move {
+    // The browser part may run twice (in a new browser, if the first is lost): each run
+    // shares these.
+    let (chunks, loaded): (Arc<[String]>, Arc<[String]>) = (chunks.into(), loaded.into());
+    in_browser(&programs, TEST_TIMEOUT, move |session| {
+        let (chunks, loaded) = (Arc::clone(&chunks), Arc::clone(&loaded));
+        async move {
         let log = ServerLog::default();
         let proxy = Router::new()
             .fallback(forward)
@@ -501,7 +504,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
         // Until the lazy route shows, its chunks are not fetched (their loader is: the
         // JavaScript glue imports it).
         let before_lazy = log.snapshot();
-        for path in chunks {
+        for path in chunks.iter() {
             assert!(
                 !before_lazy.iter().any(|s| s.path == *path),
                 "{path} fetched before the lazy route showed: {before_lazy:#?}"
@@ -554,7 +557,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
                 "{page} came from the server, not the router in the page: {first:#?}"
             );
         }
-        for path in loaded {
+        for path in loaded.iter() {
             let seen: Vec<_> = first.iter().filter(|s| s.path == *path).collect();
             assert!(!seen.is_empty(), "{path} not requested: {first:#?}");
             for seen in seen {
@@ -599,7 +602,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
                 .any(|s| s.path == LAZY && s.status == StatusCode::OK),
             "{LAZY} was not rendered by the server: {reload:#?}"
         );
-        for path in loaded {
+        for path in loaded.iter() {
             for seen in reload.iter().filter(|s| s.path == *path) {
                 let etag = first
                     .iter()
@@ -623,6 +626,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
                 .find(|s| s.path == PKG[1])
                 .and_then(|s| s.cache_control.clone())
         );
+    }
     })
     .await;
     drop(server);
