@@ -74,28 +74,7 @@ struct Sample {
 }
 
 pub(crate) fn main(argv: Vec<String>) -> ExitCode {
-    let args = match parse(argv) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("bench-disk cold: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("bench-disk cold: some downloads failed; see PROBLEMS above");
-            ExitCode::FAILURE
-        }
-        Err(message) => {
-            eprintln!("bench-disk cold: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    bench::driver::main("bench-disk cold", USAGE, parse(argv), run)
 }
 
 fn parse(argv: Vec<String>) -> Result<Option<Args>, String> {

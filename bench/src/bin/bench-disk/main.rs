@@ -83,28 +83,7 @@ fn main() -> ExitCode {
     if argv.first().map(String::as_str) == Some("cold") {
         return cold::main(argv[1..].to_vec());
     }
-    let args = match parse_args(argv) {
-        Ok(Some(args)) => args,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("bench-disk: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
-            eprintln!("bench-disk: some downloads failed; see PROBLEMS above");
-            ExitCode::FAILURE
-        }
-        Err(message) => {
-            eprintln!("bench-disk: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    bench::driver::main("bench-disk", USAGE, parse_args(argv), run)
 }
 
 /// The hidden `serve` subcommand: the server under test, started by `run` itself.
