@@ -15,7 +15,7 @@ use http::{HeaderMap, Method, Version};
 /// preconditions and the range. A field read anywhere in the service must be listed
 /// here, or that server answers without it.
 #[cfg(feature = "serve")]
-pub(crate) const READ_FIELDS: [HeaderName; 10] = [
+pub(crate) static READ_FIELDS: [HeaderName; 10] = [
     HOST,
     ACCEPT_ENCODING,
     crate::negotiate::AVAILABLE_DICTIONARY,
