@@ -138,9 +138,9 @@ pub fn field<'b>(request: &httparse::Request<'_, 'b>, name: &str) -> Option<&'b 
 
 /// A raw ceiling on `addr` until the process ends: one current-thread runtime,
 /// `TCP_NODELAY` on every connection, each request head parsed with `httparse` and
-/// answered with what `respond` returns for it, written with one `writev` of head and
-/// body (a head alone with one `write`). No `Date`, no checks: a bound to measure
-/// against, not a server. Prints `listening on ADDR` once it accepts connections.
+/// answered with what `respond` returns for it, the answers to every whole request read
+/// written together with one `writev` of heads and bodies. No `Date`, no checks: a
+/// bound to measure against, not a server. Prints `listening on ADDR` once it accepts connections.
 ///
 /// # Errors
 /// The runtime or the listener failed.
@@ -169,27 +169,33 @@ where
     F: Fn(&httparse::Request<'_, '_>) -> Reply,
 {
     let mut read = BytesMut::with_capacity(8192);
+    let mut replies: Vec<IoSlice<'static>> = Vec::with_capacity(64);
     loop {
-        loop {
+        // Every whole request read is answered, the answers written together.
+        let mut full = false;
+        while !full {
             let mut fields = [httparse::EMPTY_HEADER; 32];
             let mut request = httparse::Request::new(&mut fields);
             let Ok(httparse::Status::Complete(len)) = request.parse(&read) else {
                 break;
             };
             let (head, body) = respond(&request);
-            let written = if body.is_empty() {
-                stream.write_all(head).await
-            } else {
-                write_all_vectored(&mut stream, head, body).await
-            };
-            if written.is_err() {
-                return;
+            replies.push(IoSlice::new(head));
+            if !body.is_empty() {
+                replies.push(IoSlice::new(body));
             }
             read.advance(len);
+            full = replies.len() >= 64;
+        }
+        if write_all_vectored(&mut stream, &mut replies).await.is_err() {
+            return;
         }
         // A head this long is not a request of the benchmarks.
         if read.len() > 64 << 10 {
             return;
+        }
+        if full {
+            continue;
         }
         read.reserve(8192);
         match stream.read_buf(&mut read).await {
@@ -199,9 +205,11 @@ where
     }
 }
 
-async fn write_all_vectored(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
-    let mut slices = [IoSlice::new(head), IoSlice::new(body)];
-    let mut slices = &mut slices[..];
+async fn write_all_vectored(
+    stream: &mut TcpStream,
+    replies: &mut Vec<IoSlice<'static>>,
+) -> io::Result<()> {
+    let mut slices = &mut replies[..];
     while !slices.is_empty() {
         let n = stream.write_vectored(slices).await?;
         if n == 0 {
@@ -209,5 +217,6 @@ async fn write_all_vectored(stream: &mut TcpStream, head: &[u8], body: &[u8]) ->
         }
         IoSlice::advance_slices(&mut slices, n);
     }
+    replies.clear();
     Ok(())
 }

@@ -651,25 +651,35 @@ fn every_answer_of_serve_is_the_answer_of_with_fallback_under_axum_serve() {
         assert!(ours.1 == theirs.1, "the bodies of {request:?}");
     }
 
-    // Pipelined in one write, hits around a miss: answered in order, the same bytes.
-    let pipelined = [
-        COMPARED[0],
-        COMPARED[4],
-        COMPARED[12],
-        COMPARED[20],
-        COMPARED[2],
-    ];
+    // Pipelined in one write: more hits than the fast path writes at once (in memory,
+    // HEADs, 304s, 416s, redirects, multipart ranges and an on-disk file among them),
+    // then a miss, hits again, and a last request that closes: answered in order, the
+    // same bytes, and nothing after the close.
+    let hits = [0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 14, 15, 16, 17];
+    let mut pipelined: Vec<&str> = hits.iter().map(|&i| COMPARED[i]).collect();
+    pipelined.extend(hits.iter().rev().map(|&i| COMPARED[i]));
+    pipelined.extend([COMPARED[18], COMPARED[19], COMPARED[2], COMPARED[4]]);
+    let miss = COMPARED
+        .iter()
+        .find(|request| request.starts_with("GET /no/such/"))
+        .expect("a miss");
+    pipelined.extend([miss, COMPARED[0], COMPARED[6], COMPARED[9]]);
     let answers = |addr| {
         let mut stream = connect(addr);
         stream
             .write_all(pipelined.concat().as_bytes())
             .expect("write the requests");
-        pipelined
+        let answers = pipelined
             .iter()
             .map(|request| read_exchange(&mut stream, request.starts_with("HEAD ")))
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        let mut rest = Vec::new();
+        stream.read_to_end(&mut rest).expect("read to the close");
+        assert!(rest.is_empty(), "bytes after the last response: {rest:?}");
+        answers
     };
     let (ours, theirs) = (answers(running.addr), answers(reference));
+    assert_eq!(ours.len(), pipelined.len());
     for (i, (ours, theirs)) in ours.iter().zip(&theirs).enumerate() {
         assert_eq!(ours.0, theirs.0, "the heads of pipelined request {i}");
         assert!(ours.1 == theirs.1, "the bodies of pipelined request {i}");

@@ -11,7 +11,7 @@
 //! the same `Response` value, its head written as hyper writes it (`head.rs`).
 
 use std::future::{Future, poll_fn};
-use std::io::{self, IoSlice};
+use std::io;
 use std::mem::MaybeUninit;
 use std::pin::{Pin, pin};
 use std::task::Poll;
@@ -26,6 +26,7 @@ use tokio::io::{AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
+use super::out::{Batch, clear_readiness};
 use super::{Limits, head};
 use crate::body::Body;
 use crate::service::{Answer, Claim, READ_FIELDS};
@@ -68,7 +69,7 @@ pub(super) async fn serve_hits(
     mut stop: Pin<&mut impl Future<Output = ()>>,
 ) -> Outcome {
     let mut read = BytesMut::with_capacity(READ_SIZE);
-    let mut head_bytes = Vec::with_capacity(512);
+    let mut batch = Batch::default();
     let mut scratch = Scratch::default();
     let mut stopping = false;
     // As hyper's: the header-read timeout from the connection's start, then, between
@@ -78,26 +79,28 @@ pub(super) async fn serve_hits(
     loop {
         let hit = loop {
             if !read.is_empty() {
-                match next(&mut read, &mut scratch, assets) {
+                let head = match next(&mut read, &mut scratch, assets) {
                     Next::Hit(hit) => break hit,
-                    Next::Partial if read.len() < MAX_HEAD => {}
-                    Next::Partial => {
-                        return Outcome::HandOver {
-                            stream,
-                            head: Bytes::new(),
-                            read,
-                            stopping,
-                        };
+                    Next::Partial if read.len() < MAX_HEAD => None,
+                    Next::Partial => Some(Bytes::new()),
+                    Next::NotOurs(head) => Some(head),
+                };
+                // hyper's answers come after those answered here.
+                if let Some(head) = head {
+                    if batch.write(&mut stream).await.is_err() {
+                        return Outcome::Closed;
                     }
-                    Next::NotOurs(head) => {
-                        return Outcome::HandOver {
-                            stream,
-                            head,
-                            read,
-                            stopping,
-                        };
-                    }
+                    return Outcome::HandOver {
+                        stream,
+                        head,
+                        read,
+                        stopping,
+                    };
                 }
+            }
+            // No whole request left: what was answered goes before waiting for more.
+            if batch.write(&mut stream).await.is_err() {
+                return Outcome::Closed;
             }
             let filled = fill(
                 &mut stream,
@@ -118,17 +121,32 @@ pub(super) async fn serve_hits(
         };
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
-                let len = head::encode_prebuilt(&prebuilt, &hit.method, last, &mut head_bytes);
-                let body: &[u8] = if len == 0 { &[] } else { &prebuilt.body };
-                write_bytes(&mut stream, &head_bytes, body).await
+                let len = head::encode_prebuilt(&prebuilt, &hit.method, last, batch.head());
+                batch.push(if len == 0 {
+                    Bytes::new()
+                } else {
+                    prebuilt.body
+                });
+                Ok(())
             }
             Answer::Response(response) => {
-                write_response(&mut stream, response, &writing, &mut head_bytes).await
+                write_response(&mut stream, response, &writing, &mut batch).await
             }
             Answer::Later(future) => {
-                let response = future.await;
-                write_response(&mut stream, response, &writing, &mut head_bytes).await
+                // What was answered before goes now rather than after the wait (a
+                // file opened or read on the blocking pool).
+                match batch.write(&mut stream).await {
+                    Ok(()) => {
+                        let response = future.await;
+                        write_response(&mut stream, response, &writing, &mut batch).await
+                    }
+                    Err(error) => Err(error),
+                }
             }
+        };
+        let written = match written {
+            Ok(()) if last || batch.is_full() => batch.write(&mut stream).await,
+            written => written,
         };
         if written.is_err() {
             return Outcome::Closed;
@@ -283,14 +301,9 @@ async fn fill(
                         Ok(0) => return Poll::Ready(false),
                         Ok(n) => {
                             // Less than there was room for: the socket has nothing
-                            // left to read now. Its readiness is cleared without the
-                            // read that would only say so (`EAGAIN`); bytes that come
-                            // later raise it again (tokio clears it only if no event
-                            // came since the one it holds).
+                            // left to read now.
                             if n < room {
-                                let _ = stream.try_io(Interest::READABLE, || {
-                                    Err::<(), _>(io::ErrorKind::WouldBlock.into())
-                                });
+                                clear_readiness(stream, Interest::READABLE);
                             }
                             return Poll::Ready(true);
                         }
@@ -326,13 +339,14 @@ struct Writing<'a> {
     sendfile_whole: bool,
 }
 
-/// Writes a response's head and body, in one `writev` when the body is one run of
-/// bytes in memory, else the head and then the body's chunks as they come.
+/// Answers with `response`: into `batch` when its body is one run of bytes in memory,
+/// else its head and the responses before it written at once, then the body's chunks
+/// as they come.
 async fn write_response(
     stream: &mut TcpStream,
     response: Response<Body>,
     writing: &Writing<'_>,
-    head_bytes: &mut Vec<u8>,
+    batch: &mut Batch,
 ) -> io::Result<()> {
     let Writing {
         method,
@@ -346,16 +360,21 @@ async fn write_response(
         head::body_len(&body),
         method,
         last,
-        head_bytes,
+        batch.head(),
     );
     if len == 0 {
-        return stream.write_all(head_bytes).await;
+        batch.push(Bytes::new());
+        return Ok(());
     }
     let mut body = match body.into_bytes() {
-        Ok(bytes) => return write_bytes(stream, head_bytes, &bytes).await,
+        Ok(bytes) => {
+            batch.push(bytes);
+            return Ok(());
+        }
         Err(body) => body,
     };
-    stream.write_all(head_bytes).await?;
+    batch.push(Bytes::new());
+    batch.write(stream).await?;
     let mut sent = send_file_front(stream, &mut body, sendfile_whole).await?;
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
@@ -398,31 +417,6 @@ async fn send_file_front(stream: &TcpStream, body: &mut Body, whole: bool) -> io
 #[cfg(not(target_os = "linux"))]
 async fn send_file_front(_: &TcpStream, _: &mut Body, _: bool) -> io::Result<u64> {
     Ok(0)
-}
-
-/// Writes a head and the bytes of its body with one `writev` (more if the socket takes
-/// less at once).
-async fn write_bytes(stream: &mut TcpStream, head: &[u8], body: &[u8]) -> io::Result<()> {
-    if body.is_empty() {
-        return stream.write_all(head).await;
-    }
-    let mut slices = [IoSlice::new(head), IoSlice::new(body)];
-    write_all_vectored(stream, &mut slices).await
-}
-
-/// `writev` until every slice is written.
-async fn write_all_vectored(
-    stream: &mut TcpStream,
-    mut slices: &mut [IoSlice<'_>],
-) -> io::Result<()> {
-    while !slices.is_empty() {
-        let written = stream.write_vectored(slices).await?;
-        if written == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        IoSlice::advance_slices(&mut slices, written);
-    }
-    Ok(())
 }
 
 /// A deadline moved on every request, with one timer armed at a time: the timer is

@@ -20,7 +20,7 @@ use http_body::Body as _;
 use crate::body::Body;
 use crate::service::Prebuilt;
 
-/// Writes the head of a response to a request with `method` into `out` (emptied first):
+/// Writes the head of a response to a request with `method` at the end of `out`:
 /// `status`, `headers`, and the body's length as hyper reads it (`None` for a body
 /// that has ended: empty, or a HEAD's), `last` when the connection closes after it.
 /// Returns the number of body bytes to send after the head: zero for HEAD, 204 and
@@ -33,7 +33,6 @@ pub(super) fn encode(
     last: bool,
     out: &mut Vec<u8>,
 ) -> u64 {
-    out.clear();
     if status == StatusCode::OK {
         out.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
     } else {
@@ -135,7 +134,6 @@ pub(super) fn encode_prebuilt(
             out,
         );
     };
-    out.clear();
     out.extend_from_slice(if not_modified {
         b"HTTP/1.1 304 Not Modified\r\n".as_slice()
     } else {

@@ -8,7 +8,8 @@
 //!   request that is not one, hyper-util's HTTP/1.1-or-HTTP/2 builder, with its idle
 //!   and header deadlines and its graceful end;
 //! - `fast`: the fast path, HTTP/1.1 hits parsed with `httparse` and answered with one
-//!   `writev`; `head`: their response heads, as hyper writes them; `sendfile`: the
+//!   `writev`; `head`: their response heads, as hyper writes them; `out`: the writes,
+//!   the answers to pipelined requests gathered into one; `sendfile`: the
 //!   front of an on-disk file, sent by the kernel;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
@@ -19,6 +20,7 @@
 mod connection;
 mod fast;
 mod head;
+mod out;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;

@@ -106,12 +106,9 @@ pub(super) async fn send(
         if sent == 0 {
             return Err(io::Error::other(Error::Changed));
         }
-        // Less than asked: the socket is full. Its readiness is cleared without the
-        // call that would only say so (`EAGAIN`); room raises it again.
+        // Less than asked: the socket is full.
         if (sent as u64) < want {
-            let _ = stream.try_io(Interest::WRITABLE, || {
-                Err::<(), _>(io::ErrorKind::WouldBlock.into())
-            });
+            super::out::clear_readiness(stream, Interest::WRITABLE);
         }
         offset += sent as u64;
         if !version.holds(&FileVersion::of(&file.metadata()?)) {

@@ -1,0 +1,100 @@
+//! What the fast path writes to a socket: the responses answered and not yet written,
+//! gathered so that the answers to pipelined requests go out in one `writev`, and the
+//! vectored write itself.
+
+use std::io::{self, IoSlice};
+
+use bytes::Bytes;
+use tokio::io::{AsyncWriteExt as _, Interest};
+use tokio::net::TcpStream;
+
+/// Responses answered and not written yet: their heads one after another in one
+/// buffer, each body a `Bytes` of its own (not copied). A connection writes them when
+/// it has no whole request left to answer, before it hands over or streams a body, and
+/// when [`Batch::is_full`]: a client that pipelines its requests gets the answers to
+/// those that came together in one `writev`, as hyper's `pipeline_flush` does; one that
+/// does not gets each answer in its own, as before.
+#[derive(Default)]
+pub(super) struct Batch {
+    heads: Vec<u8>,
+    /// Each response's end in `heads` and its body (empty for a head alone).
+    responses: Vec<(usize, Bytes)>,
+    /// The bytes of the bodies in `responses`.
+    body_bytes: usize,
+}
+
+impl Batch {
+    /// The responses held at most: two slices each, well under the kernel's `IOV_MAX`
+    /// (1024).
+    const MAX_RESPONSES: usize = 32;
+    /// The body bytes held at most before a write (they are not copied: this bounds how
+    /// long the first of them waits, not memory).
+    const MAX_BODY_BYTES: usize = 256 * 1024;
+
+    /// The buffer the next response's head is written to, after those held.
+    pub(super) fn head(&mut self) -> &mut Vec<u8> {
+        &mut self.heads
+    }
+
+    /// Ends the response whose head was just written to [`Batch::head`] with `body`.
+    pub(super) fn push(&mut self, body: Bytes) {
+        self.body_bytes += body.len();
+        self.responses.push((self.heads.len(), body));
+    }
+
+    /// Whether the responses held are to be written before another is answered.
+    pub(super) fn is_full(&self) -> bool {
+        self.responses.len() >= Self::MAX_RESPONSES || self.body_bytes >= Self::MAX_BODY_BYTES
+    }
+
+    /// Writes the responses held, in order, with one `writev` (more if the socket takes
+    /// less at once), and forgets them.
+    pub(super) async fn write(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        if self.responses.is_empty() {
+            return Ok(());
+        }
+        let mut slices = [IoSlice::new(&[]); 2 * Self::MAX_RESPONSES];
+        let mut used = 0;
+        let mut start = 0;
+        for (end, body) in &self.responses {
+            slices[used] = IoSlice::new(&self.heads[start..*end]);
+            used += 1;
+            if !body.is_empty() {
+                slices[used] = IoSlice::new(body);
+                used += 1;
+            }
+            start = *end;
+        }
+        let written = write_all_vectored(stream, &mut slices[..used]).await;
+        self.heads.clear();
+        self.responses.clear();
+        self.body_bytes = 0;
+        written
+    }
+}
+
+/// `writev` until every slice is written.
+pub(super) async fn write_all_vectored(
+    stream: &mut TcpStream,
+    mut slices: &mut [IoSlice<'_>],
+) -> io::Result<()> {
+    if let [one] = slices {
+        return stream.write_all(one).await;
+    }
+    while !slices.is_empty() {
+        let written = stream.write_vectored(slices).await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut slices, written);
+    }
+    Ok(())
+}
+
+/// Clears `stream`'s readiness for `interest` without the system call that would only
+/// report `EAGAIN`, after a read or write that took less than it could: the socket has
+/// nothing more to give or no more room now, and an event that comes later raises the
+/// readiness again (tokio clears it only when no event came since the one it holds).
+pub(super) fn clear_readiness(stream: &TcpStream, interest: Interest) {
+    let _ = stream.try_io(interest, || Err::<(), _>(io::ErrorKind::WouldBlock.into()));
+}
