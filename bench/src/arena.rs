@@ -70,8 +70,10 @@ pub fn has_br_sibling(path: &str) -> bool {
 }
 
 /// wrk's Lua script for the profile: the 20 requests formatted once in `init` (the
-/// bytes HTTP Arena's script formats on every call), handed out round-robin.
-pub fn lua_script() -> String {
+/// bytes HTTP Arena's script formats on every call), handed out round-robin,
+/// `pipeline` at a time (HTTP Arena's script: 1; more writes that many consecutive
+/// requests of the rotation at once, pipelined).
+pub fn lua_script(pipeline: usize) -> String {
     let mut lua = String::from("local paths = {\n");
     for path in PATHS {
         let _ = writeln!(lua, "  \"{path}\",");
@@ -79,18 +81,26 @@ pub fn lua_script() -> String {
     let _ = write!(
         lua,
         "}}\n\
-         local requests = {{}}\n\
+         local batches = {{}}\n\
          local counter = 0\n\
          init = function(args)\n\
+         \x20 local requests = {{}}\n\
          \x20 for i, path in ipairs(paths) do\n\
          \x20   requests[i] = wrk.format(\"GET\", path, {{[\"Accept-Encoding\"] = \"{ACCEPT_ENCODING}\"}})\n\
          \x20 end\n\
+         \x20 for i = 1, #paths do\n\
+         \x20   local batch = {{}}\n\
+         \x20   for k = 0, {pipeline} - 1 do\n\
+         \x20     batch[k + 1] = requests[((i - 1 + k) % #paths) + 1]\n\
+         \x20   end\n\
+         \x20   batches[i] = table.concat(batch)\n\
+         \x20 end\n\
          end\n\
          request = function()\n\
-         \x20 counter = counter + 1\n\
-         \x20 return requests[((counter - 1) % {}) + 1]\n\
+         \x20 local batch = batches[(counter % #paths) + 1]\n\
+         \x20 counter = counter + {pipeline}\n\
+         \x20 return batch\n\
          end\n",
-        PATHS.len()
     );
     lua
 }
@@ -232,6 +242,6 @@ mod tests {
             .map(|p| files::ASSETS.get(p).unwrap().len())
             .sum();
         assert_eq!(total, 1_271_603, "HTTP Arena's data/static/");
-        assert!(lua_script().contains("/static/manifest.json"));
+        assert!(lua_script(1).contains("/static/manifest.json"));
     }
 }

@@ -30,7 +30,7 @@ const GOAL: f64 = 1.3;
 const USAGE: &str = "\
 usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections N]
                    [--redo-noisy N] [--servers LIST] [--no-pin] [--nginx PATH]
-                   [--wrk PATH] [--raw]
+                   [--wrk PATH] [--raw] [--pipeline N]
        bench-arena serve --mode ours-serve|ceiling-raw [--port N]
 
   --rounds N         interleaved rounds; the table shows medians over them (default 5)
@@ -47,6 +47,9 @@ usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
   --raw              print every sample (req/s) per server, in order
+  --pipeline N       consecutive requests of the rotation wrk writes at once on each
+                     connection (HTTP/1.1 pipelining; HTTP Arena's script: 1, the
+                     default), for servers faster than wrk can ask
 
 serve: one server by hand, e.g. `bench-arena serve --mode ours-serve --port 8080`.";
 
@@ -56,13 +59,7 @@ fn main() -> ExitCode {
         return driver::serve("bench-arena", argv[1..].to_vec(), arena::run);
     }
     let known = |name: &str| Mode::from_name(name).is_some();
-    let parsed = WrkArgs::new(5, 2)
-        .parse(argv, known, |_, _| Ok(false))
-        .and_then(|args| match args {
-            // The profile's own script writes one request at a time, as HTTP Arena's.
-            Some(args) if args.pipeline > 1 => Err("--pipeline is bench-static's".into()),
-            args => Ok(args),
-        });
+    let parsed = WrkArgs::new(5, 2).parse(argv, known, |_, _| Ok(false));
     driver::main("bench-arena", USAGE, parsed, run)
 }
 
@@ -282,7 +279,7 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
     }
 
     let script = std::env::temp_dir().join(format!("bench-arena-{}.lua", std::process::id()));
-    std::fs::write(&script, arena::lua_script())
+    std::fs::write(&script, arena::lua_script(args.pipeline))
         .map_err(|e| format!("{}: {e}", script.display()))?;
     let load = args.load(client_cpu);
     if args.warmup > 0 {
@@ -299,8 +296,9 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
     }
 
     println!(
-        "\n== rounds: {} x every server, wrk -t1 -c{} -d{}s -s (the 20 URLs round-robin)",
-        args.rounds, args.connections, args.seconds
+        "\n== rounds: {} x every server, wrk -t1 -c{} -d{}s -s (the 20 URLs round-robin, {} \
+         at a time per connection)",
+        args.rounds, args.connections, args.seconds, args.pipeline
     );
     let started = Instant::now();
     let mut cells: Vec<Vec<Cell>> = servers.iter().map(|_| vec![Cell::default()]).collect();
@@ -354,7 +352,8 @@ fn report(
     let _ = writeln!(
         out,
         "\n== results: HTTP Arena's static profile, req/s {}, median [min-max] of {} rounds \
-         x {} s; wrk: 1 thread, {} connections, keep-alive, the 20 URLs round-robin; \
+         x {} s; wrk: 1 thread, {} connections, keep-alive, the 20 URLs round-robin, {} at \
+         a time per connection; \
          MB/s: response bytes (heads included); CPU/req: the server's user + system CPU \
          time per response",
         if pinned {
@@ -364,7 +363,8 @@ fn report(
         },
         args.rounds,
         args.seconds,
-        args.connections
+        args.connections,
+        args.pipeline
     );
     let _ = writeln!(
         out,
