@@ -2,6 +2,7 @@
 //! §12.5.3, RFC 9842 §2.2): the whole choice, dictionary bodies included. Codings are
 //! data here (`coding::CODINGS`): nothing below names one, but identity.
 
+use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use http::header::{ACCEPT, ACCEPT_ENCODING, GetAll};
@@ -49,6 +50,12 @@ struct Preferences {
 }
 
 impl Preferences {
+    /// Nothing said about any coding: what no field line, or an empty one, says.
+    const NONE: Preferences = Preferences {
+        listed: [None; CODINGS.len()],
+        any: None,
+    };
+
     /// The weight of `encoding`: as listed, else the `*` weight, else 0. A dictionary
     /// coding only by name, never through `*`: it needs the dictionary the request
     /// names, which the caller checked.
@@ -91,7 +98,9 @@ pub(crate) fn choose<T>(
     let mut lines = accept.iter().peekable();
     lines.peek()?;
     let prefs = match (lines.next(), lines.peek()) {
-        (Some(line), None) => common(line.as_bytes()).unwrap_or_else(|| parse([line.as_bytes()])),
+        (Some(line), None) => {
+            common(line.as_bytes()).unwrap_or_else(|| remembered(line.as_bytes()))
+        }
         (first, _) => parse(first.into_iter().chain(lines).map(HeaderValue::as_bytes)),
     };
     let mut best: Option<(Quality, Encoding, T)> = None;
@@ -138,6 +147,30 @@ fn common(line: &[u8]) -> Option<Preferences> {
         LazyLock::new(|| LINES.map(|line| parse([line])));
     let index = LINES.iter().position(|common| *common == line)?;
     Some(PARSED[index])
+}
+
+/// [`parse`] of one line, remembered: the line this thread parsed last and what it
+/// said. A client sends the same `Accept-Encoding` on each of its requests, so a line
+/// that is not [`common`] is parsed once for a run of requests that repeat it.
+fn remembered(line: &[u8]) -> Preferences {
+    /// Longer lines are parsed each time rather than copied.
+    const REMEMBERED: usize = 128;
+    thread_local! {
+        // `parse` of the empty line is `NONE`: the first state is a true entry.
+        static LAST: RefCell<(Vec<u8>, Preferences)> =
+            const { RefCell::new((Vec::new(), Preferences::NONE)) };
+    }
+    if line.len() > REMEMBERED {
+        return parse([line]);
+    }
+    LAST.with_borrow_mut(|(last, prefs)| {
+        if last.as_slice() != line {
+            *prefs = parse([line]);
+            last.clear();
+            last.extend_from_slice(line);
+        }
+        *prefs
+    })
 }
 
 fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
@@ -263,6 +296,26 @@ mod tests {
             headers.append(ACCEPT_ENCODING, HeaderValue::from_str(line).unwrap());
         }
         choose_encoding(headers.get_all(ACCEPT_ENCODING), stored)
+    }
+
+    #[test]
+    fn a_remembered_line_says_what_parsing_it_says() {
+        let long = "gzip;q=0.5, ".repeat(20) + "br";
+        let lines: [&[u8]; 7] = [
+            b"br;q=1, gzip;q=0.8",
+            b"gzip;q=0",
+            b"",
+            b"*;q=0.5, identity;q=0",
+            b"br;q=1, gzip;q=0.8",
+            b"br;q=1, gzip;q=0.9",
+            long.as_bytes(),
+        ];
+        // Repeated, alternated and back again: each answer is the line's own.
+        for line in lines.iter().chain(lines.iter().rev()).chain(&lines) {
+            assert_eq!(remembered(line), parse([*line]), "{line:?}");
+            assert_eq!(remembered(line), parse([*line]), "{line:?} again");
+        }
+        assert_ne!(remembered(lines[0]), remembered(lines[5]));
     }
 
     #[test]
