@@ -1,7 +1,11 @@
 //! [`ShutdownHandle`]: the one flag every worker and every connection watches, and the
 //! signals that set it.
 
+use std::future::poll_fn;
+use std::pin::pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
 
 use tokio::sync::watch;
 
@@ -30,13 +34,23 @@ use tokio::sync::watch;
 /// ```
 #[derive(Debug, Clone)]
 pub struct ShutdownHandle {
-    stop: Arc<watch::Sender<bool>>,
+    shared: Arc<Shared>,
+}
+
+/// The flag, as a value its watchers wait on and as an atomic read without a lock.
+#[derive(Debug)]
+struct Shared {
+    stop: watch::Sender<bool>,
+    stopping: AtomicBool,
 }
 
 impl ShutdownHandle {
     pub(super) fn new() -> Self {
         ShutdownHandle {
-            stop: Arc::new(watch::Sender::new(false)),
+            shared: Arc::new(Shared {
+                stop: watch::Sender::new(false),
+                stopping: AtomicBool::new(false),
+            }),
         }
     }
 
@@ -44,22 +58,52 @@ impl ShutdownHandle {
     /// have in flight (see [`Server::serve`](crate::Server::serve)). Returns at once;
     /// `serve` returns when the workers are done.
     pub fn shutdown(&self) {
-        self.stop.send_replace(true);
+        // The atomic first: a watcher woken by the value sees it.
+        self.shared.stopping.store(true, Ordering::Release);
+        self.shared.stop.send_replace(true);
     }
 
     /// Whether a shutdown has started.
     pub fn is_shutting_down(&self) -> bool {
-        *self.stop.borrow()
+        self.shared.stopping.load(Ordering::Acquire)
     }
 
     /// Completes once a shutdown has started (at once if it has).
+    ///
+    /// Cheap to poll again, as a connection does each time it waits: once a waker is
+    /// registered with the value, a poll with the same waker reads the atomic flag and
+    /// returns, without the value's lock and list of waiters (the waker registered is
+    /// the latest one, which the `Future` contract asks to be woken).
     pub(super) fn stopped(&self) -> impl Future<Output = ()> + 'static {
-        let mut stop = self.stop.subscribe();
+        let shared = Arc::clone(&self.shared);
+        let mut stop = self.shared.stop.subscribe();
         async move {
             // `wait_for` sees a shutdown that started before the call too. The sender
-            // lives in `self`, so an error (a dropped sender) cannot happen; it would
+            // lives in `shared`, so an error (a dropped sender) cannot happen; it would
             // mean stopping all the same.
-            let _ = stop.wait_for(|stopping| *stopping).await;
+            let mut changed = pin!(async move {
+                let _ = stop.wait_for(|stopping| *stopping).await;
+            });
+            // The waker of the poll that registered one: its data and vtable as seen
+            // then (tokio lends a task's waker with another vtable than its clones
+            // have, so `Waker::will_wake` on a stored clone would not match).
+            let mut registered: Option<(usize, usize)> = None;
+            poll_fn(|cx| {
+                if shared.stopping.load(Ordering::Acquire) {
+                    return Poll::Ready(());
+                }
+                let waker = cx.waker();
+                let this = (waker.data() as usize, waker.vtable() as *const _ as usize);
+                if registered == Some(this) {
+                    return Poll::Pending;
+                }
+                let polled = changed.as_mut().poll(cx);
+                if polled.is_pending() {
+                    registered = Some(this);
+                }
+                polled
+            })
+            .await;
         }
     }
 }
