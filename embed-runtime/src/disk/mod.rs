@@ -1,15 +1,18 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
 //! the background (`tags`), dev-mode files read whole, the start-up check, and the link
-//! checks of dev mode. What a file is, and whether it changed, is `version`. Every
-//! HTTP decision stays in `respond`.
+//! checks of dev mode, each blocking call on the runtime's `pool`. What a file is, and
+//! whether it changed, is `version`. Every HTTP decision stays in `respond`.
 
 mod budget;
+mod pool;
 mod stream;
 mod tags;
 mod version;
 
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
+pub(crate) use self::pool::blocking;
+use self::pool::{Pool, Runtime};
 pub(crate) use self::stream::DiskBody;
 pub(crate) use self::tags::ContentTags;
 pub(crate) use self::version::FileVersion;
@@ -45,17 +48,6 @@ async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Opti
         Ok((Opened { file, version }, etag))
     })
     .await
-}
-
-/// Runs `job`, which blocks on the file system, on the runtime's blocking pool (each of
-/// `serve`'s workers has its own), and hands back its result; a job that panicked is an
-/// error.
-pub(crate) async fn blocking<T: Send + 'static>(
-    job: impl FnOnce() -> io::Result<T> + Send + 'static,
-) -> io::Result<T> {
-    tokio::task::spawn_blocking(job)
-        .await
-        .unwrap_or_else(|join| Err(io::Error::other(join)))
 }
 
 /// A file read at run time, the one representation of bytes from disk: an on-disk
@@ -195,7 +187,7 @@ pub(crate) async fn no_link_on_the_way(folder: PathBuf, relative: String) -> boo
             std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.file_type().is_symlink())
         })
     };
-    tokio::task::spawn_blocking(check).await.unwrap_or(false)
+    <Runtime as Pool>::spawn(check).await.unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -6,14 +6,14 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::future::Future as _;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use tokio::task::JoinHandle;
 
 use super::budget::{Chunk, Held, Lease, ReadBudget, SMALL_CHUNK};
+use super::pool::{Pool, Runtime};
 use super::{FileVersion, Opened};
 use crate::error::Error;
 use crate::plan::Segment;
@@ -51,7 +51,7 @@ pub(crate) struct DiskBody {
 #[derive(Debug)]
 enum State {
     Idle(File),
-    Reading(JoinHandle<ReadResult>, Option<Lease>),
+    Reading(<Runtime as Pool>::Job<ReadResult>, Option<Lease>),
     Done,
 }
 
@@ -151,7 +151,7 @@ impl DiskBody {
                 Ok(Bytes::from_owner(chunk))
             }
             Ok(Err(err)) => self.fail(err),
-            Err(join) => self.fail(Error::Read(io::Error::other(join))),
+            Err(lost) => self.fail(Error::Read(lost)),
         }))
     }
 
@@ -209,9 +209,8 @@ impl DiskBody {
         // buffer in that thread's arena and keeps the memory after it is freed
         // elsewhere: 32 downloads grew the process by 80-110 MiB instead of ~32.
         let buffer = self.budget.buffer(want as usize);
-        let read = tokio::task::spawn_blocking(move || {
-            read_chunk(file, buffer, range.start, want, version)
-        });
+        let read =
+            <Runtime as Pool>::spawn(move || read_chunk(file, buffer, range.start, want, version));
         self.state = State::Reading(read, lease);
         true
     }

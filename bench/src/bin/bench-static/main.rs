@@ -349,7 +349,7 @@ fn report(
          connections, keep-alive; x ceiling: to the hand-written lookup of the same \
          set-up (ceiling: axum Router; ceiling-serve: axum::serve, no Router; \
          ceiling-hyper: hyper-util's server; ceiling-raw: a hand-written loop, one writev \
-         per response); CPU/req: the server's user + system CPU \
+         for the responses to all requests read at once); CPU/req: the server's user + system CPU \
          time per response",
         args.rounds, args.seconds, args.connections,
     );
