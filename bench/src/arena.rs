@@ -114,7 +114,8 @@ pub enum Mode {
     OursServe,
     /// A hand-written loop on one current-thread runtime: each request head parsed with
     /// `httparse`, the prebuilt response (the head ours sends for that file and coding,
-    /// serialized once, and the body) written with one `writev`; no `Date`, no checks.
+    /// serialized once, and the body), the responses to the requests read at once
+    /// written with one `writev`; no `Date`, no checks.
     CeilingRaw,
 }
 

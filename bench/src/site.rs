@@ -86,9 +86,9 @@ pub enum Mode {
     /// one API route, as the README's fastest set-up.
     OursServe,
     /// The raw ceiling: a hand-written loop on one current-thread runtime that parses
-    /// each request head with `httparse` and writes the ceiling's prebuilt response
-    /// (head and body serialized once, at start) with one `writev`; no `Date`, no
-    /// checks. The machine's limit for these responses.
+    /// each request head with `httparse` and writes the ceiling's prebuilt responses
+    /// (head and body serialized once, at start) to the requests read at once with one
+    /// `writev`; no `Date`, no checks. The machine's limit for these responses.
     CeilingRaw,
 }
 

@@ -65,13 +65,16 @@
 //!   1.25–1.80× its CPU per GB by default, and 0.75–1.29× at 0.77–1.14× with whole
 //!   files.
 //! - With the client out of the way (`bench-static --pipeline 16`: 16 requests written
-//!   at once per connection), `serve` is 1.16× nginx on the favicon, 1.14× on the 304
-//!   and 1.29× on the br body, where the hand-written loop reaches 1.26×, 1.34× and
-//!   1.41×.
+//!   at once per connection), `serve` writes the answers to the requests it read
+//!   together, with one `writev`: 2.0× nginx on the favicon, 2.4× on the br body and
+//!   6.0× on the 304 (2.7×, 2.2× and 5.9× by CPU per response), within 0.73–1.01× of a
+//!   hand-written loop that does the same. nginx writes each answer on its own.
 //! - HTTP Arena's static profile (`bench-arena`: 20 files, 1.27 MB, br where the file
-//!   has it): 82,607 requests/s against nginx's 78,656 (1.05×, wrk at 99% of its core),
-//!   10.6 against 12.3 µs of CPU per response (1.16×); the hand-written loop 1.32× by
-//!   CPU.
+//!   has it), one request at a time as HTTP Arena runs it: 1.03–1.05× nginx's
+//!   requests/s with wrk at 95–99% of its core, 1.09–1.16× by CPU per response; the
+//!   hand-written loop 1.05× and 1.19×: most of a response is the kernel copying 16 KB
+//!   of br. Pipelined (`--pipeline 16`): 3.0× nginx by CPU per response (4.4 against
+//!   13.3 µs), 0.99× the hand-written loop.
 //! - Every framework adapter serves the same site; their ratios to axum are in the
 //!   repository's `bench/README.md`.
 //!
