@@ -17,8 +17,8 @@ pub struct Load {
     pub seconds: u64,
     /// The CPU wrk is pinned to with `taskset -c`; `None`: not pinned.
     pub cpu: Option<usize>,
-    /// Requests written at once on a connection (HTTP/1.1 pipelining) by [`run`]; 1:
-    /// one at a time.
+    /// Requests written at once on a connection (HTTP/1.1 pipelining) by [`run`] and
+    /// [`run_count`]; 1: one at a time.
     pub pipeline: usize,
 }
 
@@ -53,7 +53,8 @@ pub struct Latency {
     pub max: String,
 }
 
-/// Runs `wrk -t1 -cN -dS --timeout 10s [-H header]... http://addr/path`.
+/// Runs `wrk -t1 -cN -dS --timeout 10s [-H header]... http://addr/path`; with
+/// `load.pipeline` over 1, through a Lua script that writes that many requests at once.
 ///
 /// # Errors
 /// wrk could not start, failed, hung (killed after its time plus 30 s), or printed
@@ -65,33 +66,7 @@ pub fn run(
     path: &str,
     headers: &[(String, String)],
 ) -> Result<Outcome, String> {
-    if load.pipeline <= 1 {
-        return run_with(wrk, load, addr, path, headers, None);
-    }
-    // wrk's Lua `request` returns the bytes written per batch; wrk counts the requests
-    // in them and reads that many responses before writing the next batch.
-    let script = std::env::temp_dir().join(format!(
-        "bench-wrk-pipeline-{}-{}.lua",
-        std::process::id(),
-        load.pipeline
-    ));
-    let lua_headers: String = headers
-        .iter()
-        .map(|(name, value)| format!("[{name:?}] = {value:?}, "))
-        .collect();
-    let text = format!(
-        "local batch\n\
-         init = function(args)\n\
-         \x20 local one = wrk.format(\"GET\", {path:?}, {{ {lua_headers} }})\n\
-         \x20 batch = string.rep(one, {})\n\
-         end\n\
-         request = function() return batch end\n",
-        load.pipeline
-    );
-    std::fs::write(&script, text).map_err(|e| format!("{}: {e}", script.display()))?;
-    let outcome = run_with(wrk, load, addr, path, &[], Some(&script));
-    let _ = std::fs::remove_file(&script);
-    outcome
+    run_scripted(wrk, load, addr, path, headers, None)
 }
 
 /// Like [`run`], but wrk stops once it has read `responses` responses (a Lua
@@ -108,18 +83,58 @@ pub fn run_count(
     headers: &[(String, String)],
     responses: u64,
 ) -> Result<Outcome, String> {
+    run_scripted(wrk, load, addr, path, headers, Some(responses))
+}
+
+/// [`run`] and [`run_count`]: the Lua script they need, if any, written to a temporary
+/// file for the run.
+fn run_scripted(
+    wrk: &Path,
+    load: &Load,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(String, String)],
+    stop_after: Option<u64>,
+) -> Result<Outcome, String> {
+    let mut text = String::new();
+    if load.pipeline > 1 {
+        // wrk's Lua `request` returns the bytes written per batch; wrk counts the
+        // requests in them and reads that many responses before writing the next
+        // batch. The fields go into the batch, not on wrk's command line.
+        let lua_headers: String = headers
+            .iter()
+            .map(|(name, value)| format!("[{name:?}] = {value:?}, "))
+            .collect();
+        text += &format!(
+            "local batch\n\
+             init = function(args)\n\
+             \x20 local one = wrk.format(\"GET\", {path:?}, {{ {lua_headers} }})\n\
+             \x20 batch = string.rep(one, {})\n\
+             end\n\
+             request = function() return batch end\n",
+            load.pipeline
+        );
+    }
+    if let Some(responses) = stop_after {
+        text += &format!(
+            "local seen = 0\n\
+             response = function(status, headers, body)\n\
+             \x20 seen = seen + 1\n\
+             \x20 if seen >= {responses} then wrk.thread:stop() end\n\
+             end\n"
+        );
+    }
+    if text.is_empty() {
+        return run_with(wrk, load, addr, path, headers, None);
+    }
     let script = std::env::temp_dir().join(format!(
-        "bench-wrk-stop-{}-{responses}.lua",
-        std::process::id()
+        "bench-wrk-{}-{}-{}.lua",
+        std::process::id(),
+        load.pipeline,
+        stop_after.unwrap_or(0)
     ));
-    let text = format!(
-        "local seen = 0\n\
-         response = function(status, headers, body)\n\
-         \x20 seen = seen + 1\n\
-         \x20 if seen >= {responses} then wrk.thread:stop() end\n\
-         end\n"
-    );
     std::fs::write(&script, text).map_err(|e| format!("{}: {e}", script.display()))?;
+    let headers = if load.pipeline > 1 { &[][..] } else { headers };
     let outcome = run_with(wrk, load, addr, path, headers, Some(&script));
     let _ = std::fs::remove_file(&script);
     outcome

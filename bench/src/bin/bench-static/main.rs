@@ -62,7 +62,8 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
                      pipelining), for a server faster than wrk can ask (default 1)
   --syscalls N       instead of the rounds: `strace -c -f` on each server while wrk
                      (16 connections, 20 s) reads up to N responses per URL; prints the system
-                     calls per response (strace slows the servers: no speed figures)
+                     calls per response (strace slows the servers: no speed figures); with
+                     --pipeline, wrk pipelines as it would in the rounds
 
 serve: one server by hand, e.g. `bench-static serve --mode ours --port 8080`; NAME is
 any server above but nginx.";
@@ -193,7 +194,14 @@ fn run(args: &Args) -> Result<bool, String> {
         probes.push(row);
     }
     if let Some(responses) = syscalls {
-        let text = count_syscalls(&wrk_path, client_cpu, &servers, &probes, responses)?;
+        let text = count_syscalls(
+            &wrk_path,
+            client_cpu,
+            &servers,
+            &probes,
+            responses,
+            args.pipeline,
+        )?;
         println!("{text}");
         return Ok(true);
     }
@@ -260,6 +268,7 @@ fn count_syscalls(
     servers: &[Server],
     probes: &[Vec<Result<Probe, String>>],
     responses: u64,
+    pipeline: usize,
 ) -> Result<String, String> {
     let strace = procs::find_program("strace")
         .ok_or("strace not found: install it with `apt-get install -y strace`")?;
@@ -270,14 +279,15 @@ fn count_syscalls(
         connections: 16,
         seconds: 20,
         cpu: client_cpu,
-        pipeline: 1,
+        pipeline,
     };
     let mut out = String::new();
     let _ = writeln!(
         out,
         "\n== system calls per response: strace -c -f on the server while wrk -t1 -c{} \
-         reads {responses} responses (accepts and start-up of the 16 connections included)",
-        load.connections
+         ({} at a time per connection) reads {responses} responses (accepts and start-up of \
+         the 16 connections included)",
+        load.connections, load.pipeline
     );
     for (c, case) in CASES.iter().enumerate() {
         let _ = writeln!(out, "\n{}", case.title);
