@@ -221,20 +221,19 @@ impl DiskBody {
         self.chunk_size
     }
 
-    /// Takes the front of the file range this body streams off it, for a server that
-    /// sends it itself (`sendfile`), and leaves the last `keep` bytes to stream as
-    /// chunks (0: the whole range is taken); with the open file and the version every
-    /// byte must be of. `None`, and the body as it was, unless the body is one file
-    /// range, not begun, longer than `keep`.
+    /// The front of the file range this body streams, for a server that sends it
+    /// itself (`sendfile`), all but its last `keep` bytes (0: the whole range); with
+    /// the open file and the version every byte must be of. `None` unless the body is
+    /// one file range, not begun, longer than `keep`. What the server sent of it, it
+    /// takes off with [`skip_front`](Self::skip_front).
     #[cfg(all(feature = "serve", target_os = "linux"))]
-    pub(crate) fn split_front(&mut self, keep: u64) -> Option<(ByteRange, &File, FileVersion)> {
+    pub(crate) fn front(&self, keep: u64) -> Option<(ByteRange, &File, FileVersion)> {
         let State::Idle(file) = &self.state else {
             return None;
         };
-        let [Segment::Range(range)] = self.segments.make_contiguous() else {
+        let (Some(Segment::Range(range)), 1) = (self.segments.front(), self.segments.len()) else {
             return None;
         };
-        let range = *range;
         if range.len() <= keep {
             return None;
         }
@@ -242,16 +241,23 @@ impl DiskBody {
             start: range.start,
             end: range.end - keep,
         };
-        if keep == 0 {
+        Some((front, file, self.version))
+    }
+
+    /// Takes the first `sent` bytes of the [`front`](Self::front) off the body: the
+    /// server sent them itself. The rest streams as chunks.
+    #[cfg(all(feature = "serve", target_os = "linux"))]
+    pub(crate) fn skip_front(&mut self, sent: u64) {
+        let Some(Segment::Range(range)) = self.segments.front_mut() else {
+            return;
+        };
+        let sent = sent.min(range.len());
+        if sent == range.len() {
             self.segments.clear();
         } else {
-            self.segments[0] = Segment::Range(ByteRange {
-                start: front.end + 1,
-                end: range.end,
-            });
+            range.start += sent;
         }
-        self.remaining -= front.len();
-        Some((front, file, self.version))
+        self.remaining -= sent;
     }
 
     fn fail(&mut self, err: Error) -> Result<Bytes, Error> {

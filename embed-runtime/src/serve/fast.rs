@@ -27,6 +27,8 @@ use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
 use super::out::{Batch, clear_readiness};
+#[cfg(target_os = "linux")]
+use super::sendfile::Gate;
 use super::{Limits, head};
 use crate::body::Body;
 use crate::service::{Answer, Claim, READ_FIELDS};
@@ -375,13 +377,18 @@ async fn write_response(
     };
     batch.push(Bytes::new());
     batch.write(stream).await?;
-    let mut sent = send_file_front(stream, &mut body, sendfile_whole).await?;
+    let (mut sent, mut gate) = send_file_front(stream, &mut body, sendfile_whole).await?;
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         // A body that fails (a file changed or unreadable mid-way) ends the connection
         // short of its `Content-Length`: the client cannot take it for the whole.
         let frame = frame.map_err(io::Error::other)?;
         if let Ok(data) = frame.into_data() {
+            if sent + data.len() as u64 == len {
+                if let Some(gate) = gate.take() {
+                    gate.pass(sent).await?;
+                }
+            }
             stream.write_all(&data).await?;
             sent += data.len() as u64;
         }
@@ -393,30 +400,34 @@ async fn write_response(
     }
 }
 
-/// Sends the front of an on-disk file's body with `sendfile` and takes it off the body,
-/// which keeps the file's last bytes to send as chunks (see `sendfile`), or none when
-/// `whole`; the bytes sent.
-#[cfg(target_os = "linux")]
-async fn send_file_front(stream: &TcpStream, body: &mut Body, whole: bool) -> io::Result<u64> {
-    let Some(disk) = body.disk_mut() else {
-        return Ok(0);
-    };
-    let tail = if whole {
-        Some(0)
-    } else {
-        super::sendfile::copied_tail(disk.chunk_size())
-    };
-    let front = tail.and_then(|tail| disk.split_front(tail));
-    match front {
-        Some((range, file, version)) => super::sendfile::send(stream, file, version, range).await,
-        None => Ok(0),
+/// Without `sendfile`, every byte goes as the body's chunks, and no gate is waited for.
+#[cfg(not(target_os = "linux"))]
+async fn send_file_front(_: &TcpStream, _: &mut Body, _: bool) -> io::Result<(u64, Option<Gate>)> {
+    Ok((0, None))
+}
+
+/// Without `sendfile`, nothing to wait for.
+#[cfg(not(target_os = "linux"))]
+enum Gate {}
+
+#[cfg(not(target_os = "linux"))]
+impl Gate {
+    async fn pass(self, _: u64) -> io::Result<()> {
+        match self {}
     }
 }
 
-/// Without `sendfile`, every byte goes as the body's chunks.
-#[cfg(not(target_os = "linux"))]
-async fn send_file_front(_: &TcpStream, _: &mut Body, _: bool) -> io::Result<u64> {
-    Ok(0)
+/// Sends the front of an on-disk file's body with `sendfile` (see `sendfile`).
+#[cfg(target_os = "linux")]
+async fn send_file_front(
+    stream: &TcpStream,
+    body: &mut Body,
+    whole: bool,
+) -> io::Result<(u64, Option<Gate>)> {
+    match body.disk_mut() {
+        Some(disk) => super::sendfile::send_front(stream, disk, whole).await,
+        None => Ok((0, None)),
+    }
 }
 
 /// A deadline moved on every request, with one timer armed at a time: the timer is

@@ -24,6 +24,8 @@ mod out;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;
+#[cfg(target_os = "linux")]
+mod unread;
 mod worker;
 
 use std::fmt;
@@ -252,16 +254,20 @@ impl Server {
     /// Sends on-disk files whole with `sendfile` (Linux), for files that are only ever
     /// replaced, never written in place; off by default.
     ///
-    /// By default the last bytes of each on-disk response (as many as the socket's send
-    /// buffer and the client's receive window can hold, from the kernel's limits, plus
-    /// two chunks: about 13 MiB with Linux's defaults) are read into memory and checked
-    /// as the file's other readers are, and only the bytes before them go with
+    /// By default the last bytes of each on-disk response are read into memory and
+    /// checked as the file's other readers are, and only the bytes before them go with
     /// `sendfile`. `sendfile` queues the page cache's own pages, so a write into the
     /// file in place reaches bytes already queued; the copied tail is what keeps such a
     /// download from arriving whole with bytes of two versions (it is cut short of its
-    /// `Content-Length` instead). A file replaced by renaming a new one over it (as
-    /// deploy tools do) keeps its pages for the downloads that opened it: with only
-    /// such changes, the tail buys nothing, and this sends every byte without a copy.
+    /// `Content-Length` instead). For a client on this machine (a reverse proxy in
+    /// front, say) the tail is what the client is behind by when `sendfile` stops, as
+    /// the kernel reports it, plus two chunks and a MiB, and its last chunk waits until
+    /// the client has read everything before the tail; for any other client, it is as
+    /// many bytes as the socket's send buffer and the client's receive window can hold,
+    /// from the kernel's limits, plus two chunks and a MiB (about 13 MiB with Linux's
+    /// defaults). A file replaced by renaming a new one over it (as deploy tools do)
+    /// keeps its pages for the downloads that opened it: with only such changes, the
+    /// tail buys nothing, and this sends every byte without a copy.
     pub fn sendfile_whole_files(mut self, whole: bool) -> Self {
         self.limits.sendfile_whole = whole;
         self

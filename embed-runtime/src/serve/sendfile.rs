@@ -13,15 +13,34 @@
 //!
 //! - the file's version is checked after every `sendfile`, as after every chunk read,
 //!   and a change ends the connection short of its `Content-Length`;
-//! - the last bytes of the response, [`copied_tail`] of them, go as chunks read into
-//!   buffers (the same `DiskBody`, within the read budget, checked after each read).
-//!   When the tail's last chunk is read, all of the tail but its last two chunks has
-//!   entered the socket's queue (the last is read while the one before it is sent).
-//!   The queue holds at most the socket's send buffer, so every byte before those is
-//!   acknowledged; of the acknowledged bytes, the client holds unread at most its
-//!   receive window. The tail is longer than the two together: every byte sent from
-//!   the page cache has been read by the client, or has left the machine, before that
-//!   last read, and the check after it covers them all.
+//! - the last bytes of the response go as chunks read into buffers (the same
+//!   `DiskBody`, within the read budget, checked after each read), and the last of
+//!   them is not sent before a check that comes after the client read every byte sent
+//!   from the page cache. How that is known depends on where the client is.
+//!
+//! **A client on this machine** (in this network namespace: a reverse proxy in front,
+//! a local tool, a benchmark) has a socket the kernel reports on (`unread`): how many
+//! of the bytes sent it has not read, the connection's send queue plus its receive
+//! queue. `sendfile` stops where what is left of the file is no more than that, and the
+//! rest, [`SLACK`] and two chunks more, goes as copies; the last chunk waits at a
+//! [`Gate`] until the client is behind by no more than the copies written before it,
+//! so that every byte it has not read is a copy, and then the version is checked
+//! once more. The copies are then what the client was behind by, typically a few
+//! MiB, not the kernel's largest queues.
+//!
+//! **Any other client** (another machine, a container behind a virtual link) has no
+//! socket here to ask about, so the copied tail is [`copied_tail`] long: when its last
+//! chunk is read, all of the tail but its last two chunks has entered the socket's
+//! queue (the last is read while the one before it is sent). The queue holds at most
+//! the socket's send buffer, so every byte before those is acknowledged; of the
+//! acknowledged bytes, the client holds unread at most its receive window. The tail is
+//! longer than the two together: every byte sent from the page cache has been read by
+//! the client, or has left the machine, before that last read, and the check after it
+//! covers them all.
+//!
+//! "Read" is the client's `read`: a client that moves the bytes on without copying
+//! them (`splice` into a pipe, `TCP_ZEROCOPY_RECEIVE`) keeps the pages past it, which
+//! neither measure sees; [`SLACK`] is its only margin.
 //!
 //! A file shorter than the tail is read in chunks, as everywhere else.
 //!
@@ -38,12 +57,14 @@
 use std::fs::File;
 use std::io::{self, IoSliceMut};
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use rustix::io::{Errno, ReadWriteFlags};
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 
-use crate::disk::FileVersion;
+use super::unread::Client;
+use crate::disk::{DiskBody, FileVersion};
 use crate::error::Error;
 use crate::range::ByteRange;
 
@@ -60,7 +81,7 @@ const SLACK: u64 = 1 << 20;
 /// `net.core.wmem_max`, and their receive twins), plus [`SLACK`], plus two chunks (the
 /// last is read while the one before it is sent). `None` when the limits cannot be
 /// read: then nothing is sent with `sendfile`.
-pub(super) fn copied_tail(chunk_size: usize) -> Option<u64> {
+fn copied_tail(chunk_size: usize) -> Option<u64> {
     static BUFFERS: LazyLock<Option<u64>> = LazyLock::new(|| {
         let send = kernel_limit("net/ipv4/tcp_wmem", "net/core/wmem_max")?;
         let receive = kernel_limit("net/ipv4/tcp_rmem", "net/core/rmem_max")?;
@@ -79,19 +100,125 @@ fn kernel_limit(tcp: &str, core: &str) -> Option<u64> {
     Some(autotuned.max(set.saturating_mul(2)))
 }
 
+/// The longest pause between two looks at how far behind the client is, at the
+/// [`Gate`].
+const MOST_PAUSE: Duration = Duration::from_millis(100);
+
+/// Sends the front of `disk`'s file with `sendfile` and takes it off the body; the
+/// rest goes as the body's chunks. The bytes sent, and the [`Gate`] the body's last
+/// chunk must pass when the copies that follow are all the module's docs ask for.
+///
+/// How much goes as copies: none when `whole` (`Server::sendfile_whole_files`); when
+/// the client is a socket of this machine, what it is behind by when `sendfile`
+/// stops, plus [`SLACK`] and two chunks, and a [`Gate`]; else [`copied_tail`].
+pub(super) async fn send_front(
+    stream: &TcpStream,
+    disk: &mut DiskBody,
+    whole: bool,
+) -> io::Result<(u64, Option<Gate>)> {
+    let chunk = disk.chunk_size();
+    let client = if whole {
+        None
+    } else {
+        Client::on_this_machine(stream)
+    };
+    let keep = match (whole, client) {
+        (true, _) => 0,
+        (false, Some(_)) => SLACK + 2 * chunk as u64,
+        (false, None) => match copied_tail(chunk) {
+            Some(tail) => tail,
+            None => return Ok((0, None)),
+        },
+    };
+    let Some((range, file, version)) = disk.front(keep) else {
+        return Ok((0, None));
+    };
+    let sent = send(stream, file, version, range, client.as_ref()).await?;
+    let gate = match client {
+        Some(client) if sent > 0 => Some(Gate {
+            client,
+            file: file.try_clone()?,
+            version,
+            sent,
+        }),
+        _ => None,
+    };
+    disk.skip_front(sent);
+    Ok((sent, gate))
+}
+
+/// What the last chunk of a response whose client is a socket of this machine waits
+/// for: every byte sent from the page cache read by the client, and then the file
+/// still of its version. The chunk is a copy, read and checked itself; with it held
+/// back until then, the client cannot have the whole response before the check that
+/// covers the bytes it read from the page cache.
+#[derive(Debug)]
+pub(super) struct Gate {
+    client: Client,
+    file: File,
+    version: FileVersion,
+    /// The body's bytes sent with `sendfile`, its first.
+    sent: u64,
+}
+
+impl Gate {
+    /// Waits until the client is behind by no more than the copies written after the
+    /// bytes sent with `sendfile` (`written` is the body's bytes written so far), so
+    /// that all it has not read are copies; then checks the file's version. An error
+    /// (and the connection ends short) when the file changed, or the client's socket
+    /// can no longer be asked about.
+    pub(super) async fn pass(self, written: u64) -> io::Result<()> {
+        let copies = written.saturating_sub(self.sent);
+        let mut pause = Duration::from_micros(200);
+        loop {
+            let behind = self
+                .client
+                .unread()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::ConnectionAborted))?;
+            if behind <= copies {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(MOST_PAUSE);
+        }
+        if version_holds(&self.file, self.version)? {
+            Ok(())
+        } else {
+            Err(io::Error::other(Error::Changed))
+        }
+    }
+}
+
+/// Whether `file` still holds `version`.
+fn version_holds(file: &File, version: FileVersion) -> io::Result<bool> {
+    Ok(version.holds(&FileVersion::of(&file.metadata()?)))
+}
+
 /// Sends `range` of `file` to `stream` with `sendfile`, checking after each call that
-/// the file still holds `version`. The number of bytes sent; an error (and the
-/// connection then ends) when the socket fails or the file changed or shrank.
-pub(super) async fn send(
+/// the file still holds `version`. With a `client` of this machine, stops where what
+/// is left of `range` is no more than the client is behind by (the rest, and more, go
+/// as copies). The number of bytes sent; an error (and the connection then ends) when
+/// the socket fails or the file changed or shrank.
+async fn send(
     stream: &TcpStream,
     file: &File,
     version: FileVersion,
     range: ByteRange,
+    client: Option<&Client>,
 ) -> io::Result<u64> {
+    // Farther from the end than this, no client can be behind by what is left.
+    let reach = copied_tail(0).unwrap_or(u64::MAX);
     let end = range.end + 1;
     let mut offset = range.start;
     while offset < end {
-        let want = (end - offset).min(CHUNK);
+        let left = end - offset;
+        if let Some(client) = client.filter(|_| left <= reach) {
+            match client.unread() {
+                Some(behind) if left > behind => {}
+                _ => break,
+            }
+        }
+        let want = left.min(CHUNK);
         if !in_cache(file, offset, want) {
             warm(file, offset, want).await?;
         }
@@ -111,11 +238,11 @@ pub(super) async fn send(
             super::out::clear_readiness(stream, Interest::WRITABLE);
         }
         offset += sent as u64;
-        if !version.holds(&FileVersion::of(&file.metadata()?)) {
+        if !version_holds(file, version)? {
             return Err(io::Error::other(Error::Changed));
         }
     }
-    Ok(end - range.start)
+    Ok(offset - range.start)
 }
 
 /// Whether the first and last bytes of `len` bytes at `offset` are in the page cache
@@ -159,4 +286,75 @@ async fn warm(file: &File, offset: u64, len: u64) -> io::Result<()> {
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::time::Duration;
+
+    use tokio::io::AsyncReadExt as _;
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::*;
+
+    /// A loopback connection's two ends: the server's, then the client's.
+    async fn connection() -> (TcpStream, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        (server, client)
+    }
+
+    /// The gate holds the last chunk back while the client has bytes from the page
+    /// cache unread, and once it has read them, lets it go only if the file is still
+    /// of its version: a write in place meanwhile fails it.
+    #[tokio::test]
+    async fn the_gate_waits_for_the_client_then_checks_the_file() {
+        const LEN: usize = 256 * 1024;
+        let path = std::env::temp_dir().join(format!("embed-assets-gate-{}", std::process::id()));
+        for changed in [false, true] {
+            std::fs::write(&path, vec![1u8; LEN]).unwrap();
+            let file = File::open(&path).unwrap();
+            let version = FileVersion::of(&file.metadata().unwrap());
+            let (server, mut client) = connection().await;
+            let range = ByteRange {
+                start: 0,
+                end: LEN as u64 - 1,
+            };
+            let on_this_machine = Client::on_this_machine(&server).expect("a loopback client");
+            let sent = send(&server, &file, version, range, None).await.unwrap();
+            assert_eq!(sent, LEN as u64);
+            let gate = Gate {
+                client: on_this_machine,
+                file: file.try_clone().unwrap(),
+                version,
+                sent,
+            };
+            // No copies written after the page cache's bytes, none read: it waits.
+            let mut pass = Box::pin(gate.pass(sent));
+            let waited = tokio::time::timeout(Duration::from_millis(300), &mut pass).await;
+            assert!(
+                waited.is_err(),
+                "the gate let the last chunk go before the client read"
+            );
+            if changed {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .write_all(&[2u8; 100])
+                    .unwrap();
+            }
+            let mut body = vec![0u8; LEN];
+            client.read_exact(&mut body).await.unwrap();
+            let passed = tokio::time::timeout(Duration::from_secs(5), pass)
+                .await
+                .expect("the gate opens once the client read everything");
+            assert_eq!(passed.is_ok(), !changed, "changed: {changed}");
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
 }

@@ -1,0 +1,224 @@
+//! How far behind a client on this machine is: of the bytes its connection sent, how
+//! many it has not read yet. That is the connection's send queue (bytes not yet
+//! acknowledged) plus the client socket's receive queue (acknowledged, not read), which
+//! the kernel's socket diagnostics give for any TCP socket of this network namespace
+//! (`NETLINK_SOCK_DIAG`: what `ss` shows as Send-Q and Recv-Q).
+//!
+//! A client on another machine, or in another network namespace (a container behind a
+//! virtual link), has no socket here to ask about: [`Client::on_this_machine`] says
+//! `None`.
+//!
+//! The request is written here, with rustix's netlink socket, rather than with the
+//! netlink crates: one fixed 72-byte request and two numbers of its answer, against
+//! four more dependencies of the library.
+
+use std::cell::RefCell;
+use std::net::{IpAddr, SocketAddr};
+use std::os::fd::OwnedFd;
+
+use rustix::net::netlink::{self, SocketAddrNetlink};
+use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
+use tokio::net::TcpStream;
+
+/// A connection whose client is a socket of this network namespace.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Client {
+    /// The connection's socket, as the kernel finds it: its own address, then its peer's.
+    ours: (SocketAddr, SocketAddr),
+    /// The client's socket: the same two, the other way round.
+    theirs: (SocketAddr, SocketAddr),
+}
+
+impl Client {
+    /// `stream`'s client, when the kernel finds its socket in this network namespace.
+    pub(super) fn on_this_machine(stream: &TcpStream) -> Option<Self> {
+        let local = canonical(stream.local_addr().ok()?);
+        let remote = canonical(stream.peer_addr().ok()?);
+        let client = Client {
+            ours: (local, remote),
+            theirs: (remote, local),
+        };
+        client.unread().map(|_| client)
+    }
+
+    /// The bytes sent on the connection that the client has not read, at most: `None`
+    /// when either socket is gone or the kernel does not answer.
+    ///
+    /// The connection's queue is asked first: a byte leaves it only once the client's
+    /// socket has it (acknowledged), so a byte that moves between the two questions is
+    /// counted in the second answer, or was read. Nothing is missed, as long as nothing
+    /// is written meanwhile; and without writes the number only falls.
+    pub(super) fn unread(&self) -> Option<u64> {
+        let (_, sending) = queues(self.ours)?;
+        let (receiving, _) = queues(self.theirs)?;
+        Some(sending + receiving)
+    }
+}
+
+/// An IPv4 address mapped into IPv6 (a `[::]` listener's IPv4 clients) as the IPv4
+/// address it is: the client's socket is an IPv4 one.
+fn canonical(addr: SocketAddr) -> SocketAddr {
+    SocketAddr::new(addr.ip().to_canonical(), addr.port())
+}
+
+/// `NETLINK_SOCK_DIAG`'s message type for a socket lookup (`SOCK_DIAG_BY_FAMILY`).
+const SOCK_DIAG_BY_FAMILY: u16 = 20;
+/// The message type of an error answer (`NLMSG_ERROR`).
+const NLMSG_ERROR: u16 = 2;
+/// `NLM_F_REQUEST`.
+const NLM_F_REQUEST: u16 = 1;
+/// The bytes of a request: `struct nlmsghdr` (16) and `struct inet_diag_req_v2` (56).
+const REQUEST_LEN: usize = 72;
+/// Where an answer's `struct inet_diag_msg` has `idiag_rqueue` and `idiag_wqueue`,
+/// after its `struct nlmsghdr`.
+const RQUEUE_AT: usize = 16 + 56;
+const WQUEUE_AT: usize = 16 + 60;
+
+/// The receive and send queues of the TCP socket whose own address and peer's are
+/// `socket`, in this network namespace.
+fn queues((local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
+    thread_local! {
+        /// This thread's diagnostics socket, opened on first use (`None` if it could
+        /// not be), and the sequence number of its last request.
+        static DIAG: RefCell<Option<(OwnedFd, u32)>> = RefCell::new(open());
+    }
+    let (family, source, destination) = match (local.ip(), remote.ip()) {
+        (IpAddr::V4(source), IpAddr::V4(destination)) => {
+            let widen = |octets: [u8; 4]| {
+                let mut wide = [0; 16];
+                wide[..4].copy_from_slice(&octets);
+                wide
+            };
+            (
+                AddressFamily::INET,
+                widen(source.octets()),
+                widen(destination.octets()),
+            )
+        }
+        (IpAddr::V6(source), IpAddr::V6(destination)) => {
+            (AddressFamily::INET6, source.octets(), destination.octets())
+        }
+        _ => return None,
+    };
+    DIAG.with_borrow_mut(|diag| {
+        let (socket, sequence) = diag.as_mut()?;
+        *sequence = sequence.wrapping_add(1);
+        let mut request = [0u8; REQUEST_LEN];
+        // struct nlmsghdr: length, type, flags, sequence number, port (0: the kernel).
+        request[0..4].copy_from_slice(&(REQUEST_LEN as u32).to_ne_bytes());
+        request[4..6].copy_from_slice(&SOCK_DIAG_BY_FAMILY.to_ne_bytes());
+        request[6..8].copy_from_slice(&NLM_F_REQUEST.to_ne_bytes());
+        request[8..12].copy_from_slice(&sequence.to_ne_bytes());
+        // struct inet_diag_req_v2: family, protocol (TCP), no extensions, any state.
+        request[16] = family.as_raw() as u8;
+        request[17] = 6;
+        request[20..24].copy_from_slice(&u32::MAX.to_ne_bytes());
+        // struct inet_diag_sockid: the ports and addresses in network order, any
+        // interface, no cookie (`INET_DIAG_NOCOOKIE`).
+        request[24..26].copy_from_slice(&local.port().to_be_bytes());
+        request[26..28].copy_from_slice(&remote.port().to_be_bytes());
+        request[28..44].copy_from_slice(&source);
+        request[44..60].copy_from_slice(&destination);
+        request[64..72].fill(0xff);
+        let kernel = SocketAddrNetlink::new(0, 0);
+        let sent = rustix::net::sendto(&*socket, &request, SendFlags::empty(), &kernel);
+        if sent.ok()? != REQUEST_LEN {
+            return None;
+        }
+        // The kernel answers within the call above; an answer to an earlier request
+        // (there should be none) is skipped.
+        let mut answer = [0u8; 1024];
+        loop {
+            let (len, _) = rustix::net::recv(&*socket, &mut answer, RecvFlags::DONTWAIT).ok()?;
+            let answer = &answer[..len];
+            let field = |at: usize| -> Option<u32> {
+                Some(u32::from_ne_bytes(answer.get(at..at + 4)?.try_into().ok()?))
+            };
+            let kind = u16::from_ne_bytes(answer.get(4..6)?.try_into().ok()?);
+            if field(8)? != *sequence {
+                continue;
+            }
+            return match kind {
+                SOCK_DIAG_BY_FAMILY => {
+                    Some((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)))
+                }
+                // Not found (`ENOENT`), or another error.
+                NLMSG_ERROR => None,
+                _ => None,
+            };
+        }
+    })
+}
+
+/// A `NETLINK_SOCK_DIAG` socket, or `None` where there is none to open.
+fn open() -> Option<(OwnedFd, u32)> {
+    let socket = rustix::net::socket_with(
+        AddressFamily::NETLINK,
+        SocketType::RAW,
+        SocketFlags::CLOEXEC,
+        Some(netlink::SOCK_DIAG),
+    )
+    .ok()?;
+    Some((socket, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::Client;
+
+    /// What the kernel says a loopback client has not read follows what was written
+    /// and read: all of it while the client reads nothing, none once it read all.
+    #[tokio::test]
+    async fn a_loopback_client_is_behind_by_what_it_has_not_read() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (mut server, _) = listener.accept().await.unwrap();
+        let ours = Client::on_this_machine(&server).expect("a loopback client is found");
+        assert_eq!(ours.unread(), Some(0));
+
+        let sent = vec![7u8; 100_000];
+        server.write_all(&sent).await.unwrap();
+        // Acknowledged or not, the bytes are in one of the two queues until read.
+        let mut behind = ours.unread().unwrap();
+        for _ in 0..100 {
+            if behind == sent.len() as u64 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            behind = ours.unread().unwrap();
+        }
+        assert_eq!(behind, sent.len() as u64);
+
+        let mut read = vec![0u8; 40_000];
+        client.read_exact(&mut read).await.unwrap();
+        assert_eq!(ours.unread(), Some(60_000));
+        let mut rest = vec![0u8; 60_000];
+        client.read_exact(&mut rest).await.unwrap();
+        assert_eq!(ours.unread(), Some(0));
+    }
+
+    /// A `[::]` listener's IPv4 clients are found too (their addresses arrive mapped
+    /// into IPv6), and IPv6 ones.
+    #[tokio::test]
+    async fn clients_of_a_dual_stack_listener_are_found() {
+        let Ok(listener) = TcpListener::bind("[::]:0").await else {
+            return; // No IPv6 on this machine.
+        };
+        let port = listener.local_addr().unwrap().port();
+        for client in ["127.0.0.1", "[::1]"] {
+            let Ok(_client) = TcpStream::connect(format!("{client}:{port}")).await else {
+                continue;
+            };
+            let (server, _) = listener.accept().await.unwrap();
+            let ours = Client::on_this_machine(&server);
+            assert_eq!(ours.and_then(|ours| ours.unread()), Some(0), "{client}");
+        }
+    }
+}
