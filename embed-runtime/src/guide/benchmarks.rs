@@ -49,21 +49,21 @@
 //!   `writev` for head and body), as the hand-written ceiling. nginx makes 5.08 on a
 //!   200 and 2.07 on a 304. On the 15 KB br body, nginx's `sendfile` saves the copy
 //!   into the socket that a hyper body always makes (about 2 µs per response).
-//! - A 64 MiB file from disk, at the default 1 MiB chunk: 2682 MB/s single-stream
-//!   (0.60× nginx) and 2548 MB/s with 8 streams (0.64×); 1.33× and 1.08× tower-http's
-//!   `ServeDir`. The gap to nginx is the two copies `sendfile` avoids, which no hyper
-//!   body can skip. 32 concurrent downloads grow RSS by 29 MiB (the bound is 2 × 32 ×
-//!   chunk + 8 MiB = 72 MiB).
+//! - A 64 MiB file from disk, at the default 1 MiB chunk (`bench-disk --rounds 15`, a
+//!   2-core AMD EPYC VM): 2393 MB/s single-stream (0.44× nginx) and 2194 MB/s with 8
+//!   streams (0.49×); 1.26× and 1.02× tower-http's `ServeDir`. The gap to nginx is the
+//!   two copies `sendfile` avoids, which no hyper body can skip. 32 concurrent
+//!   downloads grow RSS by 31 MiB (the bound is 2 × 32 × chunk + 8 MiB = 72 MiB).
 //! - [`serve`](crate::serve) sends that file with `sendfile` but for a copied tail
-//!   (see [`Server::sendfile_whole_files`](crate::Server::sendfile_whole_files)), which
-//!   on the machine measured, whose kernel allows 32 MiB receive windows, is 43 MiB of
-//!   the 64 (13 MiB under Linux's defaults). In one run (`bench-disk --rounds 5`,
-//!   warm page cache): 0.74× nginx single-stream and 0.94× with 8 streams, at 1.80×
-//!   its CPU per GB; with `sendfile_whole_files(true)`, 0.80× and 1.07× at 1.18× (of
-//!   which about 0.17× is each file's content hash, computed once). From a cold page
-//!   cache (`bench-disk cold`, 32 files of 128 MiB), 0.85–1.26× nginx's MB/s at
-//!   1.25–1.80× its CPU per GB by default, and 0.75–1.29× at 0.77–1.14× with whole
-//!   files.
+//!   (see [`Server::sendfile_whole_files`](crate::Server::sendfile_whole_files)): for a
+//!   client on the same machine, as the benchmark's is, what the client had not read
+//!   when `sendfile` stopped plus 3 MiB, about 6.6 MB of the 64 here. In the same run:
+//!   0.98× nginx single-stream and 1.10× with 8 streams, at 1.15× its CPU per GB; with
+//!   `sendfile_whole_files(true)`, 1.08× and 1.09× at 1.01×. (With the tail sized from
+//!   the kernel's limits, which clients on other machines get, 43 MiB on this machine:
+//!   0.56×, 0.71× and 2.10×.) From a cold page cache (`bench-disk cold`, 32 files of
+//!   128 MiB, 1, 8 and 32 downloads at once): 1.01–1.35× nginx's MB/s at 0.91–1.20×
+//!   its CPU per GB by default, and 1.10–1.57× at 0.85–1.01× with whole files.
 //! - With the client out of the way (`bench-static --pipeline 16`: 16 requests written
 //!   at once per connection), `serve` writes the answers to the requests it read
 //!   together, with one `writev`: 2.0× nginx on the favicon, 2.4× on the br body and
