@@ -23,6 +23,7 @@ command -v varnishd >/dev/null || [ -x /usr/sbin/varnishd ] || need+=(varnish)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v setpriv >/dev/null || need+=(util-linux)
+command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

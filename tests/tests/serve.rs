@@ -728,21 +728,163 @@ enum Fault {
 /// file changes, at whatever point of the download the client has read to (while it
 /// has stopped reading, so the server filled every queue it could), the client gets
 /// the whole original or a body cut short of its `Content-Length`, never a whole body
-/// of mixed bytes.
+/// of mixed bytes. Here the client is on this machine: the server asks the kernel how
+/// far behind it is, and copies no more than that.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_file_changed_while_sendfile_sends_it_never_arrives_whole_and_mixed() {
+    let running_in = |dir: &std::path::Path| {
+        Running::start_with(
+            loopback().workers(1),
+            ON_DISK.service().disk_root(dir),
+            Router::new(),
+        )
+    };
+    changed_while_sent("loopback", running_in, connect);
+}
+
+/// The same, with the client in another network namespace behind a virtual link, as a
+/// container is: the server cannot see the client's socket, so the copied tail is as
+/// long as the kernel's limits allow queues to be; the link, like loopback, hands the
+/// page cache's pages to the client's socket.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_sent_to_another_namespace_while_it_changes_never_arrives_whole_and_mixed() {
+    let Some(namespace) = Namespace::create() else {
+        return;
+    };
+    let outside = namespace.outside;
+    let running_in = |dir: &std::path::Path| {
+        let server = Server::bind((outside, 0)).expect("bind the link's address");
+        Running::start_with(
+            server.workers(1),
+            ON_DISK.service().disk_root(dir),
+            Router::new(),
+        )
+    };
+    changed_while_sent("another namespace", running_in, |addr| {
+        namespace.run(|| connect(addr))
+    });
+}
+
+/// A network namespace with a virtual link (veth) to this one, as a container has;
+/// removed when dropped.
+#[cfg(target_os = "linux")]
+struct Namespace {
+    name: String,
+    ip: std::path::PathBuf,
+    /// This namespace's end of the link.
+    outside: std::net::Ipv4Addr,
+}
+
+#[cfg(target_os = "linux")]
+impl Namespace {
+    /// `None`, the calling test skipped, without `ip` or the right to make one.
+    fn create() -> Option<Self> {
+        let ip =
+            integration_tests::programs::require(&["ip"], &["/usr/sbin", "/sbin"], "iproute2")?;
+        let id = std::process::id() % 100_000;
+        let name = format!("embed-assets-{id}");
+        let run = |args: &[&str]| {
+            std::process::Command::new(&ip)
+                .args(args)
+                .status()
+                .is_ok_and(|status| status.success())
+        };
+        if !run(&["netns", "add", &name]) {
+            integration_tests::programs::skip(
+                "`ip netns add` failed: making a network namespace needs root",
+            );
+            return None;
+        }
+        let (octet, link) = ((id % 250) as u8, format!("ea{id}"));
+        let namespace = Namespace {
+            name,
+            ip: ip.clone(),
+            outside: std::net::Ipv4Addr::new(10, 213, octet, 1),
+        };
+        let inside = format!("10.213.{octet}.2/30");
+        let outside = format!("{}/30", namespace.outside);
+        let peer = format!("{link}b");
+        for args in [
+            &[
+                "link",
+                "add",
+                &link,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                &peer,
+                "netns",
+                &namespace.name,
+            ][..],
+            &["addr", "add", &outside, "dev", &link],
+            &["link", "set", &link, "up"],
+            &["-n", &namespace.name, "addr", "add", &inside, "dev", &peer],
+            &["-n", &namespace.name, "link", "set", &peer, "up"],
+            &["-n", &namespace.name, "link", "set", "lo", "up"],
+        ] {
+            assert!(run(args), "ip {args:?} failed");
+        }
+        Some(namespace)
+    }
+
+    /// `work`'s result, run on a thread that entered the namespace (a socket made
+    /// there stays in it).
+    fn run<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        use std::os::fd::AsFd as _;
+        std::thread::scope(|scope| {
+            let thread = scope.spawn(|| {
+                let handle = std::fs::File::open(format!("/run/netns/{}", self.name))
+                    .expect("the namespace's handle");
+                rustix::thread::move_into_link_name_space(
+                    handle.as_fd(),
+                    Some(rustix::thread::LinkNameSpaceType::Network),
+                )
+                .expect("enter the namespace");
+                work()
+            });
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        // Its end of the link goes with it, and so the link.
+        let _ = std::process::Command::new(&self.ip)
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+/// The body of the two tests above: `running_in` starts the server on a folder,
+/// `connect` connects the client.
+#[cfg(target_os = "linux")]
+fn changed_while_sent(
+    client: &str,
+    running_in: impl FnOnce(&std::path::Path) -> Running,
+    connect: impl Fn(SocketAddr) -> TcpStream,
+) {
     const MIB: usize = 1 << 20;
-    // `sendfile` takes all but the copied tail: 12 MiB of it here.
+    // `sendfile` takes all but the copied tail: 12 MiB of it for a client whose
+    // socket the server cannot see.
     let tail = copied_tail();
     let len = tail + 12 * MIB;
     let original = noise(len, 21);
     let changed = noise(len, 22);
-    let dir = std::env::temp_dir().join(format!("embed-assets-sendfile-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "embed-assets-sendfile-{}-{}",
+        std::process::id(),
+        client.replace(' ', "-")
+    ));
     std::fs::create_dir_all(&dir).expect("temp folder");
     let file = dir.join("big.bin");
-    let service = ON_DISK.service().disk_root(&dir);
-    let running = Running::start_with(loopback().workers(1), service, Router::new());
+    let running = running_in(&dir);
     let mut cut = 0;
     let mut new_bytes_seen = false;
     for (read_first, fault) in [
@@ -794,8 +936,8 @@ fn a_file_changed_while_sendfile_sends_it_never_arrives_whole_and_mixed() {
         body.extend_from_slice(&rest);
         assert!(
             body.len() < len || body == original,
-            "read {read_first} bytes, then the file was {fault:?}: a whole body of mixed bytes \
-             (first difference at byte {:?})",
+            "{client}: read {read_first} bytes, then the file was {fault:?}: a whole body of \
+             mixed bytes (first difference at byte {:?})",
             body.iter().zip(&original).position(|(a, b)| a != b)
         );
         if body.len() < len {
@@ -813,11 +955,12 @@ fn a_file_changed_while_sendfile_sends_it_never_arrives_whole_and_mixed() {
     }
     assert!(
         cut > 0,
-        "no download was cut: the faults came too late to test anything"
+        "{client}: no download was cut: the faults came too late to test anything"
     );
     assert!(
         new_bytes_seen,
-        "no bytes of the new version reached a client: was the file sent with sendfile?"
+        "{client}: no bytes of the new version reached the client: was the file sent with \
+         sendfile?"
     );
     drop(running);
     std::fs::remove_dir_all(&dir).expect("remove the temp folder");
