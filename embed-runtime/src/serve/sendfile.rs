@@ -122,7 +122,7 @@ pub(super) async fn send_front(
     } else {
         Client::on_this_machine(stream)
     };
-    let keep = match (whole, client) {
+    let keep = match (whole, &client) {
         (true, _) => 0,
         (false, Some(_)) => SLACK + 2 * chunk as u64,
         (false, None) => match copied_tail(chunk) {

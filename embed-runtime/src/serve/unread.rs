@@ -12,7 +12,7 @@
 //! netlink crates: one fixed 72-byte request and two numbers of its answer, against
 //! four more dependencies of the library.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::OwnedFd;
 
@@ -20,9 +20,14 @@ use rustix::net::netlink::{self, SocketAddrNetlink};
 use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
 use tokio::net::TcpStream;
 
-/// A connection whose client is a socket of this network namespace.
-#[derive(Debug, Clone, Copy)]
+/// A connection whose client is a socket of this network namespace, with the
+/// diagnostics socket that asks about it (closed with it: no descriptor outlives the
+/// response that asked).
+#[derive(Debug)]
 pub(super) struct Client {
+    diag: OwnedFd,
+    /// The sequence number of the last request on `diag`.
+    sequence: Cell<u32>,
     /// The connection's socket, as the kernel finds it: its own address, then its peer's.
     ours: (SocketAddr, SocketAddr),
     /// The client's socket: the same two, the other way round.
@@ -34,7 +39,16 @@ impl Client {
     pub(super) fn on_this_machine(stream: &TcpStream) -> Option<Self> {
         let local = canonical(stream.local_addr().ok()?);
         let remote = canonical(stream.peer_addr().ok()?);
+        let diag = rustix::net::socket_with(
+            AddressFamily::NETLINK,
+            SocketType::RAW,
+            SocketFlags::CLOEXEC,
+            Some(netlink::SOCK_DIAG),
+        )
+        .ok()?;
         let client = Client {
+            diag,
+            sequence: Cell::new(0),
             ours: (local, remote),
             theirs: (remote, local),
         };
@@ -49,60 +63,34 @@ impl Client {
     /// counted in the second answer, or was read. Nothing is missed, as long as nothing
     /// is written meanwhile; and without writes the number only falls.
     pub(super) fn unread(&self) -> Option<u64> {
-        let (_, sending) = queues(self.ours)?;
-        let (receiving, _) = queues(self.theirs)?;
+        let (_, sending) = self.queues(self.ours)?;
+        let (receiving, _) = self.queues(self.theirs)?;
         Some(sending + receiving)
     }
-}
 
-/// An IPv4 address mapped into IPv6 (a `[::]` listener's IPv4 clients) as the IPv4
-/// address it is: the client's socket is an IPv4 one.
-fn canonical(addr: SocketAddr) -> SocketAddr {
-    SocketAddr::new(addr.ip().to_canonical(), addr.port())
-}
-
-/// `NETLINK_SOCK_DIAG`'s message type for a socket lookup (`SOCK_DIAG_BY_FAMILY`).
-const SOCK_DIAG_BY_FAMILY: u16 = 20;
-/// The message type of an error answer (`NLMSG_ERROR`).
-const NLMSG_ERROR: u16 = 2;
-/// `NLM_F_REQUEST`.
-const NLM_F_REQUEST: u16 = 1;
-/// The bytes of a request: `struct nlmsghdr` (16) and `struct inet_diag_req_v2` (56).
-const REQUEST_LEN: usize = 72;
-/// Where an answer's `struct inet_diag_msg` has `idiag_rqueue` and `idiag_wqueue`,
-/// after its `struct nlmsghdr`.
-const RQUEUE_AT: usize = 16 + 56;
-const WQUEUE_AT: usize = 16 + 60;
-
-/// The receive and send queues of the TCP socket whose own address and peer's are
-/// `socket`, in this network namespace.
-fn queues((local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
-    thread_local! {
-        /// This thread's diagnostics socket, opened on first use (`None` if it could
-        /// not be), and the sequence number of its last request.
-        static DIAG: RefCell<Option<(OwnedFd, u32)>> = RefCell::new(open());
-    }
-    let (family, source, destination) = match (local.ip(), remote.ip()) {
-        (IpAddr::V4(source), IpAddr::V4(destination)) => {
-            let widen = |octets: [u8; 4]| {
-                let mut wide = [0; 16];
-                wide[..4].copy_from_slice(&octets);
-                wide
-            };
-            (
-                AddressFamily::INET,
-                widen(source.octets()),
-                widen(destination.octets()),
-            )
-        }
-        (IpAddr::V6(source), IpAddr::V6(destination)) => {
-            (AddressFamily::INET6, source.octets(), destination.octets())
-        }
-        _ => return None,
-    };
-    DIAG.with_borrow_mut(|diag| {
-        let (socket, sequence) = diag.as_mut()?;
-        *sequence = sequence.wrapping_add(1);
+    /// The receive and send queues of the TCP socket whose own address and peer's are
+    /// `socket`, in this network namespace.
+    fn queues(&self, (local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
+        let (family, source, destination) = match (local.ip(), remote.ip()) {
+            (IpAddr::V4(source), IpAddr::V4(destination)) => {
+                let widen = |octets: [u8; 4]| {
+                    let mut wide = [0; 16];
+                    wide[..4].copy_from_slice(&octets);
+                    wide
+                };
+                (
+                    AddressFamily::INET,
+                    widen(source.octets()),
+                    widen(destination.octets()),
+                )
+            }
+            (IpAddr::V6(source), IpAddr::V6(destination)) => {
+                (AddressFamily::INET6, source.octets(), destination.octets())
+            }
+            _ => return None,
+        };
+        let sequence = self.sequence.get().wrapping_add(1);
+        self.sequence.set(sequence);
         let mut request = [0u8; REQUEST_LEN];
         // struct nlmsghdr: length, type, flags, sequence number, port (0: the kernel).
         request[0..4].copy_from_slice(&(REQUEST_LEN as u32).to_ne_bytes());
@@ -121,7 +109,7 @@ fn queues((local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
         request[44..60].copy_from_slice(&destination);
         request[64..72].fill(0xff);
         let kernel = SocketAddrNetlink::new(0, 0);
-        let sent = rustix::net::sendto(&*socket, &request, SendFlags::empty(), &kernel);
+        let sent = rustix::net::sendto(&self.diag, &request, SendFlags::empty(), &kernel);
         if sent.ok()? != REQUEST_LEN {
             return None;
         }
@@ -129,38 +117,39 @@ fn queues((local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
         // (there should be none) is skipped.
         let mut answer = [0u8; 1024];
         loop {
-            let (len, _) = rustix::net::recv(&*socket, &mut answer, RecvFlags::DONTWAIT).ok()?;
+            let (len, _) = rustix::net::recv(&self.diag, &mut answer, RecvFlags::DONTWAIT).ok()?;
             let answer = &answer[..len];
             let field = |at: usize| -> Option<u32> {
                 Some(u32::from_ne_bytes(answer.get(at..at + 4)?.try_into().ok()?))
             };
             let kind = u16::from_ne_bytes(answer.get(4..6)?.try_into().ok()?);
-            if field(8)? != *sequence {
+            if field(8)? != sequence {
                 continue;
             }
-            return match kind {
-                SOCK_DIAG_BY_FAMILY => {
-                    Some((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)))
-                }
-                // Not found (`ENOENT`), or another error.
-                NLMSG_ERROR => None,
-                _ => None,
-            };
+            // Anything else is an error answer (`NLMSG_ERROR`): not found (`ENOENT`),
+            // or another.
+            return (kind == SOCK_DIAG_BY_FAMILY)
+                .then_some((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)));
         }
-    })
+    }
 }
 
-/// A `NETLINK_SOCK_DIAG` socket, or `None` where there is none to open.
-fn open() -> Option<(OwnedFd, u32)> {
-    let socket = rustix::net::socket_with(
-        AddressFamily::NETLINK,
-        SocketType::RAW,
-        SocketFlags::CLOEXEC,
-        Some(netlink::SOCK_DIAG),
-    )
-    .ok()?;
-    Some((socket, 0))
+/// An IPv4 address mapped into IPv6 (a `[::]` listener's IPv4 clients) as the IPv4
+/// address it is: the client's socket is an IPv4 one.
+fn canonical(addr: SocketAddr) -> SocketAddr {
+    SocketAddr::new(addr.ip().to_canonical(), addr.port())
 }
+
+/// `NETLINK_SOCK_DIAG`'s message type for a socket lookup (`SOCK_DIAG_BY_FAMILY`).
+const SOCK_DIAG_BY_FAMILY: u16 = 20;
+/// `NLM_F_REQUEST`.
+const NLM_F_REQUEST: u16 = 1;
+/// The bytes of a request: `struct nlmsghdr` (16) and `struct inet_diag_req_v2` (56).
+const REQUEST_LEN: usize = 72;
+/// Where an answer's `struct inet_diag_msg` has `idiag_rqueue` and `idiag_wqueue`,
+/// after its `struct nlmsghdr`.
+const RQUEUE_AT: usize = 16 + 56;
+const WQUEUE_AT: usize = 16 + 60;
 
 #[cfg(test)]
 mod tests {
