@@ -116,16 +116,18 @@ pub(super) async fn send_front(
     disk: &mut DiskBody,
     whole: bool,
 ) -> io::Result<(u64, Option<Gate>)> {
-    let chunk = disk.chunk_size();
-    let client = if whole {
+    let least = SLACK + 2 * disk.chunk_size() as u64;
+    // A file no longer than the shortest tail goes as chunks, without asking the
+    // kernel about the client.
+    let client = if whole || disk.front(least).is_none() {
         None
     } else {
         Client::on_this_machine(stream)
     };
     let keep = match (whole, &client) {
         (true, _) => 0,
-        (false, Some(_)) => SLACK + 2 * chunk as u64,
-        (false, None) => match copied_tail(chunk) {
+        (false, Some(_)) => least,
+        (false, None) => match copied_tail(disk.chunk_size()) {
             Some(tail) => tail,
             None => return Ok((0, None)),
         },
