@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 # examples/leptos/setup.sh's, called below): strace (zero-I/O proof), nginx and Varnish
 # (caching proxies in front of the server), Chromium and its driver (browser end to end); setpriv
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
+# iproute2's `ip` makes the network namespace a `sendfile` test puts its client in;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
 # `examples/wasm`; Node 18 or later), from their committed lockfiles.
 need=()
