@@ -2,7 +2,8 @@
 # Installs what building this example needs on Debian 12, when it is missing (running
 # it again does nothing):
 # - Debian's Rust 1.96 (`rustc-web`, `cargo-web`), the sources of its standard library
-#   (`rust-web-src`, for `-Z build-std`) and the wasm linker (`lld-22`): the wasm is
+#   (`rust-web-src`, for `-Z build-std`) and the wasm linker (`rust-lld`, from
+#   `rust-web-llvm`, a link to `lld-22`; `rustc-web` only recommends it): the wasm is
 #   built with them, std included, for `wasm32-unknown-unknown`;
 # - `wasm-opt` (`binaryen`), which cargo-leptos runs on a release wasm;
 # - `wasm-bindgen` 0.2.130, the version `Cargo.toml` pins the crate to;
@@ -16,6 +17,7 @@ need=()
 [ -x /usr/bin/cargo ] || need+=(cargo-web)
 [ -d /usr/lib/rustlib/src/rust/library ] || need+=(rust-web-src)
 [ -x /usr/bin/lld-22 ] || need+=(lld-22)
+[ -e /usr/bin/rust-lld ] || need+=(rust-web-llvm)
 command -v wasm-opt >/dev/null || need+=(binaryen)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

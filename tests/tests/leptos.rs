@@ -10,7 +10,8 @@
 //! the binary answered to each request.
 //!
 //! Needs what `examples/leptos/setup.sh` installs (Debian's `rustc-web`, `cargo-web`,
-//! `rust-web-src`, `lld-22`, `binaryen`; `wasm-bindgen` 0.2.130 and cargo-leptos), and
+//! `rust-web-src`, `lld-22`, `rust-web-llvm`, `binaryen`; `wasm-bindgen` 0.2.130 and
+//! cargo-leptos), and
 //! Chromium with chromedriver; skipped without them (a failure under
 //! `EMBED_TEST_REQUIRE_ALL=1`). A cold build takes many minutes, so the test is
 //! `#[ignore]`d in a plain `cargo test`; `tests/run.sh` (and so CI) runs it on its own
@@ -114,6 +115,10 @@ fn toolchain() -> Option<()> {
             Path::new("/usr/lib/rustlib/src/rust/library").is_dir(),
         ),
         ("/usr/bin/lld-22", Path::new("/usr/bin/lld-22").is_file()),
+        (
+            "/usr/bin/rust-lld (rust-web-llvm)",
+            Path::new("/usr/bin/rust-lld").is_file(),
+        ),
         (
             "wasm-opt (binaryen)",
             programs::find(&["wasm-opt"], &[]).is_some(),
