@@ -173,10 +173,7 @@ impl Gate {
         let copies = written.saturating_sub(self.sent);
         let mut pause = Duration::from_micros(200);
         loop {
-            let behind = self
-                .client
-                .unread()
-                .ok_or_else(|| io::Error::from(io::ErrorKind::ConnectionAborted))?;
+            let behind = self.client.unread()?;
             if behind <= copies {
                 break;
             }
@@ -216,7 +213,10 @@ async fn send(
         let left = end - offset;
         if let Some(client) = client.filter(|_| left <= reach) {
             match client.unread() {
-                Some(behind) if left > behind => {}
+                Ok(behind) if left > behind => {}
+                // A client that closed the connection ends the response here, not after
+                // a chunk read from the disk for nobody.
+                Err(gone) if gone.kind() == io::ErrorKind::ConnectionReset => return Err(gone),
                 _ => break,
             }
         }

@@ -13,6 +13,7 @@
 //! four more dependencies of the library.
 
 use std::cell::Cell;
+use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::OwnedFd;
 
@@ -52,25 +53,26 @@ impl Client {
             ours: (local, remote),
             theirs: (remote, local),
         };
-        client.unread().map(|_| client)
+        client.unread().ok().map(|_| client)
     }
 
-    /// The bytes sent on the connection that the client has not read, at most: `None`
-    /// when either socket is gone or the kernel does not answer.
+    /// The bytes sent on the connection that the client has not read, at most. An
+    /// error when the kernel does not answer; of kind `ConnectionReset` when it no
+    /// longer has either socket (the client closed the connection, or reset it).
     ///
     /// The connection's queue is asked first: a byte leaves it only once the client's
     /// socket has it (acknowledged), so a byte that moves between the two questions is
     /// counted in the second answer, or was read. Nothing is missed, as long as nothing
     /// is written meanwhile; and without writes the number only falls.
-    pub(super) fn unread(&self) -> Option<u64> {
+    pub(super) fn unread(&self) -> io::Result<u64> {
         let (_, sending) = self.queues(self.ours)?;
         let (receiving, _) = self.queues(self.theirs)?;
-        Some(sending + receiving)
+        Ok(sending + receiving)
     }
 
     /// The receive and send queues of the TCP socket whose own address and peer's are
     /// `socket`, in this network namespace.
-    fn queues(&self, (local, remote): (SocketAddr, SocketAddr)) -> Option<(u64, u64)> {
+    fn queues(&self, (local, remote): (SocketAddr, SocketAddr)) -> io::Result<(u64, u64)> {
         let (family, source, destination) = match (local.ip(), remote.ip()) {
             (IpAddr::V4(source), IpAddr::V4(destination)) => {
                 let widen = |octets: [u8; 4]| {
@@ -87,7 +89,7 @@ impl Client {
             (IpAddr::V6(source), IpAddr::V6(destination)) => {
                 (AddressFamily::INET6, source.octets(), destination.octets())
             }
-            _ => return None,
+            _ => return Err(io::Error::from(io::ErrorKind::InvalidInput)),
         };
         let sequence = self.sequence.get().wrapping_add(1);
         self.sequence.set(sequence);
@@ -109,27 +111,35 @@ impl Client {
         request[44..60].copy_from_slice(&destination);
         request[64..72].fill(0xff);
         let kernel = SocketAddrNetlink::new(0, 0);
-        let sent = rustix::net::sendto(&self.diag, &request, SendFlags::empty(), &kernel);
-        if sent.ok()? != REQUEST_LEN {
-            return None;
+        let sent = rustix::net::sendto(&self.diag, &request, SendFlags::empty(), &kernel)?;
+        if sent != REQUEST_LEN {
+            return Err(io::Error::from(io::ErrorKind::WriteZero));
         }
         // The kernel answers within the call above; an answer to an earlier request
         // (there should be none) is skipped.
         let mut answer = [0u8; 1024];
         loop {
-            let (len, _) = rustix::net::recv(&self.diag, &mut answer, RecvFlags::DONTWAIT).ok()?;
+            let (len, _) = rustix::net::recv(&self.diag, &mut answer, RecvFlags::DONTWAIT)?;
             let answer = &answer[..len];
-            let field = |at: usize| -> Option<u32> {
-                Some(u32::from_ne_bytes(answer.get(at..at + 4)?.try_into().ok()?))
+            let field = |at: usize| -> io::Result<u32> {
+                answer
+                    .get(at..at + 4)
+                    .and_then(|field| field.try_into().ok())
+                    .map(u32::from_ne_bytes)
+                    .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidData))
             };
-            let kind = u16::from_ne_bytes(answer.get(4..6)?.try_into().ok()?);
             if field(8)? != sequence {
                 continue;
             }
-            // Anything else is an error answer (`NLMSG_ERROR`): not found (`ENOENT`),
-            // or another.
-            return (kind == SOCK_DIAG_BY_FAMILY)
-                .then_some((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)));
+            if field(4)? & 0xffff == u32::from(SOCK_DIAG_BY_FAMILY) {
+                return Ok((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)));
+            }
+            // Anything else is an error answer (`NLMSG_ERROR`, a negative errno after
+            // the header): `ENOENT`, the socket is not in the kernel's tables.
+            return Err(match -(field(16)? as i32) {
+                ENOENT => io::Error::new(io::ErrorKind::ConnectionReset, "the client is gone"),
+                errno => io::Error::from_raw_os_error(errno),
+            });
         }
     }
 }
@@ -142,6 +152,8 @@ fn canonical(addr: SocketAddr) -> SocketAddr {
 
 /// `NETLINK_SOCK_DIAG`'s message type for a socket lookup (`SOCK_DIAG_BY_FAMILY`).
 const SOCK_DIAG_BY_FAMILY: u16 = 20;
+/// The errno of a lookup that finds no socket.
+const ENOENT: i32 = 2;
 /// `NLM_F_REQUEST`.
 const NLM_F_REQUEST: u16 = 1;
 /// The bytes of a request: `struct nlmsghdr` (16) and `struct inet_diag_req_v2` (56).
@@ -170,7 +182,7 @@ mod tests {
             .unwrap();
         let (mut server, _) = listener.accept().await.unwrap();
         let ours = Client::on_this_machine(&server).expect("a loopback client is found");
-        assert_eq!(ours.unread(), Some(0));
+        assert_eq!(ours.unread().unwrap(), 0);
 
         let sent = vec![7u8; 100_000];
         server.write_all(&sent).await.unwrap();
@@ -187,10 +199,17 @@ mod tests {
 
         let mut read = vec![0u8; 40_000];
         client.read_exact(&mut read).await.unwrap();
-        assert_eq!(ours.unread(), Some(60_000));
+        assert_eq!(ours.unread().unwrap(), 60_000);
         let mut rest = vec![0u8; 60_000];
         client.read_exact(&mut rest).await.unwrap();
-        assert_eq!(ours.unread(), Some(0));
+        assert_eq!(ours.unread().unwrap(), 0);
+
+        // A client that closes with bytes unread resets the connection: its socket
+        // leaves the kernel's tables at once, and the answer says so.
+        server.write_all(&sent).await.unwrap();
+        drop(client);
+        let gone = ours.unread().expect_err("a closed client is not found");
+        assert_eq!(gone.kind(), std::io::ErrorKind::ConnectionReset, "{gone}");
     }
 
     /// A `[::]` listener's IPv4 clients are found too (their addresses arrive mapped
@@ -207,7 +226,8 @@ mod tests {
             };
             let (server, _) = listener.accept().await.unwrap();
             let ours = Client::on_this_machine(&server);
-            assert_eq!(ours.and_then(|ours| ours.unread()), Some(0), "{client}");
+            let behind = ours.map(|ours| ours.unread().unwrap());
+            assert_eq!(behind, Some(0), "{client}");
         }
     }
 }
