@@ -137,13 +137,12 @@ pub(super) async fn serve_hits(
             Answer::Later(future) => {
                 // What was answered before goes now rather than after the wait (a
                 // file opened or read on the blocking pool).
-                match batch.write(&mut stream).await {
-                    Ok(()) => {
-                        let response = future.await;
-                        write_response(&mut stream, response, &writing, &mut batch).await
-                    }
-                    Err(error) => Err(error),
+                async {
+                    batch.write(&mut stream).await?;
+                    let response = future.await;
+                    write_response(&mut stream, response, &writing, &mut batch).await
                 }
+                .await
             }
         };
         let written = match written {

@@ -116,21 +116,22 @@ pub(super) async fn send_front(
     disk: &mut DiskBody,
     whole: bool,
 ) -> io::Result<(u64, Option<Gate>)> {
-    let least = SLACK + 2 * disk.chunk_size() as u64;
-    // A file no longer than the shortest tail goes as chunks, without asking the
-    // kernel about the client.
-    let client = if whole || disk.front(least).is_none() {
-        None
+    let (keep, client) = if whole {
+        (0, None)
     } else {
-        Client::on_this_machine(stream)
-    };
-    let keep = match (whole, &client) {
-        (true, _) => 0,
-        (false, Some(_)) => least,
-        (false, None) => match copied_tail(disk.chunk_size()) {
-            Some(tail) => tail,
-            None => return Ok((0, None)),
-        },
+        let least = SLACK + 2 * disk.chunk_size() as u64;
+        // A file no longer than the shortest tail goes as chunks, without asking the
+        // kernel about the client.
+        if disk.front(least).is_none() {
+            return Ok((0, None));
+        }
+        match Client::on_this_machine(stream) {
+            Some(client) => (least, Some(client)),
+            None => match copied_tail(disk.chunk_size()) {
+                Some(tail) => (tail, None),
+                None => return Ok((0, None)),
+            },
+        }
     };
     let Some((range, file, version)) = disk.front(keep) else {
         return Ok((0, None));
