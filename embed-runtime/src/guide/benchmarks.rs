@@ -18,8 +18,8 @@
 //! | /css/app.css 304 | 104,436 · 8.7 µs | 0.89× · 10.7 µs | 0.93× · 9.9 µs | 1.05× · 8.8 µs | 1.14× · 8.2 µs |
 //! | /js/app.js br (15 KB) | 105,439 · 9.4 µs | 0.81× · 11.6 µs | 0.82× · 11.2 µs | 0.83× · 11.5 µs | 0.88× · 10.3 µs |
 //!
-//! The library's own server, [`serve`](crate::serve), in another run
-//! (`bench-static --servers ceiling-raw,ours-serve,ceiling-hyper,ours-hyper,nginx
+//! The library's own server, [`serve`](crate::serve), in another run, on a 2-core AMD
+//! EPYC VM (`bench-static --servers ceiling-raw,ours-serve,ceiling-hyper,ours-hyper,nginx
 //! --rounds 5`, nginx with its brotli module; each cell req/s, its ratio to nginx, and
 //! the server CPU time per response). The hand-written loop parses each request with
 //! `httparse` and writes a prebuilt response with one `writev`, with no `Date` and no
@@ -27,17 +27,19 @@
 //!
 //! | URL | nginx | ours under hyper-util | ours, `serve` | hand-written loop |
 //! |---|---:|---:|---:|---:|
-//! | /index.html (2 KB) | 86,885 · 11.6 µs | 1.36× · 8.7 µs | 128,354 · 1.48× · 7.6 µs | 1.49× · 7.1 µs |
-//! | /favicon.ico (5 KB) | 85,780 · 11.6 µs | 1.36× · 8.3 µs | 121,484 · 1.42× · 8.2 µs | 1.45× · 7.6 µs |
-//! | /css/app.css 304 | 131,704 · 7.6 µs | 0.97× · 7.7 µs | 137,241 · 1.04× · 7.4 µs | 1.04× · 6.5 µs |
-//! | /js/app.js br (15 KB) | 90,374 · 11.1 µs | 1.13× · 10.2 µs | 100,563 · 1.11× · 9.7 µs | 1.07× · 9.1 µs |
+//! | /index.html (2 KB) | 54,077 · 18.1 µs | 1.54× · 12.1 µs | 75,449 · 1.40× · 12.3 µs | 1.53× · 10.6 µs |
+//! | /favicon.ico (5 KB) | 53,372 · 19.5 µs | 1.39× · 13.4 µs | 77,531 · 1.45× · 12.4 µs | 1.42× · 11.8 µs |
+//! | /css/app.css 304 | 82,807 · 11.7 µs | 0.84× · 12.8 µs | 81,953 · 0.99× · 11.4 µs | 0.99× · 10.9 µs |
+//! | /js/app.js br (15 KB) | 53,659 · 17.8 µs | 1.11× · 14.9 µs | 57,737 · 1.08× · 14.5 µs | 1.17× · 12.5 µs |
 //!
-//! In that run wrk, on its own core, used 93–99% of it for every server but nginx: the
-//! requests per second are the client's limit as much as the servers', and the CPU
-//! time per response is the fairer comparison (`serve` 1.53× nginx's on the index,
-//! 1.41× on the favicon, 1.03× on the 304, 1.14× on the br body). On the 304 even the
-//! hand-written loop spends 6.5 µs, against nginx's 7.6: what is left there is the
-//! kernel's (one `recvfrom` and one `sendto` per response, as nginx).
+//! In that run wrk, on its own core, used 93–97% of it for every server but nginx: the
+//! requests per second are the client's limit as much as the servers' (from run to
+//! run `serve` lands within 0.91–1.02× of the hand-written loop), and the CPU time per
+//! response is the fairer comparison (`serve` 1.47× nginx's on the index, 1.57× on the
+//! favicon, 1.03× on the 304, 1.23× on the br body). On the 304 even the hand-written
+//! loop spends 10.9 µs, against nginx's 11.7: what is left there is the kernel's (one
+//! `recvfrom` and one `sendto` per response, as nginx; a profile puts 78% of
+//! `serve`'s CPU on a 304 in the kernel).
 //!
 //! - Our code costs 0.3–1.2 µs per response more than a hand-written lookup in the same
 //!   set-up. That lookup skips `Host` checks, q-value negotiation and most
@@ -66,15 +68,16 @@
 //!   its CPU per GB by default, and 1.10–1.57× at 0.85–1.01× with whole files.
 //! - With the client out of the way (`bench-static --pipeline 16`: 16 requests written
 //!   at once per connection), `serve` writes the answers to the requests it read
-//!   together, with one `writev`: 2.0× nginx on the favicon, 2.4× on the br body and
-//!   6.0× on the 304 (2.7×, 2.2× and 5.9× by CPU per response), within 0.73–1.01× of a
-//!   hand-written loop that does the same. nginx writes each answer on its own.
+//!   together, with one `writev`: 2.6× nginx on the favicon, 1.75× on the br body and
+//!   6.8× on the 304 (1.3–3.8 µs of CPU per response against nginx's 8.3–10.8), within
+//!   0.75–1.04× of a hand-written loop that does the same. nginx writes each answer on
+//!   its own.
 //! - HTTP Arena's static profile (`bench-arena`: 20 files, 1.27 MB, br where the file
-//!   has it), one request at a time as HTTP Arena runs it: 1.03–1.05× nginx's
-//!   requests/s with wrk at 95–99% of its core, 1.09–1.16× by CPU per response; the
-//!   hand-written loop 1.05× and 1.19×: most of a response is the kernel copying 16 KB
-//!   of br. Pipelined (`--pipeline 16`): 3.0× nginx by CPU per response (4.4 against
-//!   13.3 µs), 0.99× the hand-written loop.
+//!   has it), one request at a time as HTTP Arena runs it: 1.04× nginx's requests/s
+//!   with wrk at 98–99% of its core, 1.23× by CPU per response (14.2 against 17.5 µs):
+//!   most of a response is the kernel copying 16 KB of br. Pipelined (`--pipeline
+//!   16`): 4.98× nginx's requests/s, 3.3× by CPU per response (4.0 against 13.3 µs),
+//!   0.98× the hand-written loop.
 //! - Every framework adapter serves the same site; their ratios to axum are in the
 //!   repository's `bench/README.md`.
 //!
