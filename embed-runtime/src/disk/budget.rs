@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
 
+use super::PAGE;
+
 /// What a download reads at a time when the budget has no room: small enough that
 /// hundreds of stalled clients hold little, large enough to keep a draining one busy.
 pub(crate) const SMALL_CHUNK: usize = 32 << 10;
@@ -80,14 +82,16 @@ impl ReadBudget {
         }
     }
 
-    /// An empty buffer with room for `len` bytes: a spare one when there is one (not
-    /// more than twice as large), so a read does not fault in fresh pages.
+    /// An empty buffer with room for `len` bytes after its [`lead`](super::lead): a spare one when
+    /// there is one (not more than twice as large), so a read does not fault in fresh
+    /// pages.
     pub(crate) fn buffer(&self, len: usize) -> Vec<u8> {
+        let least = len + PAGE;
         let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
-        let fits = |spare: &Vec<u8>| (len..=len.saturating_mul(2)).contains(&spare.capacity());
+        let fits = |spare: &Vec<u8>| (least..=least.saturating_mul(2)).contains(&spare.capacity());
         match spares.iter().position(fits) {
             Some(i) => spares.swap_remove(i),
-            None => Vec::with_capacity(len),
+            None => Vec::with_capacity(least),
         }
     }
 
@@ -135,6 +139,8 @@ impl Drop for Lease {
 #[derive(Debug)]
 pub(crate) struct Chunk {
     buffer: Vec<u8>,
+    /// Where the chunk's bytes start in `buffer` (its [`lead`](super::lead)).
+    start: usize,
     budget: Arc<ReadBudget>,
     lease: Option<Lease>,
     held: Arc<Held>,
@@ -143,6 +149,7 @@ pub(crate) struct Chunk {
 impl Chunk {
     pub(crate) fn new(
         buffer: Vec<u8>,
+        start: usize,
         budget: Arc<ReadBudget>,
         lease: Option<Lease>,
         held: Arc<Held>,
@@ -152,6 +159,7 @@ impl Chunk {
         held.leased.fetch_add(leased, Ordering::SeqCst);
         Chunk {
             buffer,
+            start,
             budget,
             lease,
             held,
@@ -161,7 +169,7 @@ impl Chunk {
 
 impl AsRef<[u8]> for Chunk {
     fn as_ref(&self) -> &[u8] {
-        &self.buffer
+        &self.buffer[self.start..]
     }
 }
 
@@ -218,6 +226,7 @@ impl Held {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::lead;
 
     #[test]
     fn leases_come_back_when_chunks_are_dropped() {
@@ -230,6 +239,7 @@ mod tests {
         let held = Arc::new(Held::default());
         let chunk = Chunk::new(
             budget.buffer(10),
+            0,
             Arc::clone(&budget),
             Some(b),
             Arc::clone(&held),
@@ -241,5 +251,23 @@ mod tests {
         assert_eq!(budget.free(), 3 << 20);
         // The buffer is kept for the next read.
         assert!(budget.buffer(10).capacity() >= 10);
+    }
+
+    /// Whatever the buffer's address and the file offset, the chunk read after the
+    /// lead starts half a page from the offset modulo a page, within the room the
+    /// buffer has for it.
+    #[test]
+    fn a_chunk_starts_half_a_page_from_its_file_offset() {
+        let budget = ReadBudget::new(1 << 20);
+        for len in [1, 100, SMALL_CHUNK, 1 << 20] {
+            let buffer = budget.buffer(len);
+            for offset in [0, 1, 16, 2047, 2048, 4095, 4096, 1 << 20, (1 << 20) + 77] {
+                let start = lead(&buffer, offset);
+                assert!(start < PAGE && start + len <= buffer.capacity());
+                let at = buffer.as_ptr() as usize + start;
+                let apart = (at + PAGE - (offset % PAGE as u64) as usize) % PAGE;
+                assert_eq!(apart, PAGE / 2, "len {len}, offset {offset}");
+            }
+        }
     }
 }

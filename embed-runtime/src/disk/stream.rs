@@ -14,12 +14,12 @@ use bytes::Bytes;
 
 use super::budget::{Chunk, Held, Lease, ReadBudget, SMALL_CHUNK};
 use super::pool::{Pool, Runtime};
-use super::{FileVersion, Opened};
+use super::{FileVersion, Opened, lead};
 use crate::error::Error;
 use crate::plan::Segment;
 use crate::range::ByteRange;
 
-type ReadResult = Result<(File, Vec<u8>), Error>;
+type ReadResult = Result<(File, Vec<u8>, usize), Error>;
 
 /// Streams `segments`, reading file ranges `chunk_size` bytes at a time within the
 /// read budget (see `budget`), and checking every chunk against the file's version
@@ -136,11 +136,12 @@ impl DiskBody {
             _ => None,
         };
         Poll::Ready(Some(match joined {
-            Ok(Ok((file, buffer))) => {
+            Ok(Ok((file, buffer, start))) => {
                 self.state = State::Idle(file);
-                self.remaining -= buffer.len() as u64;
+                self.remaining -= (buffer.len() - start) as u64;
                 let chunk = Chunk::new(
                     buffer,
+                    start,
                     Arc::clone(&self.budget),
                     lease,
                     Arc::clone(&self.held),
@@ -267,9 +268,10 @@ impl DiskBody {
     }
 }
 
-/// Reads exactly `len` bytes at `offset` into `buffer` (empty, with at least that
-/// capacity), then checks the file still holds the bytes its version was taken of: a
-/// short read or another version is [`Error::Changed`].
+/// Reads exactly `len` bytes at `offset` into `buffer` (empty, with room for them
+/// after its [`lead`]), then checks the file still holds the bytes its version was taken
+/// of: a short read or another version is [`Error::Changed`]. The buffer, with the
+/// chunk from the returned index on.
 fn read_chunk(
     mut file: File,
     mut buffer: Vec<u8>,
@@ -278,6 +280,8 @@ fn read_chunk(
     expected: FileVersion,
 ) -> ReadResult {
     file.seek(SeekFrom::Start(offset)).map_err(Error::Read)?;
+    let start = lead(&buffer, offset);
+    buffer.resize(start, 0);
     // `read_to_end` on a `Take` fills the spare capacity without zeroing or growing it.
     (&mut file)
         .take(len)
@@ -287,10 +291,10 @@ fn read_chunk(
         .metadata()
         .map_err(Error::Read)
         .map(|meta| FileVersion::of(&meta))?;
-    if buffer.len() as u64 != len || !expected.holds(&now) {
+    if (buffer.len() - start) as u64 != len || !expected.holds(&now) {
         return Err(Error::Changed);
     }
-    Ok((file, buffer))
+    Ok((file, buffer, start))
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use sha2::{Digest, Sha256};
 
-use super::open_regular;
 use super::version::FileVersion;
+use super::{PAGE, lead, open_regular};
 
 /// Files up to this size are hashed at once, on the read of their first request (a few
 /// milliseconds); larger ones in the background, while their first responses go out
@@ -66,8 +66,10 @@ impl ContentTags {
         if let Some(known) = self.known(path, version) {
             return Some(known);
         }
-        let mut buffer = vec![0u8; version.len.min(64 << 10) as usize + 1];
-        let tag: Arc<str> = hash_open(file, version, &mut buffer)?.into();
+        let len = version.len.min(64 << 10) as usize + 1;
+        let mut buffer = vec![0u8; len + PAGE];
+        let start = lead(&buffer, 0);
+        let tag: Arc<str> = hash_open(file, version, &mut buffer[start..start + len])?.into();
         let mut tags = self
             .tags
             .lock()
@@ -142,12 +144,14 @@ fn worker() -> &'static Sender<Job> {
         let spawned = std::thread::Builder::new()
             .name("embed-assets-hash".to_owned())
             .spawn(move || {
-                let mut buffer = vec![0u8; 1 << 20];
+                let mut buffer = vec![0u8; (1 << 20) + PAGE];
+                let start = lead(&buffer, 0);
+                let buffer = &mut buffer[start..start + (1 << 20)];
                 for job in jobs {
                     let Some(tags) = job.tags.upgrade() else {
                         continue;
                     };
-                    let tag = hash(&job.path, &job.version, &mut buffer);
+                    let tag = hash(&job.path, &job.version, buffer);
                     tags.finish(job.path, job.version, tag);
                 }
             });

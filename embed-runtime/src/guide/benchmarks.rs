@@ -52,20 +52,27 @@
 //!   200 and 2.07 on a 304. On the 15 KB br body, nginx's `sendfile` saves the copy
 //!   into the socket that a hyper body always makes (about 2 µs per response).
 //! - A 64 MiB file from disk, at the default 1 MiB chunk (`bench-disk --rounds 15`, a
-//!   2-core AMD EPYC VM): 2393 MB/s single-stream (0.44× nginx) and 2194 MB/s with 8
-//!   streams (0.49×); 1.26× and 1.02× tower-http's `ServeDir`. The gap to nginx is the
-//!   two copies `sendfile` avoids, which no hyper body can skip. 32 concurrent
-//!   downloads grow RSS by 31 MiB (the bound is 2 × 32 × chunk + 8 MiB = 72 MiB).
+//!   2-core AMD EPYC VM): 2969 MB/s single-stream (0.60× nginx) and 2928 MB/s with 8
+//!   streams (0.71×), at 1.87× nginx's CPU per GB; 1.71× and 1.56× tower-http's
+//!   `ServeDir`. The gap to nginx is the two copies `sendfile` avoids, which no hyper
+//!   body can skip. Each chunk is read half a page away from its file offset modulo a
+//!   page: on AMD Zen the kernel's copy into a buffer a few bytes after the source
+//!   modulo 4 KiB (where the allocator puts a large block) is up to 9 times slower,
+//!   and the same benchmark measured 0.31× and 0.44× nginx at 3.5× its CPU per GB
+//!   before. 32 concurrent downloads grow RSS by 31 MiB (the bound is 2 × 32 × chunk
+//!   + 8 MiB = 72 MiB).
 //! - [`serve`](crate::serve) sends that file with `sendfile` but for a copied tail
 //!   (see [`Server::sendfile_whole_files`](crate::Server::sendfile_whole_files)): for a
 //!   client on the same machine, as the benchmark's is, what the client had not read
 //!   when `sendfile` stopped plus 3 MiB, about 6.6 MB of the 64 here. In the same run:
-//!   0.98× nginx single-stream and 1.10× with 8 streams, at 1.15× its CPU per GB; with
-//!   `sendfile_whole_files(true)`, 1.08× and 1.09× at 1.01×. (With the tail sized from
-//!   the kernel's limits, which clients on other machines get, 43 MiB on this machine:
-//!   0.56×, 0.71× and 2.10×.) From a cold page cache (`bench-disk cold`, 32 files of
-//!   128 MiB, 1, 8 and 32 downloads at once): 1.01–1.35× nginx's MB/s at 0.91–1.20×
-//!   its CPU per GB by default, and 1.10–1.57× at 0.85–1.01× with whole files.
+//!   0.99× nginx single-stream and 1.14× with 8 streams, at 1.07× its CPU per GB; with
+//!   `sendfile_whole_files(true)`, 1.11× and 1.16× at 0.98×. (With the tail sized from
+//!   the kernel's limits, which clients on other machines get, 43 MiB on this machine,
+//!   and before the chunks' placement above: 0.56×, 0.71× and 2.10×.) From a cold page
+//!   cache (`bench-disk cold`, 32 files of 128 MiB, 1, 8 and 32 downloads at once, two
+//!   rounds): 0.97–1.38× nginx's MB/s at 0.80–1.12× its CPU per GB by default (one
+//!   download at 1.01× and 1.50× in the run before), and 1.02–1.49× at 0.60–1.03× with
+//!   whole files.
 //! - With the client out of the way (`bench-static --pipeline 16`: 16 requests written
 //!   at once per connection), `serve` writes the answers to the requests it read
 //!   together, with one `writev`: 2.6× nginx on the favicon, 1.75× on the br body and
