@@ -131,12 +131,16 @@ impl Client {
             if field(8)? != sequence {
                 continue;
             }
-            if field(4)? & 0xffff == u32::from(SOCK_DIAG_BY_FAMILY) {
+            let kind = answer
+                .get(4..6)
+                .and_then(|kind| kind.try_into().ok())
+                .map(u16::from_ne_bytes);
+            if kind == Some(SOCK_DIAG_BY_FAMILY) {
                 return Ok((u64::from(field(RQUEUE_AT)?), u64::from(field(WQUEUE_AT)?)));
             }
             // Anything else is an error answer (`NLMSG_ERROR`, a negative errno after
             // the header): `ENOENT`, the socket is not in the kernel's tables.
-            return Err(match -(field(16)? as i32) {
+            return Err(match (field(16)? as i32).wrapping_neg() {
                 ENOENT => io::Error::new(io::ErrorKind::ConnectionReset, "the client is gone"),
                 errno => io::Error::from_raw_os_error(errno),
             });
