@@ -211,6 +211,7 @@ mod tests {
         // A client that closes with bytes unread resets the connection: its socket
         // leaves the kernel's tables at once, and the answer says so.
         server.write_all(&sent).await.unwrap();
+        client.readable().await.unwrap();
         drop(client);
         let gone = ours.unread().expect_err("a closed client is not found");
         assert_eq!(gone.kind(), std::io::ErrorKind::ConnectionReset, "{gone}");
