@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
 
-use super::PAGE;
+use super::room;
 
 /// What a download reads at a time when the budget has no room: small enough that
 /// hundreds of stalled clients hold little, large enough to keep a draining one busy.
@@ -86,7 +86,7 @@ impl ReadBudget {
     /// there is one (not more than twice as large), so a read does not fault in fresh
     /// pages.
     pub(crate) fn buffer(&self, len: usize) -> Vec<u8> {
-        let least = len + PAGE;
+        let least = len + room(len);
         let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
         let fits = |spare: &Vec<u8>| (least..=least.saturating_mul(2)).contains(&spare.capacity());
         match spares.iter().position(fits) {
@@ -253,21 +253,27 @@ mod tests {
         assert!(budget.buffer(10).capacity() >= 10);
     }
 
-    /// Whatever the buffer's address and the file offset, the chunk read after the
-    /// lead starts half a page from the offset modulo a page, within the room the
-    /// buffer has for it.
+    /// Whatever the buffer's address and the file offset, a chunk read after the lead
+    /// starts half a page from the offset modulo a page, within the room the buffer has
+    /// for it; a short read starts where the buffer does.
     #[test]
     fn a_chunk_starts_half_a_page_from_its_file_offset() {
+        const PAGE: usize = 4096;
         let budget = ReadBudget::new(1 << 20);
-        for len in [1, 100, SMALL_CHUNK, 1 << 20] {
+        for len in [64 << 10, 100_000, 1 << 20] {
             let buffer = budget.buffer(len);
             for offset in [0, 1, 16, 2047, 2048, 4095, 4096, 1 << 20, (1 << 20) + 77] {
-                let start = lead(&buffer, offset);
+                let start = lead(&buffer, offset, len);
                 assert!(start < PAGE && start + len <= buffer.capacity());
                 let at = buffer.as_ptr() as usize + start;
                 let apart = (at + PAGE - (offset % PAGE as u64) as usize) % PAGE;
                 assert_eq!(apart, PAGE / 2, "len {len}, offset {offset}");
             }
+        }
+        for len in [1, 100, SMALL_CHUNK] {
+            let buffer = budget.buffer(len);
+            assert!(buffer.capacity() >= len);
+            assert_eq!(lead(&buffer, 16, len), 0, "len {len}");
         }
     }
 }

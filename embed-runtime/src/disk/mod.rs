@@ -24,13 +24,23 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-/// The page size the kernel copies file data in, and the room a buffer needs beyond
-/// the bytes it is read for, for [`lead`] to place them.
-pub(crate) const PAGE: usize = 4096;
+/// The page size the kernel copies file data in.
+const PAGE: usize = 4096;
 
-/// Where in `buffer` to read file bytes from `offset`: the bytes before it are
-/// padding, so that they start half a page away from their file offset modulo a page.
-/// Every read of a file into memory here goes through it.
+/// Reads shorter than this are not placed (see [`lead`]): a page of room is not worth
+/// it for a stalled download's small chunks, which many clients may hold at once.
+const PLACED_FROM: usize = 64 << 10;
+
+/// The room a buffer for `len` bytes read from a file needs beyond them, for [`lead`]
+/// to place them: a page, or none for a short read.
+pub(crate) fn room(len: usize) -> usize {
+    if len >= PLACED_FROM { PAGE } else { 0 }
+}
+
+/// Where in `buffer` (with [`room`] for them) to read `len` file bytes from `offset`:
+/// the bytes before it are padding, so that they start half a page away from their file
+/// offset modulo a page; 0 for a short read. Every read of a file into memory here goes
+/// through it.
 ///
 /// NOTE: on AMD Zen the kernel's copy from the page cache into a user buffer (`rep
 /// movsb`) slows down 2-9 times when the destination sits a few hundred bytes or less
@@ -39,7 +49,10 @@ pub(crate) const PAGE: usize = 4096;
 /// offset 0, against 77 µs at any offset from 256 to 2048 (2-core EPYC VM). Half a
 /// page apart is the farthest from both sides, and keeps the chunk as aligned to a
 /// cache line as its offset is; the padding costs at most a page of zeroes per chunk.
-pub(crate) fn lead(buffer: &[u8], offset: u64) -> usize {
+pub(crate) fn lead(buffer: &[u8], offset: u64, len: usize) -> usize {
+    if room(len) == 0 {
+        return 0;
+    }
     let at = buffer.as_ptr() as usize % PAGE;
     let from = (offset % PAGE as u64) as usize;
     (PAGE / 2 + from + PAGE - at) % PAGE
@@ -154,8 +167,9 @@ pub(crate) fn is_regular_file(path: &Path) -> bool {
 async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {
     blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
-        let mut bytes = Vec::with_capacity(meta.len() as usize + PAGE);
-        let start = lead(&bytes, 0);
+        let len = meta.len() as usize;
+        let mut bytes = Vec::with_capacity(len + room(len));
+        let start = lead(&bytes, 0, len);
         bytes.resize(start, 0);
         file.read_to_end(&mut bytes)?;
         Ok((Bytes::from(bytes).slice(start..), FileVersion::of(&meta)))

@@ -280,7 +280,7 @@ fn read_chunk(
     expected: FileVersion,
 ) -> ReadResult {
     file.seek(SeekFrom::Start(offset)).map_err(Error::Read)?;
-    let start = lead(&buffer, offset);
+    let start = lead(&buffer, offset, len as usize);
     buffer.resize(start, 0);
     // `read_to_end` on a `Take` fills the spare capacity without zeroing or growing it.
     (&mut file)

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use sha2::{Digest, Sha256};
 
 use super::version::FileVersion;
-use super::{PAGE, lead, open_regular};
+use super::{lead, open_regular, room};
 
 /// Files up to this size are hashed at once, on the read of their first request (a few
 /// milliseconds); larger ones in the background, while their first responses go out
@@ -67,8 +67,8 @@ impl ContentTags {
             return Some(known);
         }
         let len = version.len.min(64 << 10) as usize + 1;
-        let mut buffer = vec![0u8; len + PAGE];
-        let start = lead(&buffer, 0);
+        let mut buffer = vec![0u8; len + room(len)];
+        let start = lead(&buffer, 0, len);
         let tag: Arc<str> = hash_open(file, version, &mut buffer[start..start + len])?.into();
         let mut tags = self
             .tags
@@ -144,9 +144,10 @@ fn worker() -> &'static Sender<Job> {
         let spawned = std::thread::Builder::new()
             .name("embed-assets-hash".to_owned())
             .spawn(move || {
-                let mut buffer = vec![0u8; (1 << 20) + PAGE];
-                let start = lead(&buffer, 0);
-                let buffer = &mut buffer[start..start + (1 << 20)];
+                const LEN: usize = 1 << 20;
+                let mut buffer = vec![0u8; LEN + room(LEN)];
+                let start = lead(&buffer, 0, LEN);
+                let buffer = &mut buffer[start..start + LEN];
                 for job in jobs {
                     let Some(tags) = job.tags.upgrade() else {
                         continue;
