@@ -8,6 +8,11 @@
 //! whatever the client accepts (and unzips it for clients without gzip), so no client
 //! would ever get br, `dcb` or `dcz`. Nothing in either configuration knows about
 //! dictionaries or codings: what keeps variants apart is the server's `Vary`.
+//!
+//! [`Vary::Ignored`] sets either up as a cache that keys its copies on the URL alone,
+//! as a CDN does that passes unknown request fields through but does not key on them:
+//! nginx with `proxy_ignore_headers Vary`, Varnish with `Vary` removed from every
+//! backend response before it is stored.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -45,6 +50,16 @@ impl CacheKind {
     }
 }
 
+/// Whether a cache keeps a copy per value of the request fields the response's `Vary`
+/// names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vary {
+    /// As both caches do by default.
+    Honoured,
+    /// One copy per URL, whatever the response's `Vary` says.
+    Ignored,
+}
+
 impl fmt::Display for CacheKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -73,6 +88,19 @@ impl CacheProcess {
     /// # Panics
     /// If it cannot start, or finds no free port in five tries.
     pub async fn start(kind: CacheKind, program: &Path, origin: SocketAddr) -> Self {
+        Self::start_with(kind, program, origin, Vary::Honoured).await
+    }
+
+    /// [`start`](Self::start), with `Vary` honoured or ignored.
+    ///
+    /// # Panics
+    /// If it cannot start, or finds no free port in five tries.
+    pub async fn start_with(
+        kind: CacheKind,
+        program: &Path,
+        origin: SocketAddr,
+        vary: Vary,
+    ) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("clock after 1970")
@@ -93,7 +121,7 @@ impl CacheProcess {
             match kind {
                 CacheKind::Nginx => {
                     let config = dir.join("nginx.conf");
-                    std::fs::write(&config, nginx_conf(&dir, addr, origin))
+                    std::fs::write(&config, nginx_conf(&dir, addr, origin, vary))
                         .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
                     command
                         .arg("-p")
@@ -105,7 +133,7 @@ impl CacheProcess {
                 }
                 CacheKind::Varnish => {
                     let vcl = dir.join("default.vcl");
-                    std::fs::write(&vcl, varnish_vcl(origin))
+                    std::fs::write(&vcl, varnish_vcl(origin, vary))
                         .unwrap_or_else(|err| panic!("cannot write {}: {err}", vcl.display()));
                     command
                         // In the foreground, its working folder (shared memory log,
@@ -225,8 +253,12 @@ impl Drop for CacheProcess {
 
 /// nginx: one process in the foreground, a `proxy_cache` with the
 /// default key (scheme, host, URI), nothing about dictionaries.
-fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr) -> String {
+fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr, vary: Vary) -> String {
     let dir = dir.display();
+    let ignore = match vary {
+        Vary::Honoured => "",
+        Vary::Ignored => "proxy_ignore_headers Vary;",
+    };
     format!(
         r#"# Written by the tests (integration_tests::caches): one process in the foreground, every file in {dir}.
 daemon off;
@@ -256,6 +288,7 @@ http {{
             proxy_http_version 1.1;
             proxy_cache assets;
             proxy_cache_revalidate on;
+            {ignore}
             add_header X-Cache $upstream_cache_status always;
         }}
     }}
@@ -265,9 +298,14 @@ http {{
 }
 
 /// Varnish with the built-in VCL (default hash: URL and host) and one backend; the
-/// only addition is the `X-Cache` header the tests read.
-fn varnish_vcl(origin: SocketAddr) -> String {
+/// only addition is the `X-Cache` header the tests read (and, `Vary` ignored, its
+/// removal from backend responses: the built-in `vcl_backend_response` runs after).
+fn varnish_vcl(origin: SocketAddr, vary: Vary) -> String {
     let (host, port) = (origin.ip(), origin.port());
+    let ignore = match vary {
+        Vary::Honoured => "",
+        Vary::Ignored => "sub vcl_backend_response {\n    unset beresp.http.Vary;\n}\n",
+    };
     format!(
         r#"# Written by the tests (integration_tests::caches).
 vcl 4.1;
@@ -284,7 +322,7 @@ sub vcl_deliver {{
         set resp.http.X-Cache = "MISS";
     }}
 }}
-"#
+{ignore}"#
     )
 }
 

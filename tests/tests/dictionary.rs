@@ -37,7 +37,8 @@ use release_2::SITE;
 
 const CHROME: &str = integration_tests::CHROMIUM_ACCEPT_ENCODING;
 const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
-const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// What a delta at a hashed URL is sent with: the hashed files' policy, made private.
+const PRIVATE_IMMUTABLE: &str = "private, max-age=31536000, immutable";
 
 /// A file as release 1's server sent it (after its rewrite, for the page).
 fn release_1_bytes(path: &str) -> &'static [u8] {
@@ -195,7 +196,8 @@ async fn a_client_with_the_earlier_version_gets_only_the_difference() {
             header(&headers, VARY),
             Some("accept-encoding, available-dictionary")
         );
-        assert_eq!(header(&headers, CACHE_CONTROL), Some(IMMUTABLE));
+        // Only this client can decode it: no shared cache may store it.
+        assert_eq!(header(&headers, CACHE_CONTROL), Some(PRIVATE_IMMUTABLE));
         assert_eq!(
             header(&headers, CONTENT_LENGTH),
             Some(body.len().to_string().as_str())
@@ -371,10 +373,17 @@ async fn a_page_is_compressed_against_its_earlier_version_at_its_own_url() {
             Some("match=\"{index.html}?\"")
         );
         // Stale at once (revalidated as under no-cache), yet with the freshness
-        // lifetime a browser needs before it keeps the page as a dictionary.
+        // lifetime a browser needs before it keeps the page as a dictionary; private,
+        // as every dictionary-compressed answer.
         assert_eq!(
             header(&headers, CACHE_CONTROL),
-            Some(embed_assets::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL)
+            Some(
+                format!(
+                    "private, {}",
+                    embed_assets::ServeAssets::DICTIONARY_PAGE_CACHE_CONTROL
+                )
+                .as_str()
+            )
         );
     }
     // The same page asked for by a client of release 1 that has no dictionary.

@@ -2,15 +2,23 @@
 //! behind Varnish, as a user would deploy them, a client with no dictionary (or
 //! another one, or no dictionary coding in its `Accept-Encoding`) never receives a
 //! `dcb`/`dcz` body that another client caused to be cached, and a client with the
-//! dictionary still gets the delta (RFC 9842), whichever client came first. Once each
-//! variant is stored, asking again is a cache HIT that never reaches our server.
+//! dictionary still gets the delta (RFC 9842), whichever client came first.
 //!
+//! By default (the first tests) a `dcb`/`dcz` answer is `private`, so no shared cache
+//! stores it, even one that keys its copies on the URL alone (nginx
+//! `proxy_ignore_headers Vary;`, Varnish with `Vary` removed in
+//! `vcl_backend_response`, as a CDN that passes `Available-Dictionary` through without
+//! keying on it): every other client gets br, stored once and shared, and the client
+//! with the dictionary gets the delta from the server or the shared br. The same
+//! cache with `shared_cache_deltas()` hands A's `dcb` body to B, which a test shows
+//! (so the ignoring set-up really ignores `Vary`).
+//!
+//! With `shared_cache_deltas()` behind caches that honour `Vary` (the later tests), once
+//! each variant is stored, asking again is a cache HIT that never reaches our server.
 //! Nothing in the caches' configuration knows about dictionaries: no custom cache key,
 //! no hashing of `Available-Dictionary`. What keeps the variants apart is the
 //! `Vary: accept-encoding, available-dictionary` our server sends with every response
-//! of a file that has a delta (and the caches honouring it). A cache told to ignore it
-//! (nginx `proxy_ignore_headers Vary;`, Varnish with `Vary` removed in
-//! `vcl_backend_response`) fails these tests: B gets A's `dcb` body from the cache.
+//! of a file that has a delta (and the caches honouring it).
 //! One setting is needed for Varnish, and is about compression, not dictionaries:
 //! `http_gzip_support=off`. Otherwise Varnish asks the server for gzip whatever the
 //! client accepts (and unzips it for clients without gzip): safe, but no client ever
@@ -32,7 +40,7 @@ use axum::middleware;
 use http::header::{CACHE_CONTROL, CONTENT_ENCODING, VARY};
 use http::{HeaderMap, StatusCode};
 use integration_tests::browser::{Seen, ServerLog, record};
-use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
+use integration_tests::caches::{CacheKind, CacheProcess, Vary, X_CACHE};
 use integration_tests::{
     Reply, app, decode_body, decode_with_dictionary, get, header, spawn_router,
 };
@@ -63,15 +71,118 @@ const NO_DICTIONARY_CODINGS: &str = "gzip, deflate, br, zstd";
 const VARY_BOTH: &str = "accept-encoding, available-dictionary";
 /// What our server sends for fingerprinted files.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// What it sends for their deltas, unless told the caches in front key on dictionaries.
+const PRIVATE_IMMUTABLE: &str = "private, max-age=31536000, immutable";
 
-/// A (a browser that kept release 1's `js/app.js`) gets the delta of release 2's and
-/// the cache stores it; B (no dictionary) and C (another dictionary), with the same
+/// The server's option: dictionary-compressed answers `private` (the default) or
+/// shareable (`shared_cache_deltas()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Deltas {
+    Private,
+    Shared,
+}
+
+/// Behind a cache that keys on the URL alone, with the default options, clients come
+/// in an order that would spread a stored delta: A (the dictionary) first, then B (no
+/// dictionary), C (another dictionary), D (the dictionary but no dictionary coding),
+/// then each again, then B first on a fresh cache and A after it. No one but A ever
+/// gets `dcb`/`dcz`; A gets the delta from the server, or the br everyone shares; no
+/// delta is ever a cache HIT; every body decodes to this build's file.
+#[tokio::test]
+async fn behind_a_cache_that_ignores_vary_no_client_without_the_dictionary_gets_the_delta() {
+    for kind in CacheKind::ALL {
+        let app = App::new();
+        let clients = app.clients();
+        let (a, b) = (&clients[0], &clients[1]);
+        let orders: [Vec<&Client>; 2] = [
+            clients.iter().chain(&clients).chain([a]).collect(),
+            vec![b, a, b, a],
+        ];
+        for order in orders {
+            let Some(cache) = Cache::start(kind, Vary::Ignored, Deltas::Private).await else {
+                continue;
+            };
+            let a_first = order[0].name == "A";
+            let mut deltas = 0;
+            for client in order {
+                let reply = cache.get(&app, &client.fields).await;
+                let who = format!("{kind}: {}", client.name);
+                let encoding = header(&reply.1, CONTENT_ENCODING);
+                if client.name == "A" && matches!(encoding, Some("dcb" | "dcz")) {
+                    app.assert_delta(&reply, &who);
+                    cache.assert_status(&reply, "MISS", &format!("{}: a delta", client.name));
+                    deltas += 1;
+                } else {
+                    app.assert_no_delta(&reply, Some("br"), &who);
+                }
+            }
+            // While no br is stored, A's request reaches the server, which sends the delta.
+            assert!(
+                !a_first || deltas > 0,
+                "{kind}: A, first, got the delta from the server"
+            );
+        }
+    }
+}
+
+/// The proof that the set-up above ignores `Vary`: with `shared_cache_deltas()`, the
+/// same cache stores A's delta and hands it to B, who cannot decode it. This is what
+/// the default prevents, and why the option is only for caches that key on
+/// `Available-Dictionary`.
+#[tokio::test]
+async fn with_shared_cache_deltas_a_cache_that_ignores_vary_hands_the_delta_to_anyone() {
+    for kind in CacheKind::ALL {
+        let Some(cache) = Cache::start(kind, Vary::Ignored, Deltas::Shared).await else {
+            continue;
+        };
+        let app = App::new();
+        let clients = app.clients();
+        let a = cache.get(&app, &clients[0].fields).await;
+        app.assert_delta(&a, &format!("{kind}: A"));
+        cache.assert_status(&a, "MISS", "A");
+        let b = cache.get(&app, &clients[1].fields).await;
+        cache.assert_status(&b, "HIT", "B");
+        assert!(
+            matches!(header(&b.1, CONTENT_ENCODING), Some("dcb" | "dcz")),
+            "{kind}: B got A's stored delta: {:?}",
+            b.1
+        );
+    }
+}
+
+/// Behind caches that honour `Vary`, with the default options: the delta reaches A
+/// from the server every time (never stored), and B's br is stored and shared.
+#[tokio::test]
+async fn by_default_a_delta_is_never_stored_by_a_shared_cache() {
+    for kind in CacheKind::ALL {
+        let Some(cache) = Cache::start(kind, Vary::Honoured, Deltas::Private).await else {
+            continue;
+        };
+        let app = App::new();
+        let clients = app.clients();
+        let (with, without) = (&clients[0].fields, &clients[1].fields);
+        for round in ["first", "again"] {
+            let a = cache.get(&app, with).await;
+            app.assert_delta(&a, &format!("{kind}: A, {round}"));
+            cache.assert_status(&a, "MISS", &format!("A, {round}"));
+        }
+        let b = cache.get(&app, without).await;
+        app.assert_no_delta(&b, Some("br"), &format!("{kind}: B, first"));
+        cache.assert_status(&b, "MISS", "B, first");
+        let b = cache.get(&app, without).await;
+        app.assert_no_delta(&b, Some("br"), &format!("{kind}: B, again"));
+        cache.assert_status(&b, "HIT", "B, again");
+    }
+}
+
+/// With `shared_cache_deltas()`: A (a browser that kept release 1's `js/app.js`) gets
+/// the delta of release 2's and the cache stores it; B (no dictionary) and C (another dictionary), with the same
 /// `Accept-Encoding`, then get br, each its own variant; asked again, all three are
 /// HITs with their own bytes.
 #[tokio::test]
 async fn a_client_without_the_dictionary_never_gets_the_delta_another_client_had_cached() {
     for kind in CacheKind::ALL {
-        let Some(cache) = Cache::start(kind).await else {
+        let Some(cache) = Cache::start(kind, Vary::Honoured, Deltas::Shared).await else {
             continue;
         };
         let app = App::new();
@@ -116,11 +227,11 @@ async fn a_client_without_the_dictionary_never_gets_the_delta_another_client_had
     }
 }
 
-/// The other order: B's br body in the cache first does not stop A getting the delta.
+/// With `shared_cache_deltas()`, the other order: B's br body in the cache first does not stop A getting the delta.
 #[tokio::test]
 async fn a_client_with_the_dictionary_gets_the_delta_after_one_without_filled_the_cache() {
     for kind in CacheKind::ALL {
-        let Some(cache) = Cache::start(kind).await else {
+        let Some(cache) = Cache::start(kind, Vary::Honoured, Deltas::Shared).await else {
             continue;
         };
         let app = App::new();
@@ -153,13 +264,14 @@ async fn a_client_with_the_dictionary_gets_the_delta_after_one_without_filled_th
     }
 }
 
-/// A client that sends `Available-Dictionary` but does not accept `dcb`/`dcz` (a
+/// With `shared_cache_deltas()`: a client that sends `Available-Dictionary` but does
+/// not accept `dcb`/`dcz` (a
 /// browser that lost support, a proxy that filtered its `Accept-Encoding`) never gets
 /// a dictionary-compressed body, whether the delta is in the cache before it or after.
 #[tokio::test]
 async fn a_client_that_does_not_accept_the_dictionary_codings_never_gets_the_delta() {
     for kind in CacheKind::ALL {
-        let Some(cache) = Cache::start(kind).await else {
+        let Some(cache) = Cache::start(kind, Vary::Honoured, Deltas::Shared).await else {
             continue;
         };
         let app = App::new();
@@ -247,6 +359,33 @@ impl App {
         }
     }
 
+    /// A (the dictionary), B (none), C (another one), D (the dictionary, but no
+    /// dictionary coding accepted): every one accepts br.
+    fn clients(&self) -> [Client; 4] {
+        let d = vec![
+            ("accept-encoding", NO_DICTIONARY_CODINGS.to_owned()),
+            ("available-dictionary", self.dictionary.clone()),
+        ];
+        [
+            Client {
+                name: "A",
+                fields: self.with_dictionary(),
+            },
+            Client {
+                name: "B",
+                fields: vec![("accept-encoding", CHROME.to_owned())],
+            },
+            Client {
+                name: "C",
+                fields: self.with_wrong_dictionary(),
+            },
+            Client {
+                name: "D",
+                fields: d,
+            },
+        ]
+    }
+
     /// Client A: a browser holding release 1's file.
     fn with_dictionary(&self) -> Fields {
         vec![
@@ -275,7 +414,6 @@ impl App {
             decode_with_dictionary(headers, body, self.old) == self.new,
             "{who}: the delta decodes to this build's js/app.js"
         );
-        self.assert_cacheable(headers, who);
     }
 
     /// `reply` is this build's file in `coding` (`None`: identity), not a delta.
@@ -291,13 +429,13 @@ impl App {
             decode_body(headers, body) == self.new,
             "{who}: decodes to this build's js/app.js"
         );
-        self.assert_cacheable(headers, who);
     }
+}
 
-    fn assert_cacheable(&self, headers: &HeaderMap, who: &str) {
-        assert_eq!(header(headers, VARY), Some(VARY_BOTH), "{who}");
-        assert_eq!(header(headers, CACHE_CONTROL), Some(IMMUTABLE), "{who}");
-    }
+/// A client of the file: a name for messages, and its request fields.
+struct Client {
+    name: &'static str,
+    fields: Fields,
 }
 
 // ---------------------------------------------------------------------------------
@@ -306,6 +444,8 @@ impl App {
 /// Our server with this build of the dictionary site, and a cache in front of it.
 struct Cache {
     kind: CacheKind,
+    vary: Vary,
+    deltas: Deltas,
     process: CacheProcess,
     log: ServerLog,
 }
@@ -313,22 +453,51 @@ struct Cache {
 impl Cache {
     /// `None` when the cache's program is not installed (that half of the test is
     /// skipped, see `integration_tests::programs`).
-    async fn start(kind: CacheKind) -> Option<Self> {
+    async fn start(kind: CacheKind, vary: Vary, deltas: Deltas) -> Option<Self> {
         let program = kind.program()?;
         let log = ServerLog::default();
-        let router = app(SITE.service()).layer(middleware::from_fn_with_state(log.clone(), record));
+        let service = match deltas {
+            Deltas::Private => SITE.service(),
+            Deltas::Shared => SITE.service().shared_cache_deltas(),
+        };
+        let router = app(service).layer(middleware::from_fn_with_state(log.clone(), record));
         let origin = spawn_router(router).await;
-        let process = CacheProcess::start(kind, &program, origin).await;
-        Some(Self { kind, process, log })
+        let process = CacheProcess::start_with(kind, &program, origin, vary).await;
+        Some(Self {
+            kind,
+            vary,
+            deltas,
+            process,
+            log,
+        })
     }
 
-    /// `GET` the file through the cache with `fields`.
+    /// `reply` carries the server's `Vary` (gone where Varnish removed it from what it
+    /// stores) and its `Cache-Control`: `private` on a delta unless the deltas are
+    /// shared.
+    fn assert_policy(&self, reply: &Reply, who: &str) {
+        let headers: &HeaderMap = &reply.1;
+        let removed = self.vary == Vary::Ignored && self.kind == CacheKind::Varnish;
+        let vary = (!removed).then_some(VARY_BOTH);
+        assert_eq!(header(headers, VARY), vary, "{who}");
+        let delta = matches!(header(headers, CONTENT_ENCODING), Some("dcb" | "dcz"));
+        let policy = match (delta, self.deltas) {
+            (true, Deltas::Private) => PRIVATE_IMMUTABLE,
+            _ => IMMUTABLE,
+        };
+        assert_eq!(header(headers, CACHE_CONTROL), Some(policy), "{who}");
+    }
+
+    /// `GET` the file through the cache with `fields`; the reply carries the
+    /// server's policy (`assert_policy`).
     async fn get(&self, app: &App, fields: &Fields) -> Reply {
         let fields: Vec<(&str, &str)> = fields
             .iter()
             .map(|(name, value)| (*name, value.as_str()))
             .collect();
-        get(self.process.addr, app.url, &fields).await
+        let reply = get(self.process.addr, app.url, &fields).await;
+        self.assert_policy(&reply, &format!("{}: {fields:?}", self.kind));
+        reply
     }
 
     /// The cache says `expected` (`HIT` or `MISS`) for `reply`.

@@ -149,16 +149,43 @@
 //!   two `Available-Dictionary` lines) gets what it got before.
 //! - [`Asset::deltas()`](crate::Asset::deltas) lists them, and
 //!   [`ASSETS.report()`](crate::Assets::report) says what they add.
-//! - **Caches in front** (a CDN, nginx, Varnish) must pass `Accept-Encoding` and
-//!   `Available-Dictionary` through unchanged and honour `Vary: accept-encoding,
-//!   available-dictionary`, or else send those requests to the server uncached. A
-//!   cache that rewrites `Accept-Encoding` (Varnish's default gzip handling: run it
-//!   with `-p http_gzip_support=off`) loses the deltas and br; one that ignores `Vary`
-//!   would hand one client's `dcb` body to another. nginx's `proxy_cache` and Varnish
-//!   with its built-in VCL keep every variant apart as they are, with nothing about
-//!   dictionaries in their configuration (the repository's
-//!   `tests/tests/proxy_dictionary.rs` checks both, in either order of clients);
-//!   Cloudflare passes dictionaries through since April 2026.
+//! - **Caches in front** (a CDN, nginx, Varnish) never hand a `dcb`/`dcz` body to
+//!   another client: by default such an answer is sent `private` (its policy with
+//!   `public` and `s-maxage` dropped: `private, max-age=31536000, immutable` at a
+//!   hashed URL), so no shared cache stores it, even one that keys its copies on the
+//!   URL alone and ignores `Vary`. Every other answer of the file (br, gzip, identity)
+//!   is shared as before; a client with the dictionary gets the delta from the server,
+//!   or the shared br when the cache already holds it, and never a body it cannot
+//!   decode. The repository's `tests/tests/proxy_dictionary.rs` checks this behind
+//!   nginx with `proxy_ignore_headers Vary` and Varnish with `Vary` removed, in either
+//!   order of clients.
+//! - Where every cache in front passes `Accept-Encoding` and `Available-Dictionary`
+//!   through unchanged and keeps a copy per value (honours `Vary: accept-encoding,
+//!   available-dictionary`), [`ServeAssets::shared_cache_deltas`](crate::ServeAssets::shared_cache_deltas)
+//!   lets it store the deltas too. nginx's `proxy_cache` and Varnish with its built-in
+//!   VCL do, with nothing about dictionaries in their configuration; Varnish must run
+//!   with `-p http_gzip_support=off` (else it asks for gzip whatever the client accepts:
+//!   safe, but no client gets br or a delta).
+//!
+//! | cache in front | what to set |
+//! |---|---|
+//! | Cloudflare | the default: it passes `Available-Dictionary` through (since April 2026) but has been seen to replay one stored `dcb` body to br, gzip and identity clients; it does not store `private` answers |
+//! | Fastly | the default; `shared_cache_deltas()` only with a VCL that keeps `Available-Dictionary` in the request and `Vary` in the stored response |
+//! | CloudFront | the default, with `Available-Dictionary` in the origin request policy (else the server never sees it and sends no delta: safe, and no saving); CloudFront keys only on the fields of its cache policy |
+//! | nginx `proxy_cache` | either; `shared_cache_deltas()` unless `proxy_ignore_headers Vary` is set |
+//! | Varnish | either, with `-p http_gzip_support=off`; the default if the VCL removes or rewrites `Vary` |
+//!
+//! To check a deployment, with `OLD` the earlier release's URL of a hashed file and
+//! `NEW` this release's: ask once as a browser holding the dictionary, then as one
+//! without it. The first must say `content-encoding: dcb` (or `dcz`) and `cache-control:
+//! private, …` (unless the deltas are shared); the second, asked right after, must say
+//! `br`, never `dcb`, whatever the CDN's cache status field says:
+//!
+//! ```text
+//! dict=":$(curl -s "$OLD" | openssl dgst -sha256 -binary | base64):"
+//! curl -s -o /dev/null -D - -H 'accept-encoding: dcb, dcz, br' -H "available-dictionary: $dict" "$NEW"
+//! curl -s -o /dev/null -D - -H 'accept-encoding: br, gzip' "$NEW"
+//! ```
 //!
 //! What a browser that kept release 1 downloads for release 2's file, and what it costs
 //! (`cargo run --release --manifest-path bench/Cargo.toml --bin bench-dictionary` in

@@ -40,6 +40,7 @@ pub(crate) fn not_found(
     let added = Added {
         cache_control: &NO_CACHE,
         fields: page_fields,
+        shared_deltas: false,
     };
     *response.headers_mut() = representation_headers(&rep, added, Part::ErrorPage);
     if !is_head {

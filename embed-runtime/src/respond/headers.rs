@@ -54,6 +54,10 @@ pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 pub(crate) struct Added<'a> {
     pub(crate) cache_control: &'a HeaderValue,
     pub(crate) fields: &'a [(HeaderName, HeaderValue)],
+    /// Shared caches may store dictionary-compressed bodies
+    /// ([`ServeAssets::shared_cache_deltas`](crate::ServeAssets::shared_cache_deltas)):
+    /// else a `dcb`/`dcz` answer's `Cache-Control` is made [`private`].
+    pub(crate) shared_deltas: bool,
 }
 
 /// The headers of a 200 and of a 304 for one stored variant, built once per service so
@@ -176,7 +180,11 @@ pub(crate) fn representation_headers(
         }
         out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
     }
-    out.insert(CACHE_CONTROL, added.cache_control.clone());
+    if rep.encoding.needs_dictionary() && !added.shared_deltas {
+        out.insert(CACHE_CONTROL, private(added.cache_control));
+    } else {
+        out.insert(CACHE_CONTROL, added.cache_control.clone());
+    }
     // Rules never name the fields set here (`header` refuses them), so the order
     // does not matter and nothing is overwritten.
     for (name, value) in added.fields {
@@ -238,6 +246,47 @@ pub(crate) fn representation_headers(
     out
 }
 
+/// `policy` for a body only the client that named its dictionary can decode: with
+/// `private`, so no shared cache stores it. A cache that does not key on
+/// `Available-Dictionary` (one that ignores `Vary`, or honours `Vary: accept-encoding`
+/// alone, as some CDNs do) would otherwise hand the `dcb`/`dcz` body to every client.
+/// `public` and `s-maxage`, which speak to shared caches only, are dropped; a policy
+/// that already says `private` or `no-store` is kept as it is. The browser's own cache
+/// is private: it keeps the body, and its lifetime, as before.
+fn private(policy: &HeaderValue) -> HeaderValue {
+    // Directives split at commas, as RFC 9111 §5.2 lists them. A comma inside a quoted
+    // argument (`no-cache="a, b"`) splits it too, but the pieces are joined again as
+    // they were: only a whole `public` or `s-maxage=…` piece is ever dropped.
+    let directives: Vec<&[u8]> = policy
+        .as_bytes()
+        .split(|&byte| byte == b',')
+        .map(<[u8]>::trim_ascii)
+        .filter(|directive| !directive.is_empty())
+        .collect();
+    let name = |directive: &[u8]| -> Vec<u8> {
+        let end = directive
+            .iter()
+            .position(|&byte| byte == b'=')
+            .unwrap_or(directive.len());
+        directive[..end].trim_ascii().to_ascii_lowercase()
+    };
+    if directives
+        .iter()
+        .any(|directive| matches!(&name(directive)[..], b"private" | b"no-store"))
+    {
+        return policy.clone();
+    }
+    let mut value = b"private".to_vec();
+    for directive in directives {
+        if !matches!(&name(directive)[..], b"public" | b"s-maxage") {
+            value.extend_from_slice(b", ");
+            value.extend_from_slice(directive);
+        }
+    }
+    // Built from a valid value's own bytes and ASCII: valid too.
+    HeaderValue::from_bytes(&value).unwrap_or(HeaderValue::from_static("private"))
+}
+
 fn content_range(range: &ByteRange, len: u64) -> HeaderValue {
     // Digits, '-', '/' and a space: always a valid header value.
     HeaderValue::try_from(format!("bytes {}-{}/{len}", range.start, range.end)).unwrap_or(BYTES)
@@ -273,6 +322,7 @@ mod tests {
         let added = Added {
             cache_control: &NO_CACHE,
             fields: &[],
+            shared_deltas: false,
         };
         for part in [
             Part::Whole,
@@ -286,5 +336,71 @@ mod tests {
                 assert!(SERVICE_FIELDS.contains(name), "{name} is not on the list");
             }
         }
+    }
+
+    #[test]
+    fn a_dictionary_body_is_private_and_others_keep_the_policy() {
+        let cases = [
+            (
+                "public, max-age=31536000, immutable",
+                "private, max-age=31536000, immutable",
+            ),
+            (
+                "max-age=0, stale-while-revalidate=2592000, proxy-revalidate",
+                "private, max-age=0, stale-while-revalidate=2592000, proxy-revalidate",
+            ),
+            ("PUBLIC,max-age=60 , S-MaxAge=300", "private, max-age=60"),
+            ("no-cache", "private, no-cache"),
+            (
+                "no-cache=\"set-cookie, x-a\", public",
+                "private, no-cache=\"set-cookie, x-a\"",
+            ),
+            ("private, max-age=60", "private, max-age=60"),
+            ("no-store", "no-store"),
+            ("", "private"),
+        ];
+        for (policy, expected) in cases {
+            let policy = HeaderValue::from_static(policy);
+            assert_eq!(private(&policy), expected, "{policy:?}");
+        }
+        let mut rep = Representation {
+            content_type: "text/css",
+            encoding: Encoding::DictionaryBrotli,
+            validators: crate::precondition::Validators {
+                etag: Some("\"a\""),
+                modified: 0,
+            },
+            len: 10,
+            values: HeaderValues {
+                etag: Some(HeaderValue::from_static("\"a\"")),
+                last_modified: HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT"),
+                content_type: HeaderValue::from_static("text/css"),
+                content_length: HeaderValue::from_static("10"),
+            },
+            negotiated: Negotiated::EncodingAndDictionary,
+            dictionary_match: None,
+        };
+        let immutable = HeaderValue::from_static("public, max-age=31536000, immutable");
+        let policy = |rep: &Representation<'_>, shared_deltas, part| {
+            let added = Added {
+                cache_control: &immutable,
+                fields: &[],
+                shared_deltas,
+            };
+            representation_headers(rep, added, part)[CACHE_CONTROL].clone()
+        };
+        for part in [
+            || Part::Whole,
+            || Part::NotModified,
+            || Part::Range(ByteRange { start: 0, end: 4 }),
+        ] {
+            assert_eq!(
+                policy(&rep, false, part()),
+                "private, max-age=31536000, immutable"
+            );
+            assert_eq!(policy(&rep, true, part()), immutable);
+        }
+        rep.encoding = Encoding::Brotli;
+        assert_eq!(policy(&rep, false, Part::Whole), immutable);
     }
 }

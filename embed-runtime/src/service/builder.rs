@@ -254,6 +254,33 @@ impl ServeAssets {
         self.configure(|options| options.nosniff = false)
     }
 
+    /// Lets shared caches (a CDN, a reverse proxy) store the bodies compressed against
+    /// a dictionary (`dcb`, `dcz`; the macro's `releases` option makes them). By
+    /// default such an answer is sent with its policy made `private` (`public` and
+    /// `s-maxage` dropped, so `public, max-age=31536000, immutable` becomes `private,
+    /// max-age=31536000, immutable`): only the client that named the dictionary can
+    /// decode it, and a cache that does not key its copies on `Available-Dictionary`
+    /// (one that ignores `Vary`, or honours only `Vary: accept-encoding`) would hand
+    /// it to every client. Browsers keep it as before; every other answer of the file
+    /// (br, gzip, identity) stays shareable, so a client without dictionaries loses
+    /// nothing and one with them gets the delta from the server.
+    ///
+    /// Call this only when every cache in front passes `Available-Dictionary` through
+    /// and keeps a copy per value (honours `Vary: accept-encoding,
+    /// available-dictionary`, as nginx's `proxy_cache` and Varnish's built-in VCL do):
+    /// the deltas are then cached too. [Deploying](crate::guide::deploying) says how to
+    /// check a CDN with two `curl` commands.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().shared_cache_deltas();
+    /// # let _ = service;
+    /// ```
+    pub fn shared_cache_deltas(self) -> Self {
+        self.configure(|options| options.shared_deltas = true)
+    }
+
     /// Answers unknown paths with this asset's bytes and status 404 (instead of a
     /// plain-text 404). The page is negotiated like any asset but carries no
     /// validators, so a cache never turns it into a 304.

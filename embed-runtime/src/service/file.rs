@@ -49,6 +49,7 @@ impl FileRequest {
             fields: &self.fields,
             prebuilt: None,
             vary_accept: self.vary_accept,
+            shared_deltas: false,
         };
         let file = match read {
             Ok(file) => file,
@@ -73,6 +74,8 @@ impl FileRequest {
             respond::Added {
                 cache_control: &self.cache_control,
                 fields: &self.fields,
+                // A file read from disk has no dictionary-compressed body.
+                shared_deltas: false,
             },
             None,
             |slices| Body::from_file(content, slices, chunk_size, budget),

@@ -90,6 +90,7 @@ pub(super) fn answer_embedded<'a>(
         respond::Added {
             cache_control: policy.cache_control,
             fields: &policy.fields[..],
+            shared_deltas: policy.shared_deltas,
         },
         prebuilt,
         |slices| Body::from_memory(Bytes::from_static(variant.body()), slices),

@@ -77,6 +77,9 @@ pub(super) struct Options {
     pub(super) csp: Option<String>,
     /// `preload_links`: each page's `Link` preload values.
     pub(super) preload: bool,
+    /// `shared_cache_deltas`: `dcb`/`dcz` answers keep the policy as it is, instead of
+    /// being made `private`.
+    pub(super) shared_deltas: bool,
 }
 
 impl Options {
@@ -103,6 +106,7 @@ impl Options {
             nosniff: true,
             csp: None,
             preload: false,
+            shared_deltas: false,
         }
     }
 }
@@ -267,6 +271,7 @@ impl fmt::Debug for ServeAssets {
             .field("nosniff", &config.nosniff)
             .field("content_security_policy", &config.csp)
             .field("preload_links", &config.preload)
+            .field("shared_cache_deltas", &config.shared_deltas)
             .finish()
     }
 }

@@ -69,6 +69,8 @@ pub(super) struct Policy<'t> {
     pub(super) prebuilt: Option<&'t [PrebuiltHeaders]>,
     /// The choice depended on `Accept` (the fallback): `Vary` says so.
     pub(super) vary_accept: bool,
+    /// `shared_cache_deltas`: see [`Added::shared_deltas`](crate::respond::Added).
+    pub(super) shared_deltas: bool,
 }
 
 /// Where a request's path leads, with the policy resolved from the options.
@@ -105,18 +107,21 @@ pub(super) fn route<'t>(
             fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
             vary_accept: false,
+            shared_deltas: options.shared_deltas,
         },
         Url::Own | Url::Fingerprinted => Policy {
             cache_control: &tables.cache_control[index],
             fields: &tables.fields[index],
             prebuilt: Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
             vary_accept: false,
+            shared_deltas: options.shared_deltas,
         },
         Url::Fallback => Policy {
             cache_control: &FALLBACK_CACHE_CONTROL,
             fields: &tables.fields[index],
             prebuilt: None,
             vary_accept: true,
+            shared_deltas: options.shared_deltas,
         },
     };
     Target::Asset(asset, policy)

@@ -89,6 +89,7 @@ impl Tables {
                     let added = Added {
                         cache_control,
                         fields,
+                        shared_deltas: options.shared_deltas,
                     };
                     prebuild(asset, added)
                 } else {
@@ -104,6 +105,7 @@ impl Tables {
                     let added = Added {
                         cache_control: &options.fingerprinted_cache_control,
                         fields,
+                        shared_deltas: options.shared_deltas,
                     };
                     prebuild(asset, added)
                 }
