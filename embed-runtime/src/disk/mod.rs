@@ -76,7 +76,7 @@ pub(crate) struct Opened {
 async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
     blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
-        let version = FileVersion::of(&meta);
+        let version = FileVersion::of(&self::version::settled(&file, meta)?);
         let etag = tags.of_open(&path, &version, &mut file);
         advise_sequential(&file);
         Ok((Opened { file, version }, etag))
@@ -167,6 +167,7 @@ pub(crate) fn is_regular_file(path: &Path) -> bool {
 async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {
     blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
+        let meta = self::version::settled(&file, meta)?;
         let len = meta.len() as usize;
         let mut bytes = Vec::with_capacity(len + room(len));
         let start = lead(&bytes, 0, len);

@@ -1,8 +1,27 @@
 //! [`FileVersion`]: which bytes a file holds, as far as its metadata can tell, taken
 //! when it is opened and checked again with every chunk read.
 
-use std::fs::Metadata;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::fs::{File, Metadata};
+use std::io;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long after its last status change a file may still be in the middle of a write
+/// that no later change of its metadata will show.
+///
+/// The kernel stamps a write's times once, when the `write` call starts (and from a
+/// clock that may run one timer tick behind), not when it ends: a download that opens
+/// the file while one long `write` is still copying sees the new times, nothing in the
+/// metadata moves again when the write ends, and a reader that overtakes the writer
+/// would send a body of mixed bytes that every version check passes. So a file whose
+/// ctime is this recent is left alone until it is older ([`settled`]): a write shorter
+/// than this (a 6 MiB `write` takes a few ms, a tick is at most 10 ms) has ended by
+/// then, and one that takes longer stamps the times again with each later `write`
+/// call, which the checks per chunk see.
+pub(crate) const SETTLE: Duration = Duration::from_millis(100);
+
+/// How many times [`settled`] waits for a file that keeps changing, before it takes
+/// the version as it is (the checks per chunk still cut a body the writes change).
+const SETTLE_TRIES: u32 = 5;
 
 /// What a response from a file is about: its length and modification time (which the
 /// validators state), and where the platform tells them, its device and inode (which
@@ -77,6 +96,46 @@ impl FileVersion {
     }
 }
 
+/// The metadata of the open `file` (`meta`, just taken) once no write can still be
+/// under way that began before it was taken: when its ctime is within [`SETTLE`] of
+/// now, waits out the rest and looks again. Blocks the calling thread (at most
+/// `SETTLE` per look): call it where files are opened, on the blocking pool.
+pub(crate) fn settled(file: &File, mut meta: Metadata) -> io::Result<Metadata> {
+    for _ in 0..SETTLE_TRIES {
+        let Some(wait) = unsettled_for(status_change(&meta), SystemTime::now()) else {
+            break;
+        };
+        std::thread::sleep(wait);
+        meta = file.metadata()?;
+    }
+    Ok(meta)
+}
+
+/// How much longer a file whose status last changed at `changed` may still be under a
+/// write, at `now`; `None` once it is not. A change stamped after `now` (the clock set
+/// back) waits `SETTLE` at the most.
+fn unsettled_for(changed: Option<SystemTime>, now: SystemTime) -> Option<Duration> {
+    let settled_at = changed? + SETTLE;
+    let wait = settled_at.duration_since(now).ok()?.min(SETTLE);
+    (!wait.is_zero()).then_some(wait)
+}
+
+/// The status change time (ctime), where the platform has one.
+fn status_change(meta: &Metadata) -> Option<SystemTime> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let secs = u64::try_from(meta.ctime()).ok()?;
+        let nanos = meta.ctime_nsec().clamp(0, 999_999_999) as u32;
+        Some(UNIX_EPOCH + Duration::new(secs, nanos))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
 /// When the file's bytes last changed, as far as its metadata can tell: the later of
 /// its mtime and, where the platform has one, its status change time.
 ///
@@ -90,18 +149,7 @@ impl FileVersion {
 /// a 304 too many.)
 fn last_change(meta: &Metadata) -> SystemTime {
     let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let ctime = u64::try_from(meta.ctime()).ok().map(|secs| {
-            UNIX_EPOCH
-                + std::time::Duration::new(secs, meta.ctime_nsec().clamp(0, 999_999_999) as u32)
-        });
-        if let Some(ctime) = ctime {
-            return mtime.max(ctime);
-        }
-    }
-    mtime
+    status_change(meta).map_or(mtime, |ctime| mtime.max(ctime))
 }
 
 /// The last second an HTTP-date can state (9999-12-31T23:59:59Z).
@@ -133,6 +181,44 @@ mod tests {
 
     fn version(file: &std::fs::File) -> FileVersion {
         FileVersion::of(&file.metadata().unwrap())
+    }
+
+    #[test]
+    fn a_file_changed_within_the_settling_time_is_waited_for() {
+        let now = SystemTime::now();
+        assert_eq!(unsettled_for(Some(now), now), Some(SETTLE));
+        let ms = Duration::from_millis;
+        assert_eq!(
+            unsettled_for(Some(now - ms(30)), now),
+            Some(SETTLE - ms(30))
+        );
+        assert_eq!(unsettled_for(Some(now - SETTLE), now), None);
+        assert_eq!(unsettled_for(Some(now - ms(5_000)), now), None);
+        // A ctime ahead of the clock waits once, not for an hour.
+        assert_eq!(
+            unsettled_for(Some(now + Duration::from_secs(3_600)), now),
+            Some(SETTLE)
+        );
+        assert_eq!(unsettled_for(None, now), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn settled_metadata_is_taken_once_the_last_change_is_settle_old() {
+        let path = temp_file("settle", b"just written");
+        let file = std::fs::File::open(&path).unwrap();
+        let meta = settled(&file, file.metadata().unwrap()).unwrap();
+        let changed = status_change(&meta).unwrap();
+        assert!(
+            SystemTime::now().duration_since(changed).unwrap() >= SETTLE,
+            "returned while the change was recent"
+        );
+        // An old file is not waited for: its metadata comes back as it was.
+        let start = std::time::Instant::now();
+        let again = settled(&file, file.metadata().unwrap()).unwrap();
+        assert!(start.elapsed() < SETTLE);
+        assert_eq!(FileVersion::of(&again), FileVersion::of(&meta));
+        std::fs::remove_file(path).unwrap();
     }
 
     #[test]
