@@ -38,8 +38,10 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
-# No test may pass by skipping what it checks.
+# No test may pass by skipping what it checks; the tests that build crates of their
+# own, which a plain `cargo test` skips, run.
 export EMBED_TEST_REQUIRE_ALL=1
+export EMBED_TEST_SLOW=1
 
 # Disk: the suite builds the workspace in many feature sets, plus the crates trybuild and
 # the scratch tests make (which do not read the workspace's profiles). No debug info and no
@@ -109,26 +111,28 @@ run cargo test -p integration-tests --all-features --test leptos -- --ignored
 # commands of their own in CONTRIBUTING.md.
 
 # The library as published (without the fuzz entry the repository's config turns on):
-# no features, each feature on its own, the defaults and all together (unit tests and
-# doctests; .ci/run lints the same combinations). `host-features` keeps the macro's
-# host dependencies as the workspace build has them, so the macro is built once.
+# no features, each feature on its own and all together, checked (and, under CI's
+# clippy driver, linted) with its unit tests; with no features and with the defaults,
+# its unit tests and doctests run too (every one of them ran above with every feature).
+# `host-features` keeps the macro's host dependencies as the workspace build has them,
+# so the macro is built once.
 export EMBED_ASSETS_UNSTABLE_FUZZ=0
-# First each set as a user's crate builds it: the library alone (`--lib`), so no
+# Each set as a user's crate builds it: the library alone (`--lib`), so no
 # dev-dependency adds features to a dependency the set leaves out (Poem 3.1 needs
-# tokio's `net` and did not ask for it; the tests' tokio has it).
+# tokio's `net` and did not ask for it; the tests' tokio has it); then its unit tests
+# (`--tests`, in check mode: compiled and linted, not run).
 # The library's features: tower, one per framework of the registry (those with a
 # feature, and axum and serve, which are default features of the library), zstd.
 features="tower axum serve $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}
+  run cargo check -p embed-assets -p host-features --tests --no-default-features \
+    ${feature:+--features "embed-assets/$feature"}
 done
+run cargo check -p embed-assets -p host-features --lib --tests --all-features
 run cargo test -p embed-assets -p host-features --no-default-features
-for feature in $features; do
-  run cargo test -p embed-assets -p host-features --no-default-features --features "embed-assets/$feature"
-done
 run cargo test -p embed-assets -p host-features
-run cargo test -p embed-assets -p host-features --all-features
 unset EMBED_ASSETS_UNSTABLE_FUZZ
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,

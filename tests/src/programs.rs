@@ -28,6 +28,27 @@ pub fn skip(reason: &str) {
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
 }
 
+/// The variable that runs the tests [`slow`] gates (`tests/run.sh` sets it, and
+/// [`REQUIRE_ALL`] implies it).
+pub const SLOW: &str = "EMBED_TEST_SLOW";
+
+/// Whether to run the calling test, which builds crates of its own with cargo (tens
+/// of seconds each): yes with [`SLOW`] or [`REQUIRE_ALL`] set to `1`; otherwise it
+/// is [`skip`]ped, naming `file` (its `tests/tests/` file, without `.rs`) in the
+/// command that runs it. This keeps a plain `cargo test`, the quick loop, to the unit,
+/// compile-fail and HTTP tests.
+pub fn slow(file: &str) -> bool {
+    let set = |name| std::env::var_os(name).is_some_and(|value| value == "1");
+    if set(SLOW) || set(REQUIRE_ALL) {
+        return true;
+    }
+    skip(&format!(
+        "builds crates of its own; `{SLOW}=1 cargo test -p integration-tests --test {file}` \
+         or `bash tests/run.sh` runs it"
+    ));
+    false
+}
+
 /// The first of `names` found on `PATH` (then in `extra_dirs`), or `None` after
 /// [`skip`]ping the calling test with a reason naming the missing program and its Debian package.
 ///

@@ -73,6 +73,9 @@ fn run_and_list(krate: &Crate) -> Vec<Printed> {
 
 #[test]
 fn ten_thousand_tiny_files_are_all_embedded_with_distinct_etags() {
+    if !integration_tests::programs::slow("macro_abuse") {
+        return;
+    }
     let krate = Crate::new("ten_thousand_files");
     let (folders, per_folder) = (100, 100);
     for folder in 0..folders {
@@ -120,6 +123,9 @@ fn ten_thousand_tiny_files_are_all_embedded_with_distinct_etags() {
 
 #[test]
 fn odd_but_legal_names_are_each_served_under_their_own_key() {
+    if !integration_tests::programs::slow("macro_abuse") {
+        return;
+    }
     let krate = Crate::new("odd_names");
     let site = krate.site();
     // 100 folders deep.
@@ -245,6 +251,9 @@ fn listing(assets: &[Printed]) -> Vec<&str> {
 
 #[test]
 fn an_empty_folder_or_one_with_only_dotfiles_is_an_error_unless_allowed() {
+    if !integration_tests::programs::slow("macro_abuse") {
+        return;
+    }
     let krate = Crate::new("only_dotfiles");
     fs::create_dir_all(krate.site().join("a/b/c")).unwrap();
     fs::write(krate.site().join(".env"), "SECRET=1").unwrap();
@@ -306,6 +315,9 @@ const SPECIAL_MAIN: &str = "assert!(A.get(\"/index.html\").is_some());\n    \
 #[cfg(unix)]
 #[test]
 fn a_unix_socket_in_the_folder_is_skipped_or_reported() {
+    if !integration_tests::programs::slow("macro_abuse") {
+        return;
+    }
     let krate = Crate::new("unix_socket");
     fs::write(krate.site().join("index.html"), "<p>hi</p>").unwrap();
     let _listener = std::os::unix::net::UnixListener::bind(krate.site().join("app.sock")).unwrap();
@@ -318,6 +330,9 @@ fn a_unix_socket_in_the_folder_is_skipped_or_reported() {
 #[cfg(unix)]
 #[test]
 fn a_named_pipe_in_the_folder_is_reported_without_blocking() {
+    if !integration_tests::programs::slow("macro_abuse") {
+        return;
+    }
     let krate = Crate::new("named_pipe");
     fs::write(krate.site().join("index.html"), "<p>hi</p>").unwrap();
     let made = std::process::Command::new("mkfifo")

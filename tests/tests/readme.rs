@@ -20,6 +20,9 @@ fn block_after<'a>(readme: &'a str, heading: &str, lang: &str) -> &'a str {
 
 #[test]
 fn the_quick_start_builds_as_written() {
+    if !integration_tests::programs::slow("readme") {
+        return;
+    }
     let readme =
         fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
     let manifest = block_after(&readme, "## Quick start", "toml");
@@ -161,11 +164,16 @@ fn the_timeouts_server_is_the_example_that_builds() {
 }
 
 /// Every ```` ```rust,ignore ```` block of the guides: what rustdoc cannot build, as
-/// the crate depends neither on hyper nor on `embed-assets-build`. Each builds here,
+/// the crate depends neither on hyper nor on `embed-assets-build`. (The snippets of
+/// Leptos and Dioxus apps in the frameworks guide are ```` ```ignore ````: they need
+/// those frameworks; `tests/tests/leptos.rs` builds the Leptos example they come from.) Each builds here,
 /// as a binary of one crate with the plain-hyper example's `Cargo.toml` lines and
 /// `embed-assets-build`, with `public/` and `frontend/dist/` folders to embed.
 #[test]
 fn the_guides_examples_rustdoc_does_not_build_do_build() {
+    if !integration_tests::programs::slow("readme") {
+        return;
+    }
     let guides = [
         "frameworks",
         "macro_options",

@@ -23,6 +23,9 @@ fn crate_with(test: &str, runtime_features: &str) -> Crate {
 
 #[test]
 fn without_the_axum_feature_mounting_in_axum_fails_at_the_service_and_the_feature_fixes_it() {
+    if !integration_tests::programs::slow("without_axum") {
+        return;
+    }
     let krate = crate_with("without_axum", "");
     let outcome = krate.cargo("build");
     assert!(

@@ -466,7 +466,7 @@
 //! and the style sheet into `target/site`, and the server embeds that folder and puts it
 //! in front of its router:
 //!
-//! ```rust,ignore
+//! ```ignore
 //! #[embed_assets::embed("target/site", exclude = ["**/*.br", "**/*.gz", "**/*.d.ts"])]
 //! mod site {}
 //!
@@ -494,7 +494,7 @@
 //! HTML template, its `-dxh` names marked as fingerprinted, and put it in front of
 //! Dioxus's router without its file server:
 //!
-//! ```rust,ignore
+//! ```ignore
 //! #[embed_assets::embed("target/dx/app/release/web/public",
 //!     exclude = ["index.html", "**/*.br", "**/*.gz"], hashed = ["assets/*-dxh*"])]
 //! mod site {}
