@@ -300,11 +300,14 @@ fn content_range_unsatisfied(len: u64) -> HeaderValue {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_field_a_response_states_is_on_the_service_list() {
-        let rep = Representation {
+    /// A 10-byte style sheet of a file with deltas, in `encoding`.
+    fn style_sheet(
+        encoding: Encoding,
+        dictionary_match: Option<&'static str>,
+    ) -> Representation<'static> {
+        Representation {
             content_type: "text/css",
-            encoding: Encoding::Brotli,
+            encoding,
             validators: crate::precondition::Validators {
                 etag: Some("\"a\""),
                 modified: 0,
@@ -317,8 +320,13 @@ mod tests {
                 content_length: HeaderValue::from_static("10"),
             },
             negotiated: Negotiated::EncodingAndDictionary,
-            dictionary_match: Some("/app.*.css"),
-        };
+            dictionary_match,
+        }
+    }
+
+    #[test]
+    fn every_field_a_response_states_is_on_the_service_list() {
+        let rep = style_sheet(Encoding::Brotli, Some("/app.*.css"));
         let added = Added {
             cache_control: &NO_CACHE,
             fields: &[],
@@ -363,23 +371,7 @@ mod tests {
             let policy = HeaderValue::from_static(policy);
             assert_eq!(private(&policy), expected, "{policy:?}");
         }
-        let mut rep = Representation {
-            content_type: "text/css",
-            encoding: Encoding::DictionaryBrotli,
-            validators: crate::precondition::Validators {
-                etag: Some("\"a\""),
-                modified: 0,
-            },
-            len: 10,
-            values: HeaderValues {
-                etag: Some(HeaderValue::from_static("\"a\"")),
-                last_modified: HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT"),
-                content_type: HeaderValue::from_static("text/css"),
-                content_length: HeaderValue::from_static("10"),
-            },
-            negotiated: Negotiated::EncodingAndDictionary,
-            dictionary_match: None,
-        };
+        let mut rep = style_sheet(Encoding::DictionaryBrotli, None);
         let immutable = HeaderValue::from_static("public, max-age=31536000, immutable");
         let policy = |rep: &Representation<'_>, shared_deltas, part| {
             let added = Added {
