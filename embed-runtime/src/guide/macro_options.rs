@@ -211,4 +211,7 @@
 //! ~25 s cold in a release build; without them, ~90 s. A debug build takes ~3 s, as it
 //! uses faster compression settings. With only the dev section, a release rebuild after
 //! editing a 900 KB bundle took 8.0 s instead of 4.0 s. Later builds reuse a cache
-//! keyed by content.
+//! keyed by content. `build-override` optimises every proc macro and build script of
+//! the crate: in an app with dozens of them (Leptos, say), name the macro's crates
+//! instead ([the frameworks guide](crate::guide::frameworks#leptos) lists them), or a
+//! cold release build takes twice as long.
