@@ -91,25 +91,6 @@ impl Body {
         }
     }
 
-    /// The body's bytes when it is one run of bytes in memory (an embedded body or a
-    /// range of it); the body itself otherwise.
-    #[cfg(feature = "serve")]
-    pub(crate) fn into_bytes(self) -> Result<Bytes, Body> {
-        match self.inner {
-            Inner::Once(bytes) => Ok(bytes),
-            inner => Err(Body { inner }),
-        }
-    }
-
-    /// The stream of an on-disk file's bytes this body is, if it is one.
-    #[cfg(all(feature = "serve", target_os = "linux"))]
-    pub(crate) fn disk_mut(&mut self) -> Option<&mut DiskBody> {
-        match &mut self.inner {
-            Inner::Disk(disk) => Some(disk),
-            _ => None,
-        }
-    }
-
     /// The slices of a file read at run time: shared slices of bytes read whole, or
     /// chunks read `chunk_size` at a time from the open file.
     pub(crate) fn from_file(
@@ -142,6 +123,28 @@ impl From<Bytes> for Body {
         }
         Body {
             inner: Inner::Once(bytes),
+        }
+    }
+}
+
+/// What `serve` takes of a body to write it itself.
+#[cfg(feature = "serve")]
+impl Body {
+    /// The body's bytes when it is one run of bytes in memory (an embedded body or a
+    /// range of it); the body itself otherwise.
+    pub(crate) fn into_bytes(self) -> Result<Bytes, Body> {
+        match self.inner {
+            Inner::Once(bytes) => Ok(bytes),
+            inner => Err(Body { inner }),
+        }
+    }
+
+    /// The stream of an on-disk file's bytes this body is, if it is one.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn disk_mut(&mut self) -> Option<&mut DiskBody> {
+        match &mut self.inner {
+            Inner::Disk(disk) => Some(disk),
+            _ => None,
         }
     }
 }

@@ -1,11 +1,14 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
-//! the background (`tags`), dev-mode files read whole, the start-up check, and the link
-//! checks of dev mode, each blocking call on the runtime's `pool`. What a file is, and
+//! the background (`tags`), the file side of `serve`'s `sendfile` path (`sendfile`),
+//! dev-mode files read whole, the start-up check, and the link checks of dev mode, each
+//! blocking call on the runtime's `pool`. What a file is, and
 //! whether it changed, is `version`. Every HTTP decision stays in `respond`.
 
 mod budget;
 mod pool;
+#[cfg(all(feature = "serve", target_os = "linux"))]
+pub(crate) mod sendfile;
 mod stream;
 mod tags;
 mod version;

@@ -16,7 +16,7 @@ use super::budget::{Chunk, Held, Lease, ReadBudget, SMALL_CHUNK};
 use super::pool::{Pool, Runtime};
 use super::{FileVersion, Opened, lead};
 use crate::error::Error;
-use crate::plan::Segment;
+pub(super) use crate::plan::Segment;
 use crate::range::ByteRange;
 
 type ReadResult = Result<(File, Vec<u8>, usize), Error>;
@@ -36,11 +36,11 @@ type ReadResult = Result<(File, Vec<u8>, usize), Error>;
 /// nothing read ahead for it.
 #[derive(Debug)]
 pub(crate) struct DiskBody {
-    segments: VecDeque<Segment>,
-    state: State,
-    chunk_size: usize,
-    version: FileVersion,
-    remaining: u64,
+    pub(super) segments: VecDeque<Segment>,
+    pub(super) state: State,
+    pub(super) chunk_size: usize,
+    pub(super) version: FileVersion,
+    pub(super) remaining: u64,
     budget: Arc<ReadBudget>,
     /// The chunks the server holds.
     held: Arc<Held>,
@@ -49,7 +49,7 @@ pub(crate) struct DiskBody {
 }
 
 #[derive(Debug)]
-enum State {
+pub(super) enum State {
     Idle(File),
     Reading(<Runtime as Pool>::Job<ReadResult>, Option<Lease>),
     Done,
@@ -216,51 +216,6 @@ impl DiskBody {
         true
     }
 
-    /// The bytes read at a time, when the budget has room.
-    #[cfg(all(feature = "serve", target_os = "linux"))]
-    pub(crate) fn chunk_size(&self) -> usize {
-        self.chunk_size
-    }
-
-    /// The front of the file range this body streams, for a server that sends it
-    /// itself (`sendfile`), all but its last `keep` bytes (0: the whole range); with
-    /// the open file and the version every byte must be of. `None` unless the body is
-    /// one file range, not begun, longer than `keep`. What the server sent of it, it
-    /// takes off with [`skip_front`](Self::skip_front).
-    #[cfg(all(feature = "serve", target_os = "linux"))]
-    pub(crate) fn front(&self, keep: u64) -> Option<(ByteRange, &File, FileVersion)> {
-        let State::Idle(file) = &self.state else {
-            return None;
-        };
-        let (Some(Segment::Range(range)), 1) = (self.segments.front(), self.segments.len()) else {
-            return None;
-        };
-        if range.len() <= keep {
-            return None;
-        }
-        let front = ByteRange {
-            start: range.start,
-            end: range.end - keep,
-        };
-        Some((front, file, self.version))
-    }
-
-    /// Takes the first `sent` bytes of the [`front`](Self::front) off the body: the
-    /// server sent them itself. The rest streams as chunks.
-    #[cfg(all(feature = "serve", target_os = "linux"))]
-    pub(crate) fn skip_front(&mut self, sent: u64) {
-        let Some(Segment::Range(range)) = self.segments.front_mut() else {
-            return;
-        };
-        let sent = sent.min(range.len());
-        if sent == range.len() {
-            self.segments.clear();
-        } else {
-            range.start += sent;
-        }
-        self.remaining -= sent;
-    }
-
     fn fail(&mut self, err: Error) -> Result<Bytes, Error> {
         self.state = State::Done;
         self.segments.clear();
@@ -287,11 +242,8 @@ fn read_chunk(
         .take(len)
         .read_to_end(&mut buffer)
         .map_err(Error::Read)?;
-    let now = file
-        .metadata()
-        .map_err(Error::Read)
-        .map(|meta| FileVersion::of(&meta))?;
-    if (buffer.len() - start) as u64 != len || !expected.holds(&now) {
+    let held = expected.held_by(&file).map_err(Error::Read)?;
+    if (buffer.len() - start) as u64 != len || !held {
         return Err(Error::Changed);
     }
     Ok((file, buffer, start))

@@ -88,6 +88,12 @@ impl FileVersion {
         same
     }
 
+    /// Whether the open `file`, looked at now, still [`holds`](Self::holds) this
+    /// version: the check every reader makes after its bytes are read or sent.
+    pub(crate) fn held_by(&self, file: &File) -> io::Result<bool> {
+        Ok(self.holds(&FileVersion::of(&file.metadata()?)))
+    }
+
     /// Whole seconds since the epoch, as `Last-Modified` states it.
     pub(crate) fn modified_secs(&self) -> u64 {
         self.stated
@@ -112,10 +118,19 @@ pub(crate) fn settled(file: &File, mut meta: Metadata) -> io::Result<Metadata> {
 }
 
 /// How much longer a file whose status last changed at `changed` may still be under a
-/// write, at `now`; `None` once it is not. A change stamped after `now` (the clock set
-/// back) waits `SETTLE` at the most.
+/// write, at `now`; `None` once it is not. A change stamped less than `SETTLE` after
+/// `now` (a file server's clock a little ahead) is waited for, `SETTLE` at most per
+/// look; one stamped further ahead (the clock set back) is not: the wait would repeat
+/// on every open until the clock caught up.
 fn unsettled_for(changed: Option<SystemTime>, now: SystemTime) -> Option<Duration> {
-    let settled_at = changed? + SETTLE;
+    let changed = changed?;
+    if changed
+        .duration_since(now)
+        .is_ok_and(|ahead| ahead > SETTLE)
+    {
+        return None;
+    }
+    let settled_at = changed + SETTLE;
     let wait = settled_at.duration_since(now).ok()?.min(SETTLE);
     (!wait.is_zero()).then_some(wait)
 }
@@ -194,10 +209,18 @@ mod tests {
         );
         assert_eq!(unsettled_for(Some(now - SETTLE), now), None);
         assert_eq!(unsettled_for(Some(now - ms(5_000)), now), None);
-        // A ctime ahead of the clock waits once, not for an hour.
+        // A ctime a little ahead of the clock is waited for, one look at a time; one
+        // far ahead (the clock set back) is not, or every open would wait until the
+        // clock caught up.
+        assert_eq!(unsettled_for(Some(now + ms(40)), now), Some(SETTLE));
+        assert_eq!(
+            unsettled_for(Some(now + ms(40)), now + SETTLE),
+            Some(ms(40))
+        );
+        assert_eq!(unsettled_for(Some(now + SETTLE + ms(1)), now), None);
         assert_eq!(
             unsettled_for(Some(now + Duration::from_secs(3_600)), now),
-            Some(SETTLE)
+            None
         );
         assert_eq!(unsettled_for(None, now), None);
     }

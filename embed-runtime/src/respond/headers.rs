@@ -3,15 +3,10 @@
 //! answers. Beside them, the one list of the fields the service owns, which the `header`
 //! rules are checked against.
 
-#[cfg(feature = "serve")]
-use std::sync::OnceLock;
-
 use http::header::{
     ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE,
     CONTENT_TYPE, ETAG, LAST_MODIFIED, LOCATION, VARY,
 };
-#[cfg(feature = "serve")]
-use http::header::{CONNECTION, DATE, TRAILER, TRANSFER_ENCODING};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::asset::{Asset, Variant};
@@ -71,9 +66,10 @@ pub(crate) struct PrebuiltHeaders {
     pub(super) ok: HeaderMap,
     /// The fields of a 304.
     pub(super) not_modified: HeaderMap,
-    /// Those of `ok` and of `not_modified` as HTTP/1.1 field lines, made on first use.
+    /// Those of `ok` and of `not_modified` as HTTP/1.1 field lines, made by `serve`
+    /// on first use.
     #[cfg(feature = "serve")]
-    lines: [OnceLock<Option<Box<[u8]>>>; 2],
+    pub(crate) lines: [std::sync::OnceLock<Option<Box<[u8]>>>; 2],
 }
 
 impl PrebuiltHeaders {
@@ -87,7 +83,7 @@ impl PrebuiltHeaders {
             ok,
             not_modified,
             #[cfg(feature = "serve")]
-            lines: [OnceLock::new(), OnceLock::new()],
+            lines: Default::default(),
         }
     }
 
@@ -98,36 +94,6 @@ impl PrebuiltHeaders {
         } else {
             &self.ok
         }
-    }
-
-    /// The fields of the 200 (or, `not_modified`, of the 304) as HTTP/1.1 field lines,
-    /// `name: value` and CRLF each, in the map's order: for a server that writes its
-    /// own response heads, so that a common answer's head is one copy. Made on first
-    /// use. `None` when the map holds a field such a server adds or rewrites
-    /// (`Connection`, `Date`, `Transfer-Encoding`, `Trailer`, a `Content-Length` other
-    /// than the 200's one): that head is then written field by field.
-    #[cfg(feature = "serve")]
-    pub(crate) fn field_lines(&self, not_modified: bool) -> Option<&[u8]> {
-        let map = self.fields(not_modified);
-        let lengths = usize::from(!not_modified);
-        self.lines[usize::from(not_modified)]
-            .get_or_init(|| {
-                let rewritten = [CONNECTION, DATE, TRANSFER_ENCODING, TRAILER];
-                if rewritten.iter().any(|name| map.contains_key(name))
-                    || map.get_all(CONTENT_LENGTH).iter().count() != lengths
-                {
-                    return None;
-                }
-                let mut lines = Vec::new();
-                for (name, value) in map {
-                    lines.extend_from_slice(name.as_str().as_bytes());
-                    lines.extend_from_slice(b": ");
-                    lines.extend_from_slice(value.as_bytes());
-                    lines.extend_from_slice(b"\r\n");
-                }
-                Some(lines.into_boxed_slice())
-            })
-            .as_deref()
     }
 
     /// The representation of `variant` (of `asset`, which these headers were built

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::io::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use http::header::{CONNECTION, CONTENT_LENGTH, DATE};
+use http::header::{CONNECTION, CONTENT_LENGTH, DATE, TRAILER, TRANSFER_ENCODING};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use http_body::Body as _;
 
@@ -121,9 +121,7 @@ pub(super) fn encode_prebuilt(
     let is_head = method == Method::HEAD;
     let body_len = (!prebuilt.body.is_empty()).then_some(prebuilt.body.len() as u64);
     let not_modified = prebuilt.status == StatusCode::NOT_MODIFIED;
-    let lines = prebuilt
-        .field_lines()
-        .filter(|_| not_modified || is_head || body_len.is_some());
+    let lines = field_lines(prebuilt).filter(|_| not_modified || is_head || body_len.is_some());
     let Some(lines) = lines else {
         return encode(
             prebuilt.status,
@@ -151,6 +149,37 @@ pub(super) fn encode_prebuilt(
     } else {
         body_len.unwrap_or(0)
     }
+}
+
+/// The fields of a prebuilt 200 or 304 as HTTP/1.1 field lines, `name: value` and
+/// CRLF each, in the map's order, so that a common answer's head is one copy; made on
+/// first use, and kept with the service's prebuilt map. `None` when the map holds a
+/// field this server adds or rewrites (`Connection`, `Date`, `Transfer-Encoding`,
+/// `Trailer`, a `Content-Length` other than the 200's one): that head is then written
+/// field by field.
+fn field_lines<'a>(prebuilt: &Prebuilt<'a>) -> Option<&'a [u8]> {
+    let not_modified = prebuilt.status == StatusCode::NOT_MODIFIED;
+    let fields = prebuilt.fields;
+    let map = fields.fields(not_modified);
+    let lengths = usize::from(!not_modified);
+    fields.lines[usize::from(not_modified)]
+        .get_or_init(|| {
+            let rewritten = [CONNECTION, DATE, TRANSFER_ENCODING, TRAILER];
+            if rewritten.iter().any(|name| map.contains_key(name))
+                || map.get_all(CONTENT_LENGTH).iter().count() != lengths
+            {
+                return None;
+            }
+            let mut lines = Vec::new();
+            for (name, value) in map {
+                lines.extend_from_slice(name.as_str().as_bytes());
+                lines.extend_from_slice(b": ");
+                lines.extend_from_slice(value.as_bytes());
+                lines.extend_from_slice(b"\r\n");
+            }
+            Some(lines.into_boxed_slice())
+        })
+        .as_deref()
 }
 
 /// Ends the `Connection` line, adding `close` when asked.

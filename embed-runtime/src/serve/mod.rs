@@ -18,9 +18,10 @@
 //! workers but the service (behind `Arc`s already) and the shutdown flag.
 
 mod connection;
+mod encode;
 mod fast;
-mod head;
 mod out;
+mod parse;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;

@@ -1,12 +1,22 @@
 //! What the fast path writes to a socket: the responses answered and not yet written,
-//! gathered so that the answers to pipelined requests go out in one `writev`, and the
-//! vectored write itself.
+//! gathered so that the answers to pipelined requests go out in one `writev`, the
+//! vectored write itself, and a response whose body is not one run of bytes in memory
+//! (its head, then the front of an on-disk file with `sendfile`, then its chunks).
 
+use std::future::poll_fn;
 use std::io::{self, IoSlice};
+use std::pin::pin;
 
 use bytes::Bytes;
+use http::{Method, Response};
+use http_body::Body as _;
 use tokio::io::{AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
+
+use super::encode;
+#[cfg(target_os = "linux")]
+use super::sendfile::Gate;
+use crate::body::Body;
 
 /// Responses answered and not written yet: their heads one after another in one
 /// buffer, each body a `Bytes` of its own (not copied). A connection writes them when
@@ -97,4 +107,102 @@ pub(super) async fn write_all_vectored(
 /// readiness again (tokio clears it only when no event came since the one it holds).
 pub(super) fn clear_readiness(stream: &TcpStream, interest: Interest) {
     let _ = stream.try_io(interest, || Err::<(), _>(io::ErrorKind::WouldBlock.into()));
+}
+
+/// How a response is written: to which method, whether it is the connection's last,
+/// and whether an on-disk file goes whole with `sendfile` (`Server::sendfile_whole_files`).
+#[derive(Clone, Copy)]
+pub(super) struct Writing<'a> {
+    pub(super) method: &'a Method,
+    pub(super) last: bool,
+    pub(super) sendfile_whole: bool,
+}
+
+/// Answers with `response`: into `batch` when its body is one run of bytes in memory,
+/// else its head and the responses before it written at once, then the body's chunks
+/// as they come.
+pub(super) async fn write_response(
+    stream: &mut TcpStream,
+    response: Response<Body>,
+    writing: &Writing<'_>,
+    batch: &mut Batch,
+) -> io::Result<()> {
+    let Writing {
+        method,
+        last,
+        sendfile_whole,
+    } = *writing;
+    let (parts, body) = response.into_parts();
+    let len = encode::encode(
+        parts.status,
+        &parts.headers,
+        encode::body_len(&body),
+        method,
+        last,
+        batch.head(),
+    );
+    if len == 0 {
+        batch.push(Bytes::new());
+        return Ok(());
+    }
+    let mut body = match body.into_bytes() {
+        Ok(bytes) => {
+            batch.push(bytes);
+            return Ok(());
+        }
+        Err(body) => body,
+    };
+    batch.push(Bytes::new());
+    batch.write(stream).await?;
+    let (mut sent, mut gate) = send_file_front(stream, &mut body, sendfile_whole).await?;
+    let mut body = pin!(body);
+    while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        // A body that fails (a file changed or unreadable mid-way) ends the connection
+        // short of its `Content-Length`: the client cannot take it for the whole.
+        let frame = frame.map_err(io::Error::other)?;
+        if let Ok(data) = frame.into_data() {
+            if sent + data.len() as u64 == len {
+                if let Some(gate) = gate.take() {
+                    gate.pass(sent).await?;
+                }
+            }
+            stream.write_all(&data).await?;
+            sent += data.len() as u64;
+        }
+    }
+    if sent == len {
+        Ok(())
+    } else {
+        Err(io::Error::from(io::ErrorKind::UnexpectedEof))
+    }
+}
+
+/// Without `sendfile`, every byte goes as the body's chunks, and no gate is waited for.
+#[cfg(not(target_os = "linux"))]
+async fn send_file_front(_: &TcpStream, _: &mut Body, _: bool) -> io::Result<(u64, Option<Gate>)> {
+    Ok((0, None))
+}
+
+/// Without `sendfile`, nothing to wait for.
+#[cfg(not(target_os = "linux"))]
+enum Gate {}
+
+#[cfg(not(target_os = "linux"))]
+impl Gate {
+    async fn pass(self, _: u64) -> io::Result<()> {
+        match self {}
+    }
+}
+
+/// Sends the front of an on-disk file's body with `sendfile` (see `sendfile`).
+#[cfg(target_os = "linux")]
+async fn send_file_front(
+    stream: &TcpStream,
+    body: &mut Body,
+    whole: bool,
+) -> io::Result<(u64, Option<Gate>)> {
+    match body.disk_mut() {
+        Some(disk) => super::sendfile::send_front(stream, disk, whole).await,
+        None => Ok((0, None)),
+    }
 }

@@ -54,17 +54,16 @@
 //! for there, and nothing is copied), and then sent from the worker. (nginx's answer
 //! to the same problem is `aio threads`.)
 
-use std::fs::File;
-use std::io::{self, IoSliceMut};
+use std::io;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use rustix::io::{Errno, ReadWriteFlags};
 use tokio::io::Interest;
 use tokio::net::TcpStream;
 
 use super::unread::Client;
-use crate::disk::{DiskBody, FileVersion};
+use crate::disk::DiskBody;
+use crate::disk::sendfile::{Pinned, kernel_setting};
 use crate::error::Error;
 use crate::range::ByteRange;
 
@@ -94,9 +93,12 @@ fn copied_tail(chunk_size: usize) -> Option<u64> {
 /// (the third number of `tcp_*mem`) or twice what `SO_*BUF` may set (`*mem_max`; the
 /// kernel doubles what it is given), whichever is larger.
 fn kernel_limit(tcp: &str, core: &str) -> Option<u64> {
-    let read = |name: &str| std::fs::read_to_string(format!("/proc/sys/{name}")).ok();
-    let autotuned = read(tcp)?.split_whitespace().nth(2)?.parse::<u64>().ok()?;
-    let set = read(core)?.trim().parse::<u64>().ok()?;
+    let autotuned = kernel_setting(tcp)?
+        .split_whitespace()
+        .nth(2)?
+        .parse::<u64>()
+        .ok()?;
+    let set = kernel_setting(core)?.trim().parse::<u64>().ok()?;
     Some(autotuned.max(set.saturating_mul(2)))
 }
 
@@ -133,17 +135,13 @@ pub(super) async fn send_front(
             },
         }
     };
-    let Some((range, file, version)) = disk.front(keep) else {
+    let Some(range) = disk.front(keep) else {
         return Ok((0, None));
     };
-    let sent = send(stream, file, version, range, client.as_ref()).await?;
+    let file = disk.pin()?;
+    let sent = send(stream, &file, range, client.as_ref()).await?;
     let gate = match client {
-        Some(client) if sent > 0 => Some(Gate {
-            client,
-            file: file.try_clone()?,
-            version,
-            sent,
-        }),
+        Some(client) if sent > 0 => Some(Gate { client, file, sent }),
         _ => None,
     };
     disk.skip_front(sent);
@@ -158,8 +156,8 @@ pub(super) async fn send_front(
 #[derive(Debug)]
 pub(super) struct Gate {
     client: Client,
-    file: File,
-    version: FileVersion,
+    /// The file, and the version its bytes must be of.
+    file: Pinned,
     /// The body's bytes sent with `sendfile`, its first.
     sent: u64,
 }
@@ -181,7 +179,7 @@ impl Gate {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(MOST_PAUSE);
         }
-        if version_holds(&self.file, self.version)? {
+        if self.file.holds()? {
             Ok(())
         } else {
             Err(io::Error::other(Error::Changed))
@@ -189,20 +187,14 @@ impl Gate {
     }
 }
 
-/// Whether `file` still holds `version`.
-fn version_holds(file: &File, version: FileVersion) -> io::Result<bool> {
-    Ok(version.holds(&FileVersion::of(&file.metadata()?)))
-}
-
 /// Sends `range` of `file` to `stream` with `sendfile`, checking after each call that
-/// the file still holds `version`. With a `client` of this machine, stops where what
+/// the file still holds its version. With a `client` of this machine, stops where what
 /// is left of `range` is no more than the client is behind by (the rest, and more, go
 /// as copies). The number of bytes sent; an error (and the connection then ends) when
 /// the socket fails or the file changed or shrank.
 async fn send(
     stream: &TcpStream,
-    file: &File,
-    version: FileVersion,
+    file: &Pinned,
     range: ByteRange,
     client: Option<&Client>,
 ) -> io::Result<u64> {
@@ -222,14 +214,12 @@ async fn send(
             }
         }
         let want = left.min(CHUNK);
-        if !in_cache(file, offset, want) {
-            warm(file, offset, want).await?;
+        if !file.in_cache(offset, want) {
+            file.warm(offset, want).await?;
         }
         let sent = stream
             .async_io(Interest::WRITABLE, || {
-                let mut at = offset;
-                rustix::fs::sendfile(stream, file, Some(&mut at), want as usize)
-                    .map_err(io::Error::from)
+                file.send_to(stream, offset, want as usize)
             })
             .await?;
         // Nothing sent with room in the socket: the file is shorter than its version.
@@ -241,65 +231,22 @@ async fn send(
             super::out::clear_readiness(stream, Interest::WRITABLE);
         }
         offset += sent as u64;
-        if !version_holds(file, version)? {
+        if !file.holds()? {
             return Err(io::Error::other(Error::Changed));
         }
     }
     Ok(offset - range.start)
 }
 
-/// Whether the first and last bytes of `len` bytes at `offset` are in the page cache
-/// (a read with `RWF_NOWAIT`). `false` also when the kernel or the file system cannot
-/// tell.
-fn in_cache(file: &File, offset: u64, len: u64) -> bool {
-    let mut byte = [0u8; 1];
-    [offset, offset + len - 1].into_iter().all(|at| {
-        let read = rustix::io::preadv2(
-            file,
-            &mut [IoSliceMut::new(&mut byte)],
-            at,
-            ReadWriteFlags::NOWAIT,
-        );
-        // `Ok(0)`, past the end: `sendfile` finds out. `EAGAIN`: not in the cache.
-        read.is_ok()
-    })
-}
-
-/// Reads `len` bytes at `offset` of `file` into the page cache on the blocking pool,
-/// without copying them anywhere: a `sendfile` to `/dev/null`.
-async fn warm(file: &File, offset: u64, len: u64) -> io::Result<()> {
-    static NULL: LazyLock<Option<File>> =
-        LazyLock::new(|| File::options().write(true).open("/dev/null").ok());
-    let Some(null) = NULL.as_ref() else {
-        // No `/dev/null`: the worker's `sendfile` waits for the disk itself.
-        return Ok(());
-    };
-    let file = file.try_clone()?;
-    crate::disk::blocking(move || {
-        let mut at = offset;
-        let mut left = len;
-        while left > 0 {
-            match rustix::fs::sendfile(null, &file, Some(&mut at), left as usize) {
-                Ok(0) => break,
-                Ok(n) => left -= n as u64,
-                Err(Errno::INTR) => {}
-                Err(err) => return Err(io::Error::from(err)),
-            }
-        }
-        Ok(())
-    })
-    .await
-}
-
 #[cfg(test)]
 mod tests {
-    use std::io::Write as _;
     use std::time::Duration;
 
     use tokio::io::AsyncReadExt as _;
     use tokio::net::{TcpListener, TcpStream};
 
     use super::*;
+    use crate::disk::sendfile::scratch;
 
     /// A loopback connection's two ends: the server's, then the client's.
     async fn connection() -> (TcpStream, TcpStream) {
@@ -317,23 +264,19 @@ mod tests {
     #[tokio::test]
     async fn the_gate_waits_for_the_client_then_checks_the_file() {
         const LEN: usize = 256 * 1024;
-        let path = std::env::temp_dir().join(format!("embed-assets-gate-{}", std::process::id()));
         for changed in [false, true] {
-            std::fs::write(&path, vec![1u8; LEN]).unwrap();
-            let file = File::open(&path).unwrap();
-            let version = FileVersion::of(&file.metadata().unwrap());
+            let (path, file) = scratch::file("embed-assets-gate", LEN);
             let (server, mut client) = connection().await;
             let range = ByteRange {
                 start: 0,
                 end: LEN as u64 - 1,
             };
             let on_this_machine = Client::on_this_machine(&server).expect("a loopback client");
-            let sent = send(&server, &file, version, range, None).await.unwrap();
+            let sent = send(&server, &file, range, None).await.unwrap();
             assert_eq!(sent, LEN as u64);
             let gate = Gate {
                 client: on_this_machine,
-                file: file.try_clone().unwrap(),
-                version,
+                file,
                 sent,
             };
             // No copies written after the page cache's bytes, none read: it waits.
@@ -344,12 +287,7 @@ mod tests {
                 "the gate let the last chunk go before the client read"
             );
             if changed {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .unwrap()
-                    .write_all(&[2u8; 100])
-                    .unwrap();
+                scratch::write_in_place(&path);
             }
             let mut body = vec![0u8; LEN];
             client.read_exact(&mut body).await.unwrap();
@@ -357,7 +295,7 @@ mod tests {
                 .await
                 .expect("the gate opens once the client read everything");
             assert_eq!(passed.is_ok(), !changed, "changed: {changed}");
+            scratch::remove(&path);
         }
-        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -1,7 +1,7 @@
 //! [`ShutdownHandle`]: the one flag every worker and every connection watches, and the
 //! signals that set it.
 
-use std::future::poll_fn;
+use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -149,7 +149,7 @@ impl Signals {
     /// Starts a shutdown on the first signal.
     pub(super) async fn wait(mut self, handle: ShutdownHandle) {
         #[cfg(unix)]
-        super::worker::first(
+        first(
             async {
                 self.interrupt.recv().await;
             },
@@ -164,4 +164,26 @@ impl Signals {
         std::future::pending::<()>().await;
         handle.shutdown();
     }
+}
+
+/// `future`'s output, or `None` when `stop` completes first. `stop` is polled again by
+/// the next call, so it must not have completed yet.
+pub(super) async fn until<F: Future>(
+    mut stop: std::pin::Pin<&mut impl Future<Output = ()>>,
+    future: F,
+) -> Option<F::Output> {
+    let mut future = pin!(future);
+    poll_fn(|cx| {
+        if stop.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        future.as_mut().poll(cx).map(Some)
+    })
+    .await
+}
+
+/// Completes when either completes.
+pub(super) async fn first(a: impl Future<Output = ()>, b: impl Future<Output = ()>) {
+    let mut b = pin!(b);
+    let _ = until(b.as_mut(), a).await;
 }

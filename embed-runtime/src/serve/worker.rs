@@ -2,11 +2,9 @@
 //! connection cap, and its part of a shutdown.
 
 use std::cell::Cell;
-use std::future::{Future, poll_fn};
 use std::io;
 use std::pin::pin;
 use std::rc::Rc;
-use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,7 +14,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 use super::connection;
-use super::shutdown::Signals;
+use super::shutdown::{Signals, until};
 use super::{BoxError, Limits, ShutdownHandle};
 use crate::WithFallback;
 
@@ -198,26 +196,4 @@ impl Drop for StopOnDrop {
     fn drop(&mut self) {
         self.0.shutdown();
     }
-}
-
-/// `future`'s output, or `None` when `stop` completes first. `stop` is polled again by
-/// the next call, so it must not have completed yet.
-pub(super) async fn until<F: Future>(
-    mut stop: std::pin::Pin<&mut impl Future<Output = ()>>,
-    future: F,
-) -> Option<F::Output> {
-    let mut future = pin!(future);
-    poll_fn(|cx| {
-        if stop.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        future.as_mut().poll(cx).map(Some)
-    })
-    .await
-}
-
-/// Completes when either completes.
-pub(super) async fn first(a: impl Future<Output = ()>, b: impl Future<Output = ()>) {
-    let mut b = pin!(b);
-    let _ = until(b.as_mut(), a).await;
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use embed_assets_shared::select::FileRules;
 use http::{StatusCode, Version};
 
+use super::Answer;
 use super::file::FileRequest;
-use super::future::Answer;
 use super::memory::answer_embedded;
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};

@@ -109,14 +109,6 @@ impl Prebuilt<'_> {
         self.fields.fields(self.status == StatusCode::NOT_MODIFIED)
     }
 
-    /// Its header fields as HTTP/1.1 field lines, when they can be written as they are
-    /// ([`PrebuiltHeaders::field_lines`]).
-    #[cfg(feature = "serve")]
-    pub(crate) fn field_lines(&self) -> Option<&[u8]> {
-        self.fields
-            .field_lines(self.status == StatusCode::NOT_MODIFIED)
-    }
-
     /// The same answer as an `http::Response`, its fields copied.
     pub(crate) fn into_response(self) -> Response<Body> {
         let headers = self.headers().clone();

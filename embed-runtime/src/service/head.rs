@@ -1,32 +1,6 @@
 //! [`RequestHead`]: what the service reads of a request, as any framework can give it.
 
-#[cfg(feature = "serve")]
-use http::HeaderName;
-#[cfg(feature = "serve")]
-use http::header::{
-    ACCEPT, ACCEPT_ENCODING, HOST, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE,
-    IF_UNMODIFIED_SINCE, RANGE,
-};
 use http::{HeaderMap, Method, Version};
-
-/// Every request field the service reads, for a server that builds only these into a
-/// request's map (`serve`'s fast path): `Host` (its check), `Accept-Encoding` and
-/// `Available-Dictionary` (negotiation), `Accept` (the single-page app's choice), the
-/// preconditions and the range. A field read anywhere in the service must be listed
-/// here, or that server answers without it.
-#[cfg(feature = "serve")]
-pub(crate) static READ_FIELDS: [HeaderName; 10] = [
-    HOST,
-    ACCEPT_ENCODING,
-    crate::negotiate::AVAILABLE_DICTIONARY,
-    ACCEPT,
-    IF_MATCH,
-    IF_NONE_MATCH,
-    IF_MODIFIED_SINCE,
-    IF_UNMODIFIED_SINCE,
-    RANGE,
-    IF_RANGE,
-];
 
 #[cfg(doc)]
 use super::ServeAssets;

@@ -5,8 +5,8 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Response, StatusCode};
 
 use super::ServeAssets;
-use super::future::{Answer, Prebuilt};
 use super::route::{self, Policy};
+use super::{Answer, Prebuilt};
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::negotiate::select_variant;

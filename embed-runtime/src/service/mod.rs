@@ -38,10 +38,7 @@ use crate::table::Assets;
 #[cfg(any(feature = "tower", feature = "warp"))]
 pub(crate) use self::dispatch::Claim;
 pub use self::future::ResponseFuture;
-#[cfg(feature = "serve")]
 pub(crate) use self::future::{Answer, Prebuilt};
-#[cfg(feature = "serve")]
-pub(crate) use self::head::READ_FIELDS;
 pub use self::head::RequestHead;
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`
