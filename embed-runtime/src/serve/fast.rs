@@ -23,8 +23,9 @@ use tokio::io::{AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use super::out::{Batch, Writing, clear_readiness, write_response};
+use super::out::{Batch, Writing, write_response};
 use super::parse::{MAX_HEAD, Next, Scratch, next};
+use super::ready::clear_readiness;
 use super::{Limits, encode};
 use crate::ServeAssets;
 use crate::service::Answer;

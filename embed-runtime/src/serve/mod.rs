@@ -22,6 +22,7 @@ mod encode;
 mod fast;
 mod out;
 mod parse;
+mod ready;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;

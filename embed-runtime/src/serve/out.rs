@@ -10,7 +10,7 @@ use std::pin::pin;
 use bytes::Bytes;
 use http::{Method, Response};
 use http_body::Body as _;
-use tokio::io::{AsyncWriteExt as _, Interest};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
 
 use super::encode;
@@ -99,14 +99,6 @@ pub(super) async fn write_all_vectored(
         IoSlice::advance_slices(&mut slices, written);
     }
     Ok(())
-}
-
-/// Clears `stream`'s readiness for `interest` without the system call that would only
-/// report `EAGAIN`, after a read or write that took less than it could: the socket has
-/// nothing more to give or no more room now, and an event that comes later raises the
-/// readiness again (tokio clears it only when no event came since the one it holds).
-pub(super) fn clear_readiness(stream: &TcpStream, interest: Interest) {
-    let _ = stream.try_io(interest, || Err::<(), _>(io::ErrorKind::WouldBlock.into()));
 }
 
 /// How a response is written: to which method, whether it is the connection's last,

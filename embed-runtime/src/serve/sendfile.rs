@@ -228,7 +228,7 @@ async fn send(
         }
         // Less than asked: the socket is full.
         if (sent as u64) < want {
-            super::out::clear_readiness(stream, Interest::WRITABLE);
+            super::ready::clear_readiness(stream, Interest::WRITABLE);
         }
         offset += sent as u64;
         if !file.holds()? {
