@@ -903,8 +903,10 @@ fn changed_while_sent(
         std::fs::write(&fresh, &original).expect("write the file");
         std::fs::rename(&fresh, &file).expect("rename it into place");
         let mut stream = connect(running.addr);
+        // `Connection: close`: a body sent whole ends with the connection, so the read
+        // below does not wait for the idle timeout.
         stream
-            .write_all(b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .write_all(b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .expect("write the request");
         let head = read_head(&mut stream).to_ascii_lowercase();
         assert!(head.starts_with("http/1.1 200"), "{head}");
