@@ -72,20 +72,20 @@ pub(crate) fn respond(
     method: &Method,
     headers: &HeaderMap,
     added: Added<'_>,
-    prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
     let outcome = outcome(rep, method, headers);
-    respond_to(outcome, rep, method, added, prebuilt, body)
+    respond_to(outcome, rep, method, added, body)
 }
 
-/// The response of an [`Outcome`] already decided for `rep`.
+/// The response of an [`Outcome`] already decided for `rep`. (An embedded asset's
+/// whole 200 and its 304 with the fields prebuilt per service are not made here:
+/// they are borrowed, `service::memory`.)
 pub(crate) fn respond_to(
     outcome: Outcome,
     rep: &Representation<'_>,
     method: &Method,
     added: Added<'_>,
-    prebuilt: Option<&PrebuiltHeaders>,
     body: impl FnOnce(Slices) -> Body,
 ) -> Response<Body> {
     let selection = match outcome {
@@ -93,10 +93,7 @@ pub(crate) fn respond_to(
             // RFC 9110 §15.4.5: the headers a 200 would carry for caches to update,
             // and no representation metadata (no Content-Type/Length/Encoding).
             let mut response = status_only(StatusCode::NOT_MODIFIED);
-            *response.headers_mut() = match prebuilt {
-                Some(prebuilt) => prebuilt.not_modified.clone(),
-                None => representation_headers(rep, added, Part::NotModified),
-            };
+            *response.headers_mut() = representation_headers(rep, added, Part::NotModified);
             return response;
         }
         Outcome::PreconditionFailed => return status_only(StatusCode::PRECONDITION_FAILED),
@@ -104,15 +101,6 @@ pub(crate) fn respond_to(
         Outcome::Ranges(ranges) => ranges,
     };
     let is_head = method == Method::HEAD;
-    if let (RangeSelection::Full, Some(prebuilt)) = (&selection, prebuilt) {
-        // The common answer: every header was built once, with the service.
-        let mut response = Response::new(Body::empty());
-        *response.headers_mut() = prebuilt.ok.clone();
-        if !is_head {
-            *response.body_mut() = body(Slices::Whole);
-        }
-        return response;
-    }
     let (status, slices, part) = match selection {
         RangeSelection::Full => (StatusCode::OK, Slices::Whole, Part::Whole),
         RangeSelection::Single(range) => (

@@ -77,7 +77,6 @@ impl FileRequest {
                 // A file read from disk has no dictionary-compressed body.
                 shared_deltas: false,
             },
-            None,
             |slices| Body::from_file(content, slices, chunk_size, budget),
         );
         if self.vary_accept {

@@ -92,7 +92,6 @@ pub(super) fn answer_embedded<'a>(
             fields: &policy.fields[..],
             shared_deltas: policy.shared_deltas,
         },
-        prebuilt,
         |slices| Body::from_memory(Bytes::from_static(variant.body()), slices),
     );
     if policy.vary_accept {
