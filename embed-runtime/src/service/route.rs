@@ -9,7 +9,8 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use super::config::Config;
 use super::head::RequestHead;
-use super::options::Fields;
+use super::options::{Fields, Options};
+use super::tables::Tables;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
@@ -87,7 +88,7 @@ pub(super) fn route<'t>(
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
-    let (index, url) = match find(assets, config, head) {
+    let (index, url) = match find(assets, options, tables, head) {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
@@ -145,9 +146,12 @@ enum Found {
     Nothing,
 }
 
-fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Found {
-    let options = &config.options;
-    let tables = config.tables(assets);
+fn find(
+    assets: &'static Assets,
+    options: &Options,
+    tables: &Tables,
+    head: &RequestHead<'_>,
+) -> Found {
     let hit = |(index, fingerprinted)| {
         let url = if fingerprinted {
             Url::Fingerprinted
@@ -157,9 +161,10 @@ fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Fou
         Found::Asset(index, url)
     };
     let raw = head.path;
+    let escaped = raw.contains('%');
     // A path without escapes that is a key of the table is safe by construction
     // (the table is the security model, see `path`): skip the checks.
-    if !raw.contains('%') {
+    if !escaped {
         if let Some(found) = assets.lookup(raw) {
             return hit(found);
         }
@@ -167,8 +172,11 @@ fn find(assets: &'static Assets, config: &Config, head: &RequestHead<'_>) -> Fou
     let Some(path) = path::decode(raw) else {
         return Found::Nothing;
     };
-    if let Some(found) = assets.lookup(&path) {
-        return hit(found);
+    // Without escapes the decoded path is `raw`, already looked up.
+    if escaped {
+        if let Some(found) = assets.lookup(&path) {
+            return hit(found);
+        }
     }
     if let Some(&index) = tables.directories.get(&*path) {
         return match head.mount.filter(|_| &*path == "/") {
