@@ -7,7 +7,8 @@
 //! Only the shape is checked here; what the keys and values mean is `options.rs`'s job,
 //! so that one malformed token stops parsing but every semantic mistake is reported.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, LitStr, Token, bracketed};
@@ -144,6 +145,42 @@ impl Args {
         let parser = |input: ParseStream<'_>| Args::parse_in(input, Form::Attribute);
         syn::parse::Parser::parse2(parser, tokens)
     }
+}
+
+/// The `[$crate]` prefix the `embed_assets::embed_assets!` wrapper adds, found even
+/// when the rest does not parse, so the error output still names the runtime.
+pub(crate) fn runtime_path(input: &TokenStream) -> TokenStream {
+    match input.clone().into_iter().next() {
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Bracket => group.stream(),
+        _ => quote!(::embed_assets),
+    }
+}
+
+/// `pub static NAME =` when the input starts with it, found even when the rest does
+/// not parse, so an error still defines the static and nothing cascades from it.
+pub(crate) fn item_header(input: &TokenStream) -> Option<ItemHeader> {
+    let parser = |stream: syn::parse::ParseStream<'_>| {
+        if stream.peek(syn::token::Bracket) {
+            let _runtime: proc_macro2::Group = stream.parse()?;
+        }
+        let vis: syn::Visibility = stream.parse()?;
+        stream.parse::<syn::Token![static]>()?;
+        let name: syn::Ident = stream.parse()?;
+        let _rest: TokenStream = stream.parse()?;
+        Ok(ItemHeader { vis, name })
+    };
+    syn::parse::Parser::parse2(parser, input.clone()).ok()
+}
+
+/// The `crate = path` of `args`, found even when the options have errors, so the
+/// empty table still names the runtime the user pointed at.
+pub(crate) fn declared_runtime(args: &Args) -> Option<TokenStream> {
+    args.options.iter().find_map(|option| match &option.value {
+        syn::Expr::Path(path) if option.key.unraw() == "crate" && path.qself.is_none() => {
+            Some(path.path.to_token_stream())
+        }
+        _ => None,
+    })
 }
 
 #[cfg(test)]

@@ -397,7 +397,7 @@ mod tests {
 
     #[test]
     fn a_panicking_encoder_is_an_error_naming_the_file() {
-        let options = crate::options::parse_call(quote::quote!("src")).unwrap();
+        let options = crate::expand::parse_call(quote::quote!("src")).unwrap();
         let encoder = Encoder::new(&options);
         let file = FileEntry {
             url_path: "/css/app.css".into(),

@@ -1,16 +1,18 @@
-//! Runs the phases in order and turns the result into tokens, for both forms.
+//! The macro's phases in order, for both forms: the options (`options.rs`, then the
+//! checks between them in `check.rs`), this build's folder through the pipeline
+//! (`pipeline.rs`), the on-disk notice (`on_disk.rs`), the kept releases (`releases.rs`),
+//! then the tokens (`codegen.rs`). The syntax of each form is `args.rs`'s; what is here
+//! besides is how each form hands back its errors.
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 
-use crate::args::{Args, CallInput, ItemHeader};
-use crate::bundler;
-use crate::encode::Encoder;
+use crate::args::{Args, CallInput, ItemHeader, declared_runtime, item_header, runtime_path};
 use crate::errors::Errors;
-use crate::model::{EncodedAsset, Entry, FileEntry, Pass};
+use crate::model::{EncodedAsset, Entry, Pass};
 use crate::options::{self, Options};
-use crate::{codegen, delta, fingerprint, on_disk, preload, releases, rewrite, scan};
+use crate::{check, codegen, fingerprint, on_disk, pipeline, releases, scan};
 
 /// The names the attribute form defines in the module.
 const ASSETS: &str = "ASSETS";
@@ -153,17 +155,15 @@ impl Expansion {
     }
 }
 
-/// The phases, shared by both forms: the options, this build's folder through the
-/// pipeline, the on-disk notice, then the kept releases' passes and the deltas against
-/// them.
+/// The phases, shared by both forms: the options and the checks between them, this
+/// build's folder through the pipeline, the on-disk notice, then the kept releases'
+/// passes and the deltas against them. The tokens are [`Expansion`]'s.
 fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansion> {
-    let options = validated(args, runtime.clone())?;
-    let (mut assets, entries, files) = pipeline(&options, Pass::Current)?;
+    let (options, errors) = checked_options(args, runtime);
+    let options = with_folder_mistakes(options, errors)?;
+    let (mut assets, entries, files) = pipeline::run(&options, Pass::Current)?;
     let warning = on_disk::notice(&assets, &options)?;
-    let release = match &options.releases.value {
-        Some(dir) => earlier_releases(args, runtime, &options, dir, &files, &mut assets)?,
-        None => None,
-    };
+    let release = releases::apply(&options, &files, &mut assets)?;
     Ok(Expansion {
         options,
         assets,
@@ -173,11 +173,18 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
     })
 }
 
+/// Each option's value (`options.rs`), then how they relate (`check.rs`): every mistake
+/// that needs no folder, with the options (each wrong one at its default) either way.
+fn checked_options(args: &Args, runtime: Option<TokenStream>) -> (Options, Errors) {
+    let (options, mut errors) = options::validate_collecting(args, runtime);
+    check::cross_options(&options, &mut errors);
+    (options, errors)
+}
+
 /// The options, or every mistake in them at once: with those that need the folder
 /// (an `include` or `fingerprint` pattern matching nothing), each wrong option at its
 /// default meanwhile, so one round of fixes is enough.
-fn validated(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> {
-    let (options, mut errors) = options::validate_collecting(args, runtime);
+fn with_folder_mistakes(options: Options, mut errors: Errors) -> syn::Result<Options> {
     if !errors.is_empty() && !options.root.as_os_str().is_empty() {
         let files = scan::walk(&options, Pass::Current, &mut errors);
         fingerprint::check_patterns(&files, &options, &mut errors);
@@ -185,112 +192,22 @@ fn validated(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> 
     errors.finish().map(|()| options)
 }
 
-/// The `releases` stage: each kept release in `dir` goes through the pipeline again
-/// (`Pass::Earlier`) with this build's options, its hashed files not served by this
-/// build join `assets`, and this build's files get their deltas against the earlier
-/// versions; `assets` ends sorted by path, this build's file first. Returns this
-/// build's release id, once recorded.
-fn earlier_releases(
-    args: &Args,
-    runtime: Option<TokenStream>,
-    options: &Options,
-    dir: &std::path::Path,
-    files: &[FileEntry],
-    assets: &mut Vec<EncodedAsset>,
-) -> syn::Result<Option<String>> {
-    let span = options.releases.value_span_or(options.root_span);
-    let kept = releases::read(dir, span)?;
-    let current = releases::current_id(kept.first(), &options.root, files);
-    let cache = crate::blob_cache::cache_dir();
-    let mut dropped = Vec::new();
-    for (release, listed) in &kept {
-        let root = releases::lay_out(dir, release, listed, &cache).map_err(|err| {
-            syn::Error::new(
-                span,
-                format!(
-                    "cannot lay out kept release `{}` in `{}`: {}",
-                    release.id,
-                    cache.display(),
-                    crate::errors::io_cause(&err)
-                ),
-            )
-        })?;
-        // The same options over the release's folder: its hashed URLs are the ones its
-        // pages named. Its pages are not served, so no policy is checked on them.
-        let mut earlier_options = options::validate(args, runtime.clone())?;
-        earlier_options.root = root;
-        earlier_options.root_display = releases::display(release);
-        earlier_options.releases.value = None;
-        earlier_options.strict_csp.value = false;
-        let (earlier, _, _) = pipeline(&earlier_options, Pass::Earlier)
-            .map_err(|err| releases::in_release(err, release))?;
-        dropped.extend(releases::merge(assets, earlier, release, span)?);
-    }
-    delta::apply(assets, &dropped, options, span)?;
-    // By path, this build's file before earlier releases' at the same path.
-    assets.sort_by(|a, b| {
-        (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))
-    });
-    Ok(current)
+/// The options of a function-like call's tokens as the macro checks them before it
+/// reads the folder, for the phases' unit tests.
+#[cfg(test)]
+pub(crate) fn parse_call(tokens: TokenStream) -> syn::Result<Options> {
+    let input: CallInput = syn::parse2(tokens)?;
+    let (options, errors) = checked_options(&input.args, input.runtime_path);
+    errors.finish().map(|()| options)
 }
 
-/// One folder's phases: scan, encode, the bundler's hashed files, fingerprint, rewrite,
-/// preload. Also returns the entry points of a Vite manifest and the scanned files.
-fn pipeline(
-    options: &Options,
-    pass: Pass,
-) -> syn::Result<(Vec<EncodedAsset>, Vec<Entry>, Vec<FileEntry>)> {
-    let files = scan::scan_dir(options, pass)?;
-    let encoder = Encoder::new(options);
-    let mut assets = encoder.encode_all(&files, options.root_span)?;
-    let entries = bundler::apply(&mut assets, options)?;
-    fingerprint::assign(&mut assets, options, pass)?;
-    if options.rewrite_references.value {
-        rewrite::apply(
-            &mut assets,
-            &files,
-            &encoder,
-            rewrite::Rules {
-                base: options.base.value.as_deref(),
-                integrity: options.integrity.value,
-            },
-            options.root_span,
-        )?;
+/// The messages of [`parse_call`]'s errors, in order; none when the options are fine.
+#[cfg(test)]
+pub(crate) fn call_messages(tokens: TokenStream) -> Vec<String> {
+    match parse_call(tokens) {
+        Ok(_) => Vec::new(),
+        Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
     }
-    fingerprint::check_collisions(&assets, options.root_span)?;
-    preload::apply(&mut assets, options.base.value.as_deref());
-    if options.strict_csp.value {
-        check_strict_csp(&assets, options.strict_csp.value_span_or(options.root_span))?;
-    }
-    Ok((assets, entries, files))
-}
-
-/// `strict_csp = true`: an error at the option for each page with an event handler
-/// attribute or a `javascript:` URL, which no hash source allows.
-fn check_strict_csp(assets: &[EncodedAsset], span: proc_macro2::Span) -> syn::Result<()> {
-    let mut errors = crate::errors::Errors::default();
-    for asset in assets {
-        let Some(inline) = &asset.inline else {
-            continue;
-        };
-        let found: Vec<&str> = inline
-            .unhashable
-            .iter()
-            .filter(|found| found.script)
-            .map(|found| found.what.as_str())
-            .collect();
-        if !found.is_empty() {
-            errors.at_span(
-                span,
-                format!(
-                    "`strict_csp = true`: `{}` has inline script that a policy of hashes cannot allow ({}); attach handlers from a script (`addEventListener`) instead",
-                    asset.url_path,
-                    found.join("; ")
-                ),
-            );
-        }
-    }
-    errors.finish()
 }
 
 /// `module` with `generated` appended to its items.
@@ -389,40 +306,4 @@ fn use_names(tree: &syn::UseTree) -> Vec<syn::Ident> {
         syn::UseTree::Rename(rename) => vec![rename.rename.unraw()],
         syn::UseTree::Group(group) => group.items.iter().flat_map(use_names).collect(),
     }
-}
-
-/// The `crate = path` of `args`, found even when the options have errors, so the
-/// empty table still names the runtime the user pointed at.
-fn declared_runtime(args: &Args) -> Option<TokenStream> {
-    args.options.iter().find_map(|option| match &option.value {
-        syn::Expr::Path(path) if option.key.unraw() == "crate" && path.qself.is_none() => {
-            Some(path.path.to_token_stream())
-        }
-        _ => None,
-    })
-}
-
-/// The `[$crate]` prefix the `embed_assets::embed_assets!` wrapper adds, found even
-/// when the rest does not parse, so the error output still names the runtime.
-fn runtime_path(input: &TokenStream) -> TokenStream {
-    match input.clone().into_iter().next() {
-        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Bracket => group.stream(),
-        _ => quote!(::embed_assets),
-    }
-}
-
-/// `pub static NAME =` when the input starts with it, found even when the rest does
-/// not parse, so an error still defines the static and nothing cascades from it.
-fn item_header(input: &TokenStream) -> Option<ItemHeader> {
-    let parser = |stream: syn::parse::ParseStream<'_>| {
-        if stream.peek(syn::token::Bracket) {
-            let _runtime: proc_macro2::Group = stream.parse()?;
-        }
-        let vis: syn::Visibility = stream.parse()?;
-        stream.parse::<syn::Token![static]>()?;
-        let name: syn::Ident = stream.parse()?;
-        let _rest: TokenStream = stream.parse()?;
-        Ok(ItemHeader { vis, name })
-    };
-    syn::parse::Parser::parse2(parser, input.clone()).ok()
 }

@@ -172,7 +172,7 @@ mod tests {
     }
 
     fn options(value: proc_macro2::TokenStream) -> Options {
-        crate::options::parse_call(quote!("src", fingerprint = #value))
+        crate::expand::parse_call(quote!("src", fingerprint = #value))
             .unwrap_or_else(|e| panic!("{e}"))
     }
 

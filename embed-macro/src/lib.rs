@@ -11,6 +11,7 @@
 mod args;
 mod blob_cache;
 mod bundler;
+mod check;
 mod codec;
 mod codegen;
 mod delta;
@@ -25,10 +26,12 @@ mod model;
 mod on_disk;
 mod opt_level;
 mod options;
+mod pipeline;
 mod preload;
 mod releases;
 mod rewrite;
 mod scan;
+mod strict_csp;
 mod url;
 
 use proc_macro::TokenStream;

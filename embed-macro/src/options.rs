@@ -23,6 +23,7 @@ pub(crate) const DEFAULT_MAX_EMBED_SIZE: u64 = 5 * 1024 * 1024;
 pub(crate) const DEFAULT_MAX_TOTAL_SIZE: u64 = 128 * 1024 * 1024;
 
 /// One option's value and, when the user wrote it, where.
+#[derive(Clone)]
 pub(crate) struct Setting<T> {
     pub(crate) value: T,
     /// The span of the value the user wrote; `None` while the default applies.
@@ -65,7 +66,9 @@ macro_rules! option_table {
         $(#[doc = $doc:literal])*
         $key:literal => $field:ident: $ty:ty = $default:expr, $parse:path;
     )*) => {
-        /// Everything the later phases need, validated.
+        /// Everything the later phases need, validated. Cloned for each kept release's
+        /// pass (`releases.rs`), which changes only the folder and what it checks.
+        #[derive(Clone)]
         pub(crate) struct Options {
             /// The folder to embed, absolute.
             pub(crate) root: PathBuf,
@@ -144,6 +147,7 @@ option_table! {
 }
 
 /// Which embedded files are also served at a content-hashed URL.
+#[derive(Clone)]
 pub(crate) enum Fingerprint {
     /// `fingerprint = true`: every embedded file but HTML pages, whose URLs are what
     /// people type and link to.
@@ -168,6 +172,7 @@ impl Fingerprint {
 
 /// The globs of `include`, `exclude` or `fingerprint`, each kept with its literal so
 /// that a pattern that matches nothing can be pointed at.
+#[derive(Clone)]
 pub(crate) struct Globs {
     pub(crate) set: GlobSet,
     /// Glob `i` of `set`, as written, and the span of its literal.
@@ -226,17 +231,35 @@ impl Compression {
             Compression::Fast
         }
     }
+
+    /// The words of `compression = "..."`, for [`parse_word`].
+    const WORDS: Words<Self> = &[
+        ("max", Self::Max),
+        ("best", Self::Best),
+        ("fast", Self::Fast),
+    ];
+    /// The message at any other value.
+    const EXPECTED: &'static str = "expected `\"max\"` (gzip 9, brotli 11), `\"best\"` (as `max` up to 256 KiB, gzip 6 and brotli 9 above) or `\"fast\"` (gzip 6, brotli 5)";
 }
 
-/// Validates `args`, reporting every problem in one error. `runtime` is the path the
-/// `embed_assets!` wrapper passes (`$crate`); the `crate` option overrides it.
-pub(crate) fn validate(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Options> {
-    let (options, errors) = validate_collecting(args, runtime);
-    errors.finish().map(|()| options)
+impl OnDisk {
+    /// The words of `on_disk = "..."`, for [`parse_word`].
+    const WORDS: Words<Self> = &[
+        ("warn", Self::Warn),
+        ("deny", Self::Deny),
+        ("allow", Self::Allow),
+    ];
+    /// The message at any other value.
+    const EXPECTED: &'static str = "expected `\"warn\"` (a warning naming each file left on disk), `\"deny\"` (an error) or `\"allow\"`";
 }
 
-/// [`validate`]'s work, keeping the options even when some are wrong (each wrong one
-/// at its default) so the caller can still look for mistakes that need the folder.
+/// The words an option may be (`compression = "fast"`), each with what it means.
+type Words<T> = &'static [(&'static str, T)];
+
+/// Each option's value from `args`, keeping the options even when some are wrong (each
+/// wrong one at its default) so the caller can still look for mistakes that need the
+/// folder. `runtime` is the path the `embed_assets!` wrapper passes (`$crate`); the
+/// `crate` option overrides it. How options relate to each other is `check.rs`'s.
 pub(crate) fn validate_collecting(args: &Args, runtime: Option<TokenStream>) -> (Options, Errors) {
     let mut errors = Errors::default();
     let root = crate::folder::resolve(&args.path, &mut errors);
@@ -250,46 +273,12 @@ pub(crate) fn validate_collecting(args: &Args, runtime: Option<TokenStream>) -> 
             errors.at(key, unknown_option(&name));
         }
     }
-    if options.rewrite_references.value && options.fingerprint.value.is_none() {
-        errors.at_span(
-            options.rewrite_references.value_span_or(options.root_span),
-            "`rewrite_references = true` points links at fingerprinted URLs: it needs `fingerprint`",
-        );
-    }
-    if options.base.value.is_some() && !options.rewrite_references.value {
-        errors.at_span(
-            options.base.value_span_or(options.root_span),
-            "`base` is the prefix of the absolute links `rewrite_references` writes: it needs `rewrite_references = true`",
-        );
-    }
-    if options.integrity.value && !options.rewrite_references.value {
-        errors.at_span(
-            options.integrity.value_span_or(options.root_span),
-            "`integrity = true` is written by the HTML rewrite of `rewrite_references`: it needs `rewrite_references = true`",
-        );
-    }
-    if let Some(releases) = &options.releases.value {
-        if !options.root.as_os_str().is_empty()
-            && (releases.starts_with(&options.root) || options.root.starts_with(releases))
-        {
-            errors.at_span(
-                options.releases.value_span_or(options.root_span),
-                "the releases folder and the embedded folder must not be inside one another: keep `releases` beside the folder, not in it",
-            );
-        }
-    }
     if options.compressed_only.value
         && !options.gzip.value
         && options.compressed_only.written.is_none()
     {
         // The default follows `gzip = false`: the identity bytes are decoded from gzip.
         options.compressed_only.value = false;
-    }
-    if options.compressed_only.value && !options.gzip.value {
-        errors.at_span(
-            options.compressed_only.value_span_or(options.root_span),
-            "`compressed_only = true` decodes the files' own bytes from their gzip bodies: it needs `gzip = true`",
-        );
     }
     (options, errors)
 }
@@ -371,45 +360,35 @@ fn parse_zstd(value: &Expr, errors: &mut Errors) -> Option<bool> {
 }
 
 fn parse_compression(value: &Expr, errors: &mut Errors) -> Option<Compression> {
-    let word = match value {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(lit), ..
-        }) => lit.value(),
-        _ => String::new(),
-    };
-    match word.as_str() {
-        "max" => Some(Compression::Max),
-        "best" => Some(Compression::Best),
-        "fast" => Some(Compression::Fast),
-        _ => {
-            errors.at(
-                value,
-                "expected `\"max\"` (gzip 9, brotli 11), `\"best\"` (as `max` up to 256 KiB, gzip 6 and brotli 9 above) or `\"fast\"` (gzip 6, brotli 5)",
-            );
-            None
-        }
-    }
+    parse_word(value, Compression::WORDS, Compression::EXPECTED, errors)
 }
 
 fn parse_on_disk(value: &Expr, errors: &mut Errors) -> Option<OnDisk> {
+    parse_word(value, OnDisk::WORDS, OnDisk::EXPECTED, errors)
+}
+
+/// A string literal that is one of `words`, as its meaning; anything else (another
+/// word, or no string at all) is the error `expected` at the value.
+fn parse_word<T: Copy>(
+    value: &Expr,
+    words: Words<T>,
+    expected: &str,
+    errors: &mut Errors,
+) -> Option<T> {
     let word = match value {
         Expr::Lit(ExprLit {
             lit: Lit::Str(lit), ..
         }) => lit.value(),
         _ => String::new(),
     };
-    match word.as_str() {
-        "warn" => Some(OnDisk::Warn),
-        "deny" => Some(OnDisk::Deny),
-        "allow" => Some(OnDisk::Allow),
-        _ => {
-            errors.at(
-                value,
-                "expected `\"warn\"` (a warning naming each file left on disk), `\"deny\"` (an error) or `\"allow\"`",
-            );
-            None
-        }
+    let found = words
+        .iter()
+        .find(|(known, _)| *known == word)
+        .map(|&(_, meaning)| meaning);
+    if found.is_none() {
+        errors.at(value, expected);
     }
+    found
 }
 
 fn parse_fingerprint(value: &Expr, errors: &mut Errors) -> Option<Option<Fingerprint>> {
@@ -641,26 +620,12 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
     }
 }
 
-/// The options of a function-like call's tokens, for the phases' unit tests.
-#[cfg(test)]
-pub(crate) fn parse_call(tokens: TokenStream) -> syn::Result<Options> {
-    let input: crate::args::CallInput = syn::parse2(tokens)?;
-    validate(&input.args, input.runtime_path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use quote::quote;
 
-    use super::parse_call as parse;
-
-    fn messages(tokens: TokenStream) -> Vec<String> {
-        match parse(tokens) {
-            Ok(_) => Vec::new(),
-            Err(err) => err.into_iter().map(|e| e.to_string()).collect(),
-        }
-    }
+    use crate::expand::{call_messages as messages, parse_call as parse};
 
     #[test]
     fn zstd_is_on_with_the_feature_and_an_error_at_the_value_without_it() {
@@ -674,22 +639,6 @@ mod tests {
             assert!(found[0].starts_with("zstd bodies need the `zstd` feature"));
         }
         assert!(messages(quote!("src", zstd = false)).is_empty());
-    }
-
-    #[test]
-    fn rewriting_references_needs_fingerprints() {
-        assert!(messages(quote!("src", fingerprint = true, rewrite_references = true)).is_empty());
-        let found = messages(quote!("src", rewrite_references = true));
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].contains("it needs `fingerprint`"), "{}", found[0]);
-    }
-
-    #[test]
-    fn compressed_only_needs_gzip() {
-        assert!(messages(quote!("src", compressed_only = true)).is_empty());
-        let found = messages(quote!("src", compressed_only = true, gzip = false));
-        assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].contains("it needs `gzip = true`"), "{}", found[0]);
     }
 
     #[test]

@@ -20,7 +20,59 @@ use proc_macro2::Span;
 use sha2::{Digest, Sha256};
 
 use crate::errors::{Errors, io_cause};
-use crate::model::{Body, EncodedAsset, FileEntry};
+use crate::model::{Body, EncodedAsset, FileEntry, Pass};
+use crate::options::Options;
+use crate::{blob_cache, delta, pipeline};
+
+/// The `releases` stage: each kept release in the `releases` folder goes through the
+/// pipeline again (`Pass::Earlier`) with this build's validated options, its hashed files
+/// not served by this build join `assets`, and this build's files get their deltas
+/// against the earlier versions; `assets` ends sorted by path, this build's file first.
+/// `files` are this build's scanned files. Returns this build's release id, once
+/// recorded; `None` without the option.
+pub(crate) fn apply(
+    options: &Options,
+    files: &[FileEntry],
+    assets: &mut Vec<EncodedAsset>,
+) -> syn::Result<Option<String>> {
+    let Some(dir) = &options.releases.value else {
+        return Ok(None);
+    };
+    let span = options.releases.value_span_or(options.root_span);
+    let kept = read(dir, span)?;
+    let current = current_id(kept.first(), &options.root, files);
+    let cache = blob_cache::cache_dir();
+    let mut dropped = Vec::new();
+    for (release, listed) in &kept {
+        let root = lay_out(dir, release, listed, &cache).map_err(|err| {
+            syn::Error::new(
+                span,
+                format!(
+                    "cannot lay out kept release `{}` in `{}`: {}",
+                    release.id,
+                    cache.display(),
+                    io_cause(&err)
+                ),
+            )
+        })?;
+        // The same options over the release's folder: its hashed URLs are the ones its
+        // pages named. Its pages are not served, so no policy is checked on them.
+        let mut earlier_options = options.clone();
+        earlier_options.root = root;
+        earlier_options.root_display = display(release);
+        earlier_options.releases.value = None;
+        earlier_options.strict_csp.value = false;
+        let (earlier, _, _) = pipeline::run(&earlier_options, Pass::Earlier)
+            .map_err(|err| in_release(err, release))?;
+        dropped.extend(merge(assets, earlier, release, span)?);
+    }
+    delta::apply(assets, &dropped, options, span)?;
+    // By path, this build's file before earlier releases' at the same path.
+    assets.sort_by(|a, b| {
+        (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))
+    });
+    Ok(current)
+}
 
 /// The kept releases of `dir`, newest first, each with its list.
 pub(crate) fn read(dir: &Path, span: Span) -> syn::Result<Vec<(Kept, Release)>> {

@@ -396,7 +396,7 @@ mod tests {
     fn scan(tree: &TempTree, options: proc_macro2::TokenStream) -> syn::Result<Vec<FileEntry>> {
         let path = tree.0.to_str().unwrap();
         scan_dir(
-            &crate::options::parse_call(quote::quote!(#path, #options)).unwrap(),
+            &crate::expand::parse_call(quote::quote!(#path, #options)).unwrap(),
             Pass::Current,
         )
     }
