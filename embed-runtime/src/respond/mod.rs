@@ -5,6 +5,8 @@
 //! - `headers.rs`: the header fields of those responses (and the maps built once per
 //!   service), with the one list of fields the service owns;
 //! - `multipart.rs`: the body of a multi-range 206;
+//! - `embedded.rs`: an embedded asset's answer, its common 200 and 304 borrowed from
+//!   the prebuilt maps;
 //! - `canned.rs`: the answers that are no representation: 404, 405, 301, a status.
 
 use http::header::{IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_UNMODIFIED_SINCE, RANGE};
@@ -17,12 +19,14 @@ use crate::range::{RangeSelection, select_ranges};
 use crate::representation::Representation;
 
 mod canned;
+mod embedded;
 mod headers;
 mod multipart;
 
 pub(crate) use canned::{
     add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, status_only,
 };
+pub(crate) use embedded::{Embedded, EmbeddedPolicy, Prebuilt, answer as answer_embedded};
 pub(crate) use headers::{
     Added, NO_CACHE, Part, PrebuiltHeaders, SERVICE_FIELDS, representation_headers,
 };
@@ -80,7 +84,7 @@ pub(crate) fn respond(
 
 /// The response of an [`Outcome`] already decided for `rep`. (An embedded asset's
 /// whole 200 and its 304 with the fields prebuilt per service are not made here:
-/// they are borrowed, `service::memory`.)
+/// they are borrowed, `embedded.rs`.)
 pub(crate) fn respond_to(
     outcome: Outcome,
     rep: &Representation<'_>,

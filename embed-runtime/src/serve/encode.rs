@@ -18,7 +18,7 @@ use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use http_body::Body as _;
 
 use crate::body::Body;
-use crate::service::Prebuilt;
+use crate::respond::Prebuilt;
 
 /// Writes the head of a response to a request with `method` at the end of `out`:
 /// `status`, `headers`, and the body's length as hyper reads it (`None` for a body

@@ -6,13 +6,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
-use http::{HeaderMap, Response, StatusCode};
+use http::{Response, StatusCode};
 
 #[cfg(doc)]
 use crate::ServeAssets;
 use crate::body::Body;
-use crate::respond::{self, PrebuiltHeaders};
+use crate::respond::{self, Embedded, Prebuilt};
 
 /// The response to one request, from [`ServeAssets::respond`]: ready at once for
 /// embedded assets (no allocation), a boxed future for on-disk ones.
@@ -93,28 +92,11 @@ impl Answer<'_> {
     }
 }
 
-/// A response whose fields were all built with the service: a whole 200 or a 304.
-#[derive(Debug)]
-pub(crate) struct Prebuilt<'a> {
-    /// 200 or 304.
-    pub(crate) status: StatusCode,
-    pub(crate) fields: &'a PrebuiltHeaders,
-    /// Empty for a HEAD and a 304.
-    pub(crate) body: Bytes,
-}
-
-impl Prebuilt<'_> {
-    /// Its header fields.
-    pub(crate) fn headers(&self) -> &HeaderMap {
-        self.fields.fields(self.status == StatusCode::NOT_MODIFIED)
-    }
-
-    /// The same answer as an `http::Response`, its fields copied.
-    pub(crate) fn into_response(self) -> Response<Body> {
-        let headers = self.headers().clone();
-        let mut response = Response::new(Body::from(self.body));
-        *response.status_mut() = self.status;
-        *response.headers_mut() = headers;
-        response
+impl<'a> From<Embedded<'a>> for Answer<'a> {
+    fn from(embedded: Embedded<'a>) -> Self {
+        match embedded {
+            Embedded::Prebuilt(prebuilt) => Answer::Prebuilt(prebuilt),
+            Embedded::Response(response) => Answer::Response(response),
+        }
     }
 }

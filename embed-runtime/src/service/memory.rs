@@ -1,17 +1,14 @@
 //! The answers made from memory alone, for `dispatch` and `file` both: an embedded
-//! asset's response and the one 404.
+//! asset's answer under the policy of its URL (made in `respond::embedded`) and the
+//! one 404.
 
-use bytes::Bytes;
-use http::{HeaderMap, Method, Response, StatusCode};
+use http::{HeaderMap, Method, Response};
 
 use super::ServeAssets;
 use super::route::{self, Policy};
-use super::{Answer, Prebuilt};
 use crate::asset::Asset;
 use crate::body::Body;
-use crate::negotiate::select_variant;
-use crate::representation::Representation;
-use crate::respond::{self, Outcome};
+use crate::respond::{self, Embedded, EmbeddedPolicy};
 
 impl ServeAssets {
     /// The one 404: the configured page or a plain text, varying by `Accept` when the
@@ -34,83 +31,24 @@ pub(super) fn respond_embedded(
     method: &Method,
     headers: &HeaderMap,
 ) -> Response<Body> {
-    match answer_embedded(asset, policy, method, headers) {
-        Embedded::Prebuilt(prebuilt) => prebuilt.into_response(),
-        Embedded::Response(response) => response,
-    }
+    answer_embedded(asset, policy, method, headers).into_response()
 }
 
-/// An embedded asset's answer: its whole 200 or its 304 as the fields prebuilt with
-/// the service, borrowed (the common answers, which copy nothing), or any other answer
-/// as a response.
+/// An embedded asset's answer under `policy` (see [`respond::answer_embedded`]).
 pub(super) fn answer_embedded<'a>(
     asset: &'static Asset,
     policy: Policy<'a>,
     method: &Method,
     headers: &HeaderMap,
 ) -> Embedded<'a> {
-    let (index, variant) = select_variant(asset, headers);
-    // Built for each of the asset's bodies, in their order (`tables.rs`).
-    let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
-    let rep = match prebuilt {
-        Some(prebuilt) => prebuilt.representation(asset, variant),
-        None => Representation::embedded(asset, variant),
-    };
-    let outcome = respond::outcome(&rep, method, headers);
-    if let (Some(prebuilt), false) = (prebuilt, policy.vary_accept) {
-        match outcome {
-            Outcome::Whole => {
-                // Asked for only when a body is sent: a `compressed_only` asset's
-                // identity bytes are decoded on first use, never for a HEAD or a 304.
-                let body = if method == Method::HEAD {
-                    Bytes::new()
-                } else {
-                    Bytes::from_static(variant.body())
-                };
-                return Embedded::Prebuilt(Prebuilt {
-                    status: StatusCode::OK,
-                    fields: prebuilt,
-                    body,
-                });
-            }
-            Outcome::NotModified => {
-                return Embedded::Prebuilt(Prebuilt {
-                    status: StatusCode::NOT_MODIFIED,
-                    fields: prebuilt,
-                    body: Bytes::new(),
-                });
-            }
-            _ => {}
-        }
-    }
-    let mut response = respond::respond_to(
-        outcome,
-        &rep,
-        method,
-        respond::Added {
+    let policy = EmbeddedPolicy {
+        added: respond::Added {
             cache_control: policy.cache_control,
             fields: &policy.fields[..],
             shared_deltas: policy.shared_deltas,
         },
-        |slices| Body::from_memory(Bytes::from_static(variant.body()), slices),
-    );
-    if policy.vary_accept {
-        respond::add_vary_accept(response.headers_mut());
-    }
-    Embedded::Response(response)
-}
-
-/// An embedded asset's answer: see [`answer_embedded`].
-pub(super) enum Embedded<'a> {
-    Prebuilt(Prebuilt<'a>),
-    Response(Response<Body>),
-}
-
-impl<'a> From<Embedded<'a>> for Answer<'a> {
-    fn from(embedded: Embedded<'a>) -> Self {
-        match embedded {
-            Embedded::Prebuilt(prebuilt) => Answer::Prebuilt(prebuilt),
-            Embedded::Response(response) => Answer::Response(response),
-        }
-    }
+        prebuilt: policy.prebuilt,
+        vary_accept: policy.vary_accept,
+    };
+    respond::answer_embedded(asset, policy, method, headers)
 }

@@ -37,8 +37,8 @@ use crate::table::Assets;
 
 #[cfg(any(feature = "tower", feature = "warp"))]
 pub(crate) use self::dispatch::Claim;
+pub(crate) use self::future::Answer;
 pub use self::future::ResponseFuture;
-pub(crate) use self::future::{Answer, Prebuilt};
 pub use self::head::RequestHead;
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`

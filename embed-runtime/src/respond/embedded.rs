@@ -1,0 +1,121 @@
+//! An embedded asset's answer: the stored variant the request negotiates, then its
+//! whole 200 or its 304 borrowed from the fields prebuilt with the service
+//! ([`Prebuilt`], which copies nothing), or any other answer (206, 412, 416, a policy
+//! assembled per request) made by [`respond_to`](super::respond_to).
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Response, StatusCode};
+
+use super::{Added, Outcome, PrebuiltHeaders, add_vary_accept, outcome, respond_to};
+use crate::asset::Asset;
+use crate::body::Body;
+use crate::negotiate::select_variant;
+use crate::representation::Representation;
+
+/// A response whose fields were all built with the service: a whole 200 or a 304.
+#[derive(Debug)]
+pub(crate) struct Prebuilt<'a> {
+    /// 200 or 304.
+    pub(crate) status: StatusCode,
+    pub(crate) fields: &'a PrebuiltHeaders,
+    /// Empty for a HEAD and a 304.
+    pub(crate) body: Bytes,
+}
+
+impl Prebuilt<'_> {
+    /// Its header fields.
+    pub(crate) fn headers(&self) -> &HeaderMap {
+        self.fields.fields(self.status == StatusCode::NOT_MODIFIED)
+    }
+
+    /// The same answer as an `http::Response`, its fields copied.
+    pub(crate) fn into_response(self) -> Response<Body> {
+        let headers = self.headers().clone();
+        let mut response = Response::new(Body::from(self.body));
+        *response.status_mut() = self.status;
+        *response.headers_mut() = headers;
+        response
+    }
+}
+
+/// An embedded asset's answer: see [`answer`].
+#[derive(Debug)]
+pub(crate) enum Embedded<'a> {
+    Prebuilt(Prebuilt<'a>),
+    Response(Response<Body>),
+}
+
+impl Embedded<'_> {
+    /// The answer as an `http::Response`.
+    pub(crate) fn into_response(self) -> Response<Body> {
+        match self {
+            Embedded::Prebuilt(prebuilt) => prebuilt.into_response(),
+            Embedded::Response(response) => response,
+        }
+    }
+}
+
+/// How an embedded asset is answered at the URL it was reached at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EmbeddedPolicy<'t> {
+    /// The fields the options add.
+    pub(crate) added: Added<'t>,
+    /// The header maps built once for this asset and policy, one per stored body in
+    /// the asset's order (`Asset::bodies`); `None` where the response is assembled per
+    /// request.
+    pub(crate) prebuilt: Option<&'t [PrebuiltHeaders]>,
+    /// The choice of this asset depended on `Accept` (the single-page app's fallback):
+    /// `Vary` says so. Never with `prebuilt` maps.
+    pub(crate) vary_accept: bool,
+}
+
+/// An embedded asset's answer to a GET or HEAD: its whole 200 or its 304 as the fields
+/// prebuilt with the service, borrowed (the common answers), or any other answer as a
+/// response.
+pub(crate) fn answer<'a>(
+    asset: &'static Asset,
+    policy: EmbeddedPolicy<'a>,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Embedded<'a> {
+    let (index, variant) = select_variant(asset, headers);
+    let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
+    let rep = match prebuilt {
+        Some(prebuilt) => prebuilt.representation(asset, variant),
+        None => Representation::embedded(asset, variant),
+    };
+    let outcome = outcome(&rep, method, headers);
+    if let (Some(fields), false) = (prebuilt, policy.vary_accept) {
+        match outcome {
+            Outcome::Whole => {
+                // Asked for only when a body is sent: a `compressed_only` asset's
+                // identity bytes are decoded on first use, never for a HEAD or a 304.
+                let body = if method == Method::HEAD {
+                    Bytes::new()
+                } else {
+                    Bytes::from_static(variant.body())
+                };
+                return Embedded::Prebuilt(Prebuilt {
+                    status: StatusCode::OK,
+                    fields,
+                    body,
+                });
+            }
+            Outcome::NotModified => {
+                return Embedded::Prebuilt(Prebuilt {
+                    status: StatusCode::NOT_MODIFIED,
+                    fields,
+                    body: Bytes::new(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let mut response = respond_to(outcome, &rep, method, policy.added, |slices| {
+        Body::from_memory(Bytes::from_static(variant.body()), slices)
+    });
+    if policy.vary_accept {
+        add_vary_accept(response.headers_mut());
+    }
+    Embedded::Response(response)
+}
