@@ -298,8 +298,9 @@ http {{
 }
 
 /// Varnish with the built-in VCL (default hash: URL and host) and one backend; the
-/// only addition is the `X-Cache` header the tests read (and, `Vary` ignored, its
-/// removal from backend responses: the built-in `vcl_backend_response` runs after).
+/// additions are the `X-Cache` header the tests read, a `BAN` method that bans by the
+/// expression in `X-Ban` (a purge by tag), and, `Vary` ignored, its removal from
+/// backend responses (the built-in `vcl_backend_response` runs after).
 fn varnish_vcl(origin: SocketAddr, vary: Vary) -> String {
     let (host, port) = (origin.ip(), origin.port());
     let ignore = match vary {
@@ -310,9 +311,23 @@ fn varnish_vcl(origin: SocketAddr, vary: Vary) -> String {
         r#"# Written by the tests (integration_tests::caches).
 vcl 4.1;
 
+import std;
+
 backend origin {{
     .host = "{host}";
     .port = "{port}";
+}}
+
+# A purge by tag, as a deployment's script would send it: `BAN` with the ban
+# expression in `X-Ban` (only the tests on 127.0.0.1 reach it); 400 with Varnish's
+# reason when the expression is wrong.
+sub vcl_recv {{
+    if (req.method == "BAN") {{
+        if (std.ban(req.http.X-Ban)) {{
+            return (synth(200, "Banned"));
+        }}
+        return (synth(400, std.ban_error()));
+    }}
 }}
 
 sub vcl_deliver {{

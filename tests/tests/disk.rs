@@ -84,6 +84,26 @@ async fn on_disk_files_download_byte_exact_from_the_build_folder() {
     );
 }
 
+/// `cache_tags`: a file read from disk is tagged as such, on its 200 and its 206.
+#[tokio::test]
+async fn on_disk_files_carry_the_disk_purge_tag() {
+    let addr = spawn_service(DISK.service().cache_tags("media")).await;
+    for range in [None, Some("bytes=0-99")] {
+        let fields: Vec<(&str, &str)> = range.map(|range| ("range", range)).into_iter().collect();
+        let (status, headers, _) = get(addr, BIG, &fields).await;
+        assert!(status.is_success(), "{status}");
+        let tag = |name| header(&headers, http::HeaderName::from_static(name));
+        assert_eq!(tag("cache-tag"), Some("media,media-disk"), "{range:?}");
+        assert_eq!(tag("surrogate-key"), Some("media media-disk"), "{range:?}");
+    }
+    // An embedded file of the same table is not.
+    let (_, headers, _) = get(addr, "/css/app.css", &[]).await;
+    assert_eq!(
+        header(&headers, http::HeaderName::from_static("cache-tag")),
+        Some("media,media-other")
+    );
+}
+
 #[tokio::test]
 async fn head_and_preconditions_work_as_for_embedded_files() {
     let addr = spawn_service(DISK.service()).await;

@@ -320,3 +320,115 @@ async fn earlier_releases_files_are_served_from_memory_in_dev_mode_too() {
         "its bytes cannot change"
     );
 }
+
+/// `Cache-Tag` and `Surrogate-Key` of an answer: both, or neither, with the same tags.
+fn purge_tags(headers: &http::HeaderMap) -> Option<Vec<String>> {
+    let cache_tag = header(headers, http::HeaderName::from_static("cache-tag"));
+    let surrogate_key = header(headers, http::HeaderName::from_static("surrogate-key"));
+    match (cache_tag, surrogate_key) {
+        (None, None) => None,
+        (Some(commas), Some(spaces)) => {
+            let tags: Vec<String> = commas.split(',').map(str::to_owned).collect();
+            let keys: Vec<String> = spaces.split(' ').map(str::to_owned).collect();
+            assert_eq!(tags, keys, "the two fields carry the same tags");
+            Some(tags)
+        }
+        _ => panic!("one purge field without the other: {headers:?}"),
+    }
+}
+
+/// `cache_tags`: every answer about an asset names the service, what it is (page,
+/// hashed, other) and the release its file is of, on 200, 206 and 304 alike; a kept
+/// file names its own release; 404s carry none, and nothing does without the option.
+#[tokio::test]
+async fn cache_tags_name_the_service_the_kind_and_the_release_of_each_answer() {
+    let addr = spawn_service(SITE.service().cache_tags("site")).await;
+    let tags = |kind: &str, release: &str| {
+        Some(vec![
+            "site".to_owned(),
+            format!("site-{kind}"),
+            format!("site-release-{release}"),
+        ])
+    };
+    let hashed_app = SITE.url("/js/app.js").unwrap();
+    let kept_app = earlier("/js/app.js", RELEASE_1)
+        .fingerprinted_path()
+        .unwrap();
+    for (path, expected) in [
+        ("/", tags("page", RELEASE_3)),
+        ("/index.html", tags("page", RELEASE_3)),
+        ("/js/app.js", tags("other", RELEASE_3)),
+        ("/css/app.css", tags("other", RELEASE_3)),
+        (hashed_app, tags("hashed", RELEASE_3)),
+        ("/assets/lazy-C3c3c3c3.js", tags("hashed", RELEASE_3)),
+        (kept_app, tags("hashed", RELEASE_1)),
+        ("/assets/lazy-B2b2b2b2.js", tags("hashed", RELEASE_2)),
+    ] {
+        for accept in ["", "br, gzip"] {
+            let fields = [("accept-encoding", accept)];
+            let (status, headers, _) = get(addr, path, &fields).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert_eq!(purge_tags(&headers), expected, "{path}, 200");
+            let etag = header(&headers, ETAG).unwrap().to_owned();
+            let revalidate = [("accept-encoding", accept), ("if-none-match", &etag)];
+            let (status, headers, _) = get(addr, path, &revalidate).await;
+            assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+            assert_eq!(purge_tags(&headers), expected, "{path}, 304");
+            let range = [("accept-encoding", accept), ("range", "bytes=0-3")];
+            let (status, headers, _) = get(addr, path, &range).await;
+            assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{path}");
+            assert_eq!(purge_tags(&headers), expected, "{path}, 206");
+        }
+    }
+    for (path, status) in [
+        ("/js/app.0badf00d.js", StatusCode::NOT_FOUND),
+        ("/no/such/file.txt", StatusCode::NOT_FOUND),
+    ] {
+        let (got, headers, _) = get(addr, path, &[]).await;
+        assert_eq!(got, status, "{path}");
+        assert_eq!(purge_tags(&headers), None, "{path}");
+    }
+    // The single-page app's page is a page wherever it answers.
+    let addr = spawn_service(
+        SITE.service()
+            .cache_tags("site")
+            .spa_fallback("/index.html"),
+    )
+    .await;
+    let (status, headers, _) = get(addr, "/settings/profile", &[("accept", "text/html")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(purge_tags(&headers), tags("page", RELEASE_3));
+    // Off by default.
+    let addr = spawn_service(SITE.service()).await;
+    for path in ["/", "/js/app.js", hashed_app] {
+        assert_eq!(purge_tags(&get(addr, path, &[]).await.1), None, "{path}");
+    }
+}
+
+#[test]
+fn a_cache_tag_prefix_must_be_a_token() {
+    for bad in ["", "a b", "a,b", "tags:x", "é", &"x".repeat(65)] {
+        let made = std::panic::catch_unwind(|| SITE.service().cache_tags(bad));
+        let message = made.expect_err(bad);
+        let message = message
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.contains("cache_tags(") && message.contains("ASCII letters"),
+            "{bad:?}: {message}"
+        );
+    }
+    // And `header` rules cannot set the fields the option owns.
+    for name in ["cache-tag", "surrogate-key"] {
+        let made = std::panic::catch_unwind(|| {
+            SITE.service().header(
+                "*",
+                http::HeaderName::from_static(name),
+                http::HeaderValue::from_static("x"),
+            )
+        });
+        assert!(made.is_err(), "{name}");
+    }
+    let _ = SITE.service().cache_tags("site-1_a.b");
+}

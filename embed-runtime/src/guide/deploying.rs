@@ -116,6 +116,32 @@
 //! the deploy that brings the file. The hash is read as the last `.`- or `-`-separated
 //! part of the name before its extension: 6 to 88 letters, digits, `_` or `-`.
 //!
+//! ## Purging a CDN by tag
+//!
+//! [`.cache_tags("shop")`](crate::ServeAssets::cache_tags) tags every answer about an
+//! asset in `Cache-Tag` (Cloudflare) and `Surrogate-Key` (Fastly, Varnish's xkey):
+//! `shop`, what it is (`shop-page`, `shop-hashed`, `shop-other`, `shop-disk`) and, with
+//! `releases`, the release its file is of (`shop-release-0f23ce79dced1716`). After a
+//! deploy, purge the pages, never the hashed files (they cannot change, and pages of
+//! the release before still load them):
+//!
+//! ```sh
+//! # Cloudflare
+//! curl -X POST "https://api.cloudflare.com/client/v4/zones/$ZONE/purge_cache" \
+//!   -H "Authorization: Bearer $TOKEN" --json '{"tags":["shop-page"]}'
+//! # Fastly
+//! curl -X POST "https://api.fastly.com/service/$SERVICE/purge/shop-page" -H "Fastly-Key: $KEY"
+//! ```
+//!
+//! Varnish purges the same key with the xkey module (`xkey.purge("shop-page")`), or
+//! without it by a ban on the field (the regex unquoted, with no space in it):
+//! `ban("obj.http.Surrogate-Key ~ (^|[[:space:]])shop-page([[:space:]]|$)")`.
+//! The repository's `tests/tests/proxy_purge.rs` does that behind a real Varnish: one
+//! ban empties release 3's pages and leaves every hashed file cached, another empties
+//! release 1 alone. CDNs remove both fields before they answer clients; where nothing in
+//! front does, they show the release ids and classes to anyone (no secret, but say so
+//! if that matters).
+//!
 //! ## Only the difference: dictionary compression (RFC 9842)
 //!
 //! A browser that comes back after a deploy already has the last release's files. With

@@ -41,6 +41,7 @@ pub(crate) fn not_found(
         cache_control: &NO_CACHE,
         fields: page_fields,
         shared_deltas: false,
+        purge_tags: None,
     };
     *response.headers_mut() = representation_headers(&rep, added, Part::ErrorPage);
     if !is_head {

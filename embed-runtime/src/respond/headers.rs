@@ -20,13 +20,18 @@ pub(super) const DICTIONARY_VARY: HeaderValue =
     HeaderValue::from_static("accept-encoding, available-dictionary");
 /// RFC 9842 §2.1: the response field that makes a response a dictionary.
 const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary");
+/// Cloudflare's purge tags, comma-separated.
+const CACHE_TAG: HeaderName = HeaderName::from_static("cache-tag");
+/// Fastly's and Varnish's (xkey) purge keys, space-separated.
+const SURROGATE_KEY: HeaderName = HeaderName::from_static("surrogate-key");
 
 /// Every field the service sets itself on the responses about an asset: those stating
 /// the representation (`representation_headers` sets these and no others, but the
 /// `header` rules' own), those of its redirects and refusals (`Location`, `Allow`),
-/// and `Cache-Control` from its options. `ServeAssets::header` refuses each of them:
-/// a rule's value would be overwritten, or would contradict the representation.
-pub(crate) const SERVICE_FIELDS: [HeaderName; 12] = [
+/// and `Cache-Control` and the purge tags from its options. `ServeAssets::header`
+/// refuses each of them: a rule's value would be overwritten, or would contradict the
+/// representation.
+pub(crate) const SERVICE_FIELDS: [HeaderName; 14] = [
     CONTENT_TYPE,
     CONTENT_LENGTH,
     CONTENT_ENCODING,
@@ -39,6 +44,8 @@ pub(crate) const SERVICE_FIELDS: [HeaderName; 12] = [
     LOCATION,
     ALLOW,
     CACHE_CONTROL,
+    CACHE_TAG,
+    SURROGATE_KEY,
 ];
 pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 
@@ -53,6 +60,29 @@ pub(crate) struct Added<'a> {
     /// ([`ServeAssets::shared_cache_deltas`](crate::ServeAssets::shared_cache_deltas)):
     /// else a `dcb`/`dcz` answer's `Cache-Control` is made [`private`].
     pub(crate) shared_deltas: bool,
+    /// The response's purge tags, with
+    /// [`ServeAssets::cache_tags`](crate::ServeAssets::cache_tags).
+    pub(crate) purge_tags: Option<&'a PurgeTags>,
+}
+
+/// The tags a CDN or cache purges a response by: the same tags as a `Cache-Tag` value
+/// (Cloudflare, comma-separated) and a `Surrogate-Key` value (Fastly, Varnish's xkey,
+/// space-separated).
+#[derive(Debug, Clone)]
+pub(crate) struct PurgeTags {
+    cache_tag: HeaderValue,
+    surrogate_key: HeaderValue,
+}
+
+impl PurgeTags {
+    /// The fields of `tags`, each a token without spaces or commas (the builder checks
+    /// the prefix; classes and release ids are ASCII letters, digits and `-`).
+    pub(crate) fn new(tags: &[String]) -> Option<PurgeTags> {
+        Some(PurgeTags {
+            cache_tag: HeaderValue::try_from(tags.join(",")).ok()?,
+            surrogate_key: HeaderValue::try_from(tags.join(" ")).ok()?,
+        })
+    }
 }
 
 /// The headers of a 200 and of a 304 for one stored variant, built once per service so
@@ -155,6 +185,10 @@ pub(crate) fn representation_headers(
     // does not matter and nothing is overwritten.
     for (name, value) in added.fields {
         out.append(name.clone(), value.clone());
+    }
+    if let Some(tags) = added.purge_tags {
+        out.insert(CACHE_TAG, tags.cache_tag.clone());
+        out.insert(SURROGATE_KEY, tags.surrogate_key.clone());
     }
     // Send Vary even for identity: a cache must not reuse it for a client that accepts br.
     // And only then: without variants, Vary would split caches for nothing.
@@ -297,6 +331,7 @@ mod tests {
             cache_control: &NO_CACHE,
             fields: &[],
             shared_deltas: false,
+            purge_tags: None,
         };
         for part in [
             Part::Whole,
@@ -344,6 +379,7 @@ mod tests {
                 cache_control: &immutable,
                 fields: &[],
                 shared_deltas,
+                purge_tags: None,
             };
             representation_headers(rep, added, part)[CACHE_CONTROL].clone()
         };

@@ -28,7 +28,7 @@ pub(crate) use canned::{
 };
 pub(crate) use embedded::{Embedded, EmbeddedPolicy, Prebuilt, answer as answer_embedded};
 pub(crate) use headers::{
-    Added, NO_CACHE, Part, PrebuiltHeaders, SERVICE_FIELDS, representation_headers,
+    Added, NO_CACHE, Part, PrebuiltHeaders, PurgeTags, SERVICE_FIELDS, representation_headers,
 };
 
 /// What a GET or HEAD of a representation comes to, decided from the request's

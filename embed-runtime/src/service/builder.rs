@@ -281,6 +281,49 @@ impl ServeAssets {
         self.configure(|options| options.shared_deltas = true)
     }
 
+    /// Tags every answer about an asset for purges by tag, in the two fields CDNs and
+    /// caches read: `Cache-Tag` (Cloudflare; comma-separated) and `Surrogate-Key`
+    /// (Fastly, Varnish's xkey; space-separated), with the same tags:
+    ///
+    /// - `<prefix>`: every answer of this service;
+    /// - `<prefix>-page` (HTML pages, the single-page app's fallback included),
+    ///   `<prefix>-hashed` (a file at a content-hashed URL, immutable),
+    ///   `<prefix>-other` (any other embedded file at its own URL), `<prefix>-disk`
+    ///   (a file read from disk): what the answer is;
+    /// - `<prefix>-release-<id>`: the release the file is of, with the macro's
+    ///   `releases` option (this build's [`Assets::release`](crate::Assets::release), or the kept release an
+    ///   earlier file comes from).
+    ///
+    /// So one purge call empties all pages (`<prefix>-page`), one release
+    /// (`<prefix>-release-<id>`), or everything, and hashed files, which never change,
+    /// are left alone. 200, 206 and 304 carry them (a 304 updates a cache's stored
+    /// fields); redirects, refusals and 404s do not. CDNs remove both fields before
+    /// they answer clients; set `header` rules to strip them where nothing in front
+    /// does. [Deploying](crate::guide::deploying) shows a purge per CDN.
+    ///
+    /// # Panics
+    /// If `prefix` is empty, longer than 64 bytes, or holds anything but ASCII
+    /// letters, digits, `-`, `_` and `.`: CDNs compare tags as such tokens.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().cache_tags("shop");
+    /// # let _ = service;
+    /// ```
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn cache_tags(self, prefix: &str) -> Self {
+        let token = |byte: u8| byte.is_ascii_alphanumeric() || b"-_.".contains(&byte);
+        if prefix.is_empty() || prefix.len() > 64 || !prefix.bytes().all(token) {
+            panic!(
+                "cache_tags({prefix:?}): a prefix of 1 to 64 ASCII letters, digits, `-`, `_` \
+                 or `.`, such as \"shop\""
+            );
+        }
+        let prefix = prefix.to_owned();
+        self.configure(|options| options.cache_tags = Some(prefix))
+    }
+
     /// Answers unknown paths with this asset's bytes and status 404 (instead of a
     /// plain-text 404). The page is negotiated like any asset but carries no
     /// validators, so a cache never turns it into a 304.

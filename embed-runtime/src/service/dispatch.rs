@@ -130,6 +130,7 @@ impl ServeAssets {
             cache_control: policy.cache_control.clone(),
             fields: Arc::clone(policy.fields),
             vary_accept: policy.vary_accept,
+            purge_tags: policy.purge_tags.cloned(),
         };
         Answer::Later(ResponseFuture::boxed(request.respond()))
     }
@@ -169,6 +170,8 @@ impl ServeAssets {
             cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
             fields: options.fields_for(&format!("/{relative}")),
             vary_accept: false,
+            // Dev mode: no cache in front to purge.
+            purge_tags: None,
         };
         let folder = folder.clone();
         let relative = relative.to_owned();

@@ -16,7 +16,7 @@ use crate::asset::Asset;
 use crate::body::Body;
 use crate::disk::DiskFile;
 use crate::representation::Representation;
-use crate::respond;
+use crate::respond::{self, PurgeTags};
 
 /// A request answered from a file read at run time: an on-disk asset (streamed), or
 /// an embedded one in dev mode (re-read on every request, so edits show on refresh;
@@ -32,6 +32,7 @@ pub(super) struct FileRequest {
     pub(super) cache_control: HeaderValue,
     pub(super) fields: Fields,
     pub(super) vary_accept: bool,
+    pub(super) purge_tags: Option<PurgeTags>,
 }
 
 impl FileRequest {
@@ -49,7 +50,8 @@ impl FileRequest {
             fields: &self.fields,
             prebuilt: None,
             vary_accept: self.vary_accept,
-            shared_deltas: false,
+            shared_deltas: self.service.config.options.shared_deltas,
+            purge_tags: self.purge_tags.as_ref(),
         };
         let file = match read {
             Ok(file) => file,
@@ -76,6 +78,7 @@ impl FileRequest {
                 fields: &self.fields,
                 // A file read from disk has no dictionary-compressed body.
                 shared_deltas: false,
+                purge_tags: self.purge_tags.as_ref(),
             },
             |slices| Body::from_file(content, slices, chunk_size, budget),
         );

@@ -46,6 +46,7 @@ pub(super) fn answer_embedded<'a>(
             cache_control: policy.cache_control,
             fields: &policy.fields[..],
             shared_deltas: policy.shared_deltas,
+            purge_tags: policy.purge_tags,
         },
         prebuilt: policy.prebuilt,
         vary_accept: policy.vary_accept,

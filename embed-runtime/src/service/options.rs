@@ -80,6 +80,8 @@ pub(super) struct Options {
     /// `shared_cache_deltas`: `dcb`/`dcz` answers keep the policy as it is, instead of
     /// being made `private`.
     pub(super) shared_deltas: bool,
+    /// `cache_tags`: the prefix of every response's purge tags.
+    pub(super) cache_tags: Option<String>,
 }
 
 impl Options {
@@ -107,6 +109,7 @@ impl Options {
             csp: None,
             preload: false,
             shared_deltas: false,
+            cache_tags: None,
         }
     }
 }
@@ -272,6 +275,7 @@ impl fmt::Debug for ServeAssets {
             .field("content_security_policy", &config.csp)
             .field("preload_links", &config.preload)
             .field("shared_cache_deltas", &config.shared_deltas)
+            .field("cache_tags", &config.cache_tags)
             .finish()
     }
 }

@@ -14,7 +14,7 @@ use super::tables::Tables;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
-use crate::respond::{self, PrebuiltHeaders};
+use crate::respond::{self, PrebuiltHeaders, PurgeTags};
 use crate::table::Assets;
 
 /// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
@@ -72,6 +72,8 @@ pub(super) struct Policy<'t> {
     pub(super) vary_accept: bool,
     /// `shared_cache_deltas`: see [`Added::shared_deltas`](crate::respond::Added).
     pub(super) shared_deltas: bool,
+    /// The purge tags of the asset at this URL, with `cache_tags`.
+    pub(super) purge_tags: Option<&'t PurgeTags>,
 }
 
 /// Where a request's path leads, with the policy resolved from the options.
@@ -109,6 +111,7 @@ pub(super) fn route<'t>(
             prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
             vary_accept: false,
             shared_deltas: options.shared_deltas,
+            purge_tags: tables.purge_tags.fingerprinted(index),
         },
         Url::Own | Url::Fingerprinted => Policy {
             cache_control: &tables.cache_control[index],
@@ -116,6 +119,7 @@ pub(super) fn route<'t>(
             prebuilt: Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
             vary_accept: false,
             shared_deltas: options.shared_deltas,
+            purge_tags: tables.purge_tags.own(index),
         },
         Url::Fallback => Policy {
             cache_control: &FALLBACK_CACHE_CONTROL,
@@ -123,6 +127,7 @@ pub(super) fn route<'t>(
             prebuilt: None,
             vary_accept: true,
             shared_deltas: options.shared_deltas,
+            purge_tags: tables.purge_tags.own(index),
         },
     };
     Target::Asset(asset, policy)

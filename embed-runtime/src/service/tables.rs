@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::options::{Fields, Options, is_page};
 use crate::asset::Asset;
-use crate::respond::{Added, PrebuiltHeaders};
+use crate::respond::{Added, PrebuiltHeaders, PurgeTags};
 use crate::table::Assets;
 
 /// Lookups derived from the options and the asset table.
@@ -28,6 +28,8 @@ pub(super) struct Tables {
     pub(super) prebuilt: Vec<Vec<PrebuiltHeaders>>,
     /// The same at the fingerprinted URL, for assets that have one (else empty).
     pub(super) prebuilt_fingerprinted: Vec<Vec<PrebuiltHeaders>>,
+    /// The purge tags per asset and URL, with `cache_tags`.
+    pub(super) purge_tags: PurgeTagTable,
     /// `/dir/` → index of `/dir/index.html`.
     pub(super) directories: HashMap<&'static str, usize>,
     /// `/dir` → `dir`, for the redirect to `dir/`.
@@ -74,6 +76,7 @@ impl Tables {
                 }
             })
             .collect();
+        let purge_tags = PurgeTagTable::derive(options, assets);
         let prebuild = |asset: &'static Asset, added: Added<'_>| {
             asset
                 .bodies()
@@ -84,12 +87,14 @@ impl Tables {
         let prebuilt = assets
             .iter()
             .zip(cache_control.iter().zip(&fields))
-            .map(|(asset, (cache_control, fields))| {
+            .enumerate()
+            .map(|(index, (asset, (cache_control, fields)))| {
                 if asset.is_embedded() {
                     let added = Added {
                         cache_control,
                         fields,
                         shared_deltas: options.shared_deltas,
+                        purge_tags: purge_tags.own(index),
                     };
                     prebuild(asset, added)
                 } else {
@@ -100,17 +105,21 @@ impl Tables {
         let prebuilt_fingerprinted = assets
             .iter()
             .zip(&fields)
-            .map(|(asset, fields)| match asset.fingerprinted_path() {
-                Some(_) => {
-                    let added = Added {
-                        cache_control: &options.fingerprinted_cache_control,
-                        fields,
-                        shared_deltas: options.shared_deltas,
-                    };
-                    prebuild(asset, added)
-                }
-                None => Vec::new(),
-            })
+            .enumerate()
+            .map(
+                |(index, (asset, fields))| match asset.fingerprinted_path() {
+                    Some(_) => {
+                        let added = Added {
+                            cache_control: &options.fingerprinted_cache_control,
+                            fields,
+                            shared_deltas: options.shared_deltas,
+                            purge_tags: purge_tags.fingerprinted(index),
+                        };
+                        prebuild(asset, added)
+                    }
+                    None => Vec::new(),
+                },
+            )
             .collect();
         let not_found_fields = options
             .not_found_page
@@ -121,6 +130,7 @@ impl Tables {
             not_found_fields,
             prebuilt,
             prebuilt_fingerprinted,
+            purge_tags,
             directories: HashMap::new(),
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
@@ -173,6 +183,69 @@ impl Tables {
             }
         }
         tables
+    }
+}
+
+/// The purge tags of each asset at its own URL and at its fingerprinted one, with
+/// `cache_tags` (empty without): the prefix alone, the prefix and the class of the
+/// response, and the prefix and the release the file is of (this build's, or the kept
+/// release an earlier file comes from), when releases are recorded.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PurgeTagTable {
+    own: Vec<Option<PurgeTags>>,
+    fingerprinted: Vec<Option<PurgeTags>>,
+}
+
+impl PurgeTagTable {
+    fn derive(options: &Options, assets: &'static Assets) -> Self {
+        let Some(prefix) = &options.cache_tags else {
+            return PurgeTagTable::default();
+        };
+        let tags = |asset: &Asset, class: &str| {
+            let mut tags = vec![prefix.clone(), format!("{prefix}-{class}")];
+            if let Some(release) = asset.earlier_release().or(assets.release()) {
+                tags.push(format!("{prefix}-release-{release}"));
+            }
+            PurgeTags::new(&tags)
+        };
+        let own = assets
+            .iter()
+            .map(|asset| {
+                let class = if !asset.is_embedded() {
+                    "disk"
+                } else if is_page(asset) {
+                    "page"
+                } else if asset.fingerprinted_path() == Some(asset.path()) {
+                    // A file hashed by name (a bundler's chunk): its own URL is hashed.
+                    "hashed"
+                } else {
+                    "other"
+                };
+                tags(asset, class)
+            })
+            .collect();
+        let fingerprinted = assets
+            .iter()
+            .map(|asset| {
+                let class = if asset.is_embedded() {
+                    "hashed"
+                } else {
+                    "disk"
+                };
+                asset.fingerprinted_path().and_then(|_| tags(asset, class))
+            })
+            .collect();
+        PurgeTagTable { own, fingerprinted }
+    }
+
+    /// The tags of the asset at `index` reached at its own URL.
+    pub(super) fn own(&self, index: usize) -> Option<&PurgeTags> {
+        self.own.get(index)?.as_ref()
+    }
+
+    /// The tags of the asset at `index` reached at its fingerprinted URL.
+    pub(super) fn fingerprinted(&self, index: usize) -> Option<&PurgeTags> {
+        self.fingerprinted.get(index)?.as_ref()
     }
 }
 
