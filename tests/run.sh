@@ -102,7 +102,8 @@ EMBED_TEST_FRAMEWORK=serve run cargo test --workspace --all-features --test slow
 # in the runs above, so a plain `cargo test` does not build a Leptos app; a cold machine
 # spends most of its half hour here installing cargo-leptos and building both sides.
 run bash examples/leptos/setup.sh
-run cargo test -p integration-tests --all-features --test leptos -- --ignored
+# `--workspace`, as the runs above: the same features, so nothing is built again.
+run cargo test --workspace --all-features --test leptos -- --ignored
 
 # Not here, to keep the suite's time: the root's plain `cargo test` (the default
 # members with their default features: the library's defaults are in the feature sets
@@ -111,23 +112,22 @@ run cargo test -p integration-tests --all-features --test leptos -- --ignored
 # commands of their own in CONTRIBUTING.md.
 
 # The library as published (without the fuzz entry the repository's config turns on):
-# no features, each feature on its own and all together, checked (and, under CI's
-# clippy driver, linted) with its unit tests; with no features and with the defaults,
-# its unit tests and doctests run too (every one of them ran above with every feature).
-# `host-features` keeps the macro's host dependencies as the workspace build has them,
-# so the macro is built once.
+# no features and each feature on its own, checked (and, under CI's clippy driver,
+# linted) as a user's crate builds it; all features, checked with its unit tests; with
+# no features and with the defaults, its unit tests and doctests run too (every one of
+# them ran above with every feature). `host-features` keeps the macro's host
+# dependencies as the workspace build has them, so the macro is built once.
 export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # Each set as a user's crate builds it: the library alone (`--lib`), so no
 # dev-dependency adds features to a dependency the set leaves out (Poem 3.1 needs
-# tokio's `net` and did not ask for it; the tests' tokio has it); then its unit tests
-# (`--tests`, in check mode: compiled and linted, not run).
+# tokio's `net` and did not ask for it; the tests' tokio has it). Its unit tests are
+# compiled with every feature, with none and with the defaults (where they run), not
+# per feature: a user never builds them, and what they test ran above.
 # The library's features: tower, one per framework of the registry (those with a
 # feature, and axum and serve, which are default features of the library), zstd.
 features="tower axum serve $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
-    ${feature:+--features "embed-assets/$feature"}
-  run cargo check -p embed-assets -p host-features --tests --no-default-features \
     ${feature:+--features "embed-assets/$feature"}
 done
 run cargo check -p embed-assets -p host-features --lib --tests --all-features
