@@ -7,7 +7,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 use crate::errors::Errors;
-use crate::model::{Body, Encoded, EncodedAsset, Entry};
+use crate::model::{Body, Encoded, EncodedAsset, Entry, Recorded};
 use crate::options::Options;
 
 /// `use <runtime>::__private as __embed;`: the one place the runtime path is spelled.
@@ -26,11 +26,18 @@ pub(crate) fn assets_expr(
     assets: &[EncodedAsset],
     root: &Path,
     selection: &TokenStream,
-    release: Option<&str>,
+    releases: &Recorded,
     runtime: &TokenStream,
 ) -> TokenStream {
     let import = runtime_import(runtime);
-    let release = optional_str(release);
+    let release = optional_str(releases.current.as_deref());
+    let kept = releases.kept.iter().map(|(id, recorded)| {
+        let recorded = match recorded {
+            Some(secs) => quote!(__embed::Some(#secs)),
+            None => quote!(__embed::None),
+        };
+        quote!(__embed::release(#id, #recorded))
+    });
     let root = if assets.iter().any(|a| matches!(a.body, Body::OnDisk { .. })) {
         let root = root.to_string_lossy();
         quote!(__embed::Some(#root))
@@ -54,7 +61,7 @@ pub(crate) fn assets_expr(
         static BODIES: [__embed::Variant; #body_count] = [#(#list),*];
         static FILES: [__embed::Asset; #count] = [#(#files),*];
         static MAP: __embed::phf::Map<&'static str, u32> = #map;
-        __embed::assets(&MAP, &FILES, #root, #selection, #release)
+        __embed::assets(&MAP, &FILES, #root, #selection, #release, &[#(#kept),*])
     }}
 }
 
@@ -524,7 +531,7 @@ mod tests {
             &assets,
             Path::new("/abs/public"),
             &quote!(__embed::Selection::DEFAULT),
-            None,
+            &Recorded::default(),
             &quote!(::embed_assets),
         );
         let expr: syn::Expr = syn::parse2(tokens.clone()).unwrap();
@@ -605,7 +612,7 @@ mod tests {
             &assets,
             root,
             &quote!(__embed::Selection::DEFAULT),
-            None,
+            &Recorded::default(),
             &runtime,
         )
         .to_string();
@@ -615,7 +622,7 @@ mod tests {
                 &assets,
                 root,
                 &quote!(__embed::Selection::DEFAULT),
-                None,
+                &Recorded::default(),
                 &runtime
             )
             .to_string()

@@ -10,7 +10,7 @@ use syn::ext::IdentExt;
 
 use crate::args::{Args, CallInput, ItemHeader, declared_runtime, item_header, runtime_path};
 use crate::errors::Errors;
-use crate::model::{EncodedAsset, Entry, Pass};
+use crate::model::{EncodedAsset, Entry, Pass, Recorded};
 use crate::options::{self, Options};
 use crate::{check, codegen, fingerprint, on_disk, pipeline, releases, scan};
 
@@ -112,8 +112,8 @@ struct Expansion {
     assets: Vec<EncodedAsset>,
     /// The entry points of a Vite manifest.
     entries: Vec<Entry>,
-    /// This build's release id (`releases.rs`).
-    release: Option<String>,
+    /// This build's release id and the kept releases (`releases.rs`).
+    releases: Recorded,
     /// The warning about files left on disk (`on_disk.rs`), and where it points.
     warning: Option<(String, Span)>,
 }
@@ -145,7 +145,7 @@ impl Expansion {
             &self.assets,
             &self.options.root,
             &selection,
-            self.release.as_deref(),
+            &self.releases,
             &self.options.runtime_path.value,
         );
         match &self.warning {
@@ -163,12 +163,12 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
     let options = with_folder_mistakes(options, errors)?;
     let (mut assets, entries, files) = pipeline::run(&options, Pass::Current)?;
     let warning = on_disk::notice(&assets, &options)?;
-    let release = releases::apply(&options, &files, &mut assets)?;
+    let releases = releases::apply(&options, &files, &mut assets)?;
     Ok(Expansion {
         options,
         assets,
         entries,
-        release,
+        releases,
         warning,
     })
 }

@@ -234,3 +234,12 @@ pub(crate) struct Entry {
     /// The JavaScript chunks it imports statically (for `modulepreload`).
     pub(crate) imports: Vec<String>,
 }
+
+/// The releases the `releases` option read (`releases.rs`), for the table: this build's
+/// id when the newest kept release is its folder, and every kept release, newest first,
+/// with when it was recorded (seconds since the Unix epoch).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Recorded {
+    pub(crate) current: Option<String>,
+    pub(crate) kept: Vec<(String, Option<u64>)>,
+}

@@ -20,7 +20,7 @@ use proc_macro2::Span;
 use sha2::{Digest, Sha256};
 
 use crate::errors::{Errors, io_cause};
-use crate::model::{Body, EncodedAsset, FileEntry, Pass};
+use crate::model::{Body, EncodedAsset, FileEntry, Pass, Recorded};
 use crate::options::Options;
 use crate::{blob_cache, delta, pipeline};
 
@@ -34,9 +34,9 @@ pub(crate) fn apply(
     options: &Options,
     files: &[FileEntry],
     assets: &mut Vec<EncodedAsset>,
-) -> syn::Result<Option<String>> {
+) -> syn::Result<Recorded> {
     let Some(dir) = &options.releases.value else {
-        return Ok(None);
+        return Ok(Recorded::default());
     };
     let span = options.releases.value_span_or(options.root_span);
     let kept = read(dir, span)?;
@@ -71,7 +71,11 @@ pub(crate) fn apply(
     assets.sort_by(|a, b| {
         (&a.url_path, a.release.is_some()).cmp(&(&b.url_path, b.release.is_some()))
     });
-    Ok(current)
+    let kept = kept
+        .iter()
+        .map(|(release, listed)| (release.id.clone(), listed.recorded))
+        .collect();
+    Ok(Recorded { current, kept })
 }
 
 /// The kept releases of `dir`, newest first, each with its list.

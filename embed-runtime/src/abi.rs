@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use crate::asset::{Asset, PageInit, Variant};
 use crate::coding::Encoding;
 use crate::entry::Entry;
-use crate::table::{Assets, Selection};
+use crate::table::{Assets, Release, Selection};
 
 /// What the macro writes for one file.
 #[derive(Debug)]
@@ -134,6 +134,7 @@ pub const fn assets(
     root: Option<&'static str>,
     selection: Selection,
     release: Option<&'static str>,
+    releases: &'static [Release],
 ) -> Assets {
     Assets {
         map,
@@ -141,7 +142,13 @@ pub const fn assets(
         root,
         selection,
         release,
+        releases,
     }
+}
+
+/// A kept release: its id and when it was recorded (seconds since the Unix epoch).
+pub const fn release(id: &'static str, recorded: Option<u64>) -> Release {
+    Release { id, recorded }
 }
 
 /// An empty table, which the macro emits next to its compile error so that the user's
@@ -156,6 +163,7 @@ pub const EMPTY: Assets = Assets {
     root: None,
     selection: Selection::DEFAULT,
     release: None,
+    releases: &[],
 };
 
 /// An entry point of a Vite build, from the folder's `.vite/manifest.json`.

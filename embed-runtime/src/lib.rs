@@ -160,7 +160,7 @@ pub use report::{Report, Stored};
 #[cfg(feature = "serve")]
 pub use serve::{Server, ShutdownHandle, serve};
 pub use service::{RequestHead, ServeAssets};
-pub use table::Assets;
+pub use table::{Assets, Release};
 
 /// The futures of the services' responses. Each is `Send`, and ready at once for an
 /// embedded asset (no allocation); you only name them to store one.
@@ -328,7 +328,9 @@ pub use embed_assets_macros::embed;
 /// crate requires at its exact version.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::abi::{AssetInit, EMPTY, Identity, asset, assets, body, entry, identity};
+    pub use crate::abi::{
+        AssetInit, EMPTY, Identity, asset, assets, body, entry, identity, release,
+    };
     pub use crate::asset::{Asset, PageInit, Variant};
     pub use crate::coding::Encoding;
     pub use crate::table::{FINGERPRINTED, Selection};

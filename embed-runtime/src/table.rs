@@ -33,6 +33,35 @@ pub struct Assets {
     pub(crate) root: Option<&'static str>,
     pub(crate) selection: Selection,
     pub(crate) release: Option<&'static str>,
+    pub(crate) releases: &'static [Release],
+}
+
+/// A release the macro's `releases` option found kept (this build's too, when it is
+/// recorded): its id and when it was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    pub(crate) id: &'static str,
+    pub(crate) recorded: Option<u64>,
+}
+
+impl Release {
+    /// Its id: the first 16 hex digits of the SHA-256 of its list of files, the same
+    /// for the same files on any machine.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// When `embed_assets_build::Releases` recorded it; `None` for a list written
+    /// before recording times were kept.
+    pub fn recorded(&self) -> Option<std::time::SystemTime> {
+        self.recorded
+            .map(|secs| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+    }
+
+    /// [`recorded`](Self::recorded) in whole seconds since the Unix epoch.
+    pub fn recorded_secs(&self) -> Option<u64> {
+        self.recorded
+    }
 }
 
 /// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
@@ -89,6 +118,14 @@ impl Assets {
     /// a debug build, which records no release.
     pub fn release(&self) -> Option<&'static str> {
         self.release
+    }
+
+    /// Every release the `releases` option kept files of, newest first: this build's
+    /// first when it is recorded ([`release`](Self::release)), then the earlier ones
+    /// whose hashed files it still serves. Empty without the option, and in a debug
+    /// build.
+    pub fn releases(&self) -> &'static [Release] {
+        self.releases
     }
 
     /// Every asset, sorted by path; with the `releases` option, the earlier releases'

@@ -432,3 +432,138 @@ fn a_cache_tag_prefix_must_be_a_token() {
     }
     let _ = SITE.service().cache_tags("site-1_a.b");
 }
+
+/// `release_endpoint`: its path lists this build's release and the kept ones, newest
+/// first, with when each was recorded (`null` for a list recorded without a time), as
+/// JSON no cache stores; every answer about an asset says the release in `Release-Id`.
+#[tokio::test]
+async fn the_release_endpoint_lists_the_releases_and_every_answer_names_this_one() {
+    let addr = spawn_service(SITE.service().release_endpoint("/_release")).await;
+    let release_id = |headers: &http::HeaderMap| {
+        header(headers, http::HeaderName::from_static("release-id")).map(str::to_owned)
+    };
+    let (status, headers, body) = get(addr, "/_release", &[("accept-encoding", "br")]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(header(&headers, CONTENT_TYPE), Some("application/json"));
+    assert_eq!(header(&headers, CACHE_CONTROL), Some("no-store"));
+    assert_eq!(release_id(&headers).as_deref(), Some(RELEASE_3));
+    let json: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "release": RELEASE_3,
+            "releases": [
+                { "id": RELEASE_3, "recorded": 1_796_472_000u64 },
+                { "id": RELEASE_2, "recorded": 1_796_385_600u64 },
+                { "id": RELEASE_1, "recorded": null },
+            ]
+        })
+    );
+    // The table says the same.
+    let listed: Vec<(&str, Option<u64>)> = SITE
+        .releases()
+        .iter()
+        .map(|release| (release.id(), release.recorded_secs()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (RELEASE_3, Some(1_796_472_000)),
+            (RELEASE_2, Some(1_796_385_600)),
+            (RELEASE_1, None)
+        ]
+    );
+    // HEAD: the same fields, no body; another method: 405.
+    let (status, head_fields, body) = send(addr, Method::HEAD, "/_release", &[]).await;
+    assert_eq!((status, body.len()), (StatusCode::OK, 0));
+    assert_eq!(
+        header(&head_fields, http::header::CONTENT_LENGTH),
+        header(&headers, http::header::CONTENT_LENGTH)
+    );
+    let (status, headers, _) = send(addr, Method::POST, "/_release", &[]).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(header(&headers, http::header::ALLOW), Some("GET, HEAD"));
+    // Every answer about an asset, this build's or a kept release's, 200, 206 or 304.
+    let kept_app = earlier("/js/app.js", RELEASE_1)
+        .fingerprinted_path()
+        .unwrap();
+    for path in ["/", "/js/app.js", "/css/app.css", kept_app] {
+        let (status, headers, _) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(release_id(&headers).as_deref(), Some(RELEASE_3), "{path}");
+        let etag = header(&headers, ETAG).unwrap().to_owned();
+        let (status, headers, _) = get(addr, path, &[("if-none-match", &etag)]).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        assert_eq!(release_id(&headers).as_deref(), Some(RELEASE_3), "{path}");
+        let (status, headers, _) = get(addr, path, &[("range", "bytes=0-1")]).await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{path}");
+        assert_eq!(release_id(&headers).as_deref(), Some(RELEASE_3), "{path}");
+    }
+    // Off by default: no field, and the path is an unknown one.
+    let addr = spawn_service(SITE.service()).await;
+    let (status, headers, _) = get(addr, "/", &[]).await;
+    assert_eq!((status, release_id(&headers)), (StatusCode::OK, None));
+    assert_eq!(get(addr, "/_release", &[]).await.0, StatusCode::NOT_FOUND);
+}
+
+/// Without recorded releases (no `releases` option), the endpoint says so and no
+/// answer carries a release.
+#[tokio::test]
+async fn without_releases_the_endpoint_lists_none() {
+    let addr = spawn_service(
+        integration_tests::SITE
+            .service()
+            .release_endpoint("/_release"),
+    )
+    .await;
+    let (status, _, body) = get(addr, "/_release", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    let json: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+    assert_eq!(json, serde_json::json!({ "release": null, "releases": [] }));
+    let (_, headers, _) = get(addr, "/index.html", &[]).await;
+    assert_eq!(
+        header(&headers, http::HeaderName::from_static("release-id")),
+        None
+    );
+}
+
+#[test]
+fn a_release_endpoint_is_a_plain_path_no_asset_has() {
+    let fingerprinted = SITE.url("/js/app.js").unwrap();
+    for bad in [
+        "_release",
+        "",
+        "/",
+        "//x",
+        "/a/../b",
+        "/a b",
+        "/a%20b",
+        "/index.html",
+        "/js",
+        "/js/app.js",
+        fingerprinted,
+    ] {
+        let made = std::panic::catch_unwind(|| SITE.service().release_endpoint(bad));
+        let message = made.expect_err(bad);
+        let message = message
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        assert!(
+            message.starts_with("release_endpoint("),
+            "{bad:?}: {message}"
+        );
+    }
+    for good in ["/_release", "/.well-known/release.json", "/api/v1/release"] {
+        let _ = SITE.service().release_endpoint(good);
+    }
+    // `header` rules cannot set the field.
+    let rule = std::panic::catch_unwind(|| {
+        SITE.service().header(
+            "*",
+            http::HeaderName::from_static("release-id"),
+            http::HeaderValue::from_static("x"),
+        )
+    });
+    assert!(rule.is_err());
+}

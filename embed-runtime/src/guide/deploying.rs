@@ -116,6 +116,33 @@
 //! the deploy that brings the file. The hash is read as the last `.`- or `-`-separated
 //! part of the name before its extension: 6 to 88 letters, digits, `_` or `-`.
 //!
+//! ## Which release a replica serves
+//!
+//! [`.release_endpoint("/_release")`](crate::ServeAssets::release_endpoint) puts this
+//! build's release id in a `Release-Id` field on every answer about an asset, and
+//! answers `/_release` with the releases it serves files of, as JSON that no cache
+//! stores:
+//!
+//! ```text
+//! $ curl -s https://replica-1.internal/_release
+//! {"release":"0f23ce79dced1716","releases":[{"id":"0f23ce79dced1716","recorded":1796472000},{"id":"5bf77a53ffd05cec","recorded":1796385600}]}
+//! ```
+//!
+//! During a rolling deploy, a job waits until every replica serves the new build, then
+//! purges the CDN; the new id is the build's own (`ASSETS.release()`, or the name of the
+//! newest list in `releases/`, `<sequence>-<id>.release`):
+//!
+//! ```sh
+//! new=$(ls releases/*.release | sort | tail -n 1 | sed 's/.*-\(.*\)\.release/\1/')
+//! for replica in replica-1.internal replica-2.internal; do
+//!   for try in $(seq 60); do
+//!     [ "$(curl -s "https://$replica/_release" | jq -r .release)" = "$new" ] && break
+//!     sleep 5
+//!   done
+//! done
+//! # now purge the pages (below)
+//! ```
+//!
 //! ## Purging a CDN by tag
 //!
 //! [`.cache_tags("shop")`](crate::ServeAssets::cache_tags) tags every answer about an

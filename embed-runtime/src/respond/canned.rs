@@ -1,5 +1,5 @@
 //! The answers that are no representation of an asset: the 404 (plain, or the
-//! configured page), 405, 301 and a bare status.
+//! configured page), 405, 301, a bare status, and the list of releases.
 
 use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, VARY};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
@@ -12,6 +12,30 @@ use crate::representation::Representation;
 
 const ALLOWED: HeaderValue = HeaderValue::from_static("GET, HEAD");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+
+/// The list of releases (`ServeAssets::release_endpoint`): `json`, never stored by a
+/// cache (a poll must see the replica itself), with `fields` (the service's own on
+/// every answer: `nosniff`, `Release-Id`).
+pub(crate) fn release_list(
+    json: &bytes::Bytes,
+    fields: &[(HeaderName, HeaderValue)],
+    method: &Method,
+) -> Response<Body> {
+    const JSON: HeaderValue = HeaderValue::from_static("application/json");
+    const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+    let mut response = status_only(StatusCode::OK);
+    let out = response.headers_mut();
+    out.insert(CONTENT_TYPE, JSON);
+    out.insert(CONTENT_LENGTH, HeaderValue::from(json.len()));
+    out.insert(CACHE_CONTROL, NO_STORE);
+    for (name, value) in fields {
+        out.append(name.clone(), value.clone());
+    }
+    if method != Method::HEAD {
+        *response.body_mut() = Body::from(json.clone());
+    }
+    response
+}
 
 /// 404, with the configured page's bytes when there is one.
 pub(crate) fn not_found(

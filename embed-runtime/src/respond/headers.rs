@@ -24,6 +24,8 @@ const USE_AS_DICTIONARY: HeaderName = HeaderName::from_static("use-as-dictionary
 const CACHE_TAG: HeaderName = HeaderName::from_static("cache-tag");
 /// Fastly's and Varnish's (xkey) purge keys, space-separated.
 const SURROGATE_KEY: HeaderName = HeaderName::from_static("surrogate-key");
+/// The release a server answers from (`ServeAssets::release_endpoint`).
+pub(crate) const RELEASE_ID: HeaderName = HeaderName::from_static("release-id");
 
 /// Every field the service sets itself on the responses about an asset: those stating
 /// the representation (`representation_headers` sets these and no others, but the
@@ -31,7 +33,7 @@ const SURROGATE_KEY: HeaderName = HeaderName::from_static("surrogate-key");
 /// and `Cache-Control` and the purge tags from its options. `ServeAssets::header`
 /// refuses each of them: a rule's value would be overwritten, or would contradict the
 /// representation.
-pub(crate) const SERVICE_FIELDS: [HeaderName; 14] = [
+pub(crate) const SERVICE_FIELDS: [HeaderName; 15] = [
     CONTENT_TYPE,
     CONTENT_LENGTH,
     CONTENT_ENCODING,
@@ -46,6 +48,7 @@ pub(crate) const SERVICE_FIELDS: [HeaderName; 14] = [
     CACHE_CONTROL,
     CACHE_TAG,
     SURROGATE_KEY,
+    RELEASE_ID,
 ];
 pub(crate) const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache");
 

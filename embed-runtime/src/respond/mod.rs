@@ -24,11 +24,13 @@ mod headers;
 mod multipart;
 
 pub(crate) use canned::{
-    add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, status_only,
+    add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, release_list,
+    status_only,
 };
 pub(crate) use embedded::{Embedded, EmbeddedPolicy, Prebuilt, answer as answer_embedded};
 pub(crate) use headers::{
-    Added, NO_CACHE, Part, PrebuiltHeaders, PurgeTags, SERVICE_FIELDS, representation_headers,
+    Added, NO_CACHE, Part, PrebuiltHeaders, PurgeTags, RELEASE_ID, SERVICE_FIELDS,
+    representation_headers,
 };
 
 /// What a GET or HEAD of a representation comes to, decided from the request's

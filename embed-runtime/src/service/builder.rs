@@ -324,6 +324,73 @@ impl ServeAssets {
         self.configure(|options| options.cache_tags = Some(prefix))
     }
 
+    /// Says which release this server answers from: every answer about an asset
+    /// carries a `Release-Id` field with this build's release id
+    /// ([`Assets::release`](crate::Assets::release)), and `path` answers GET and HEAD with
+    /// the list of releases as JSON, `Cache-Control: no-store`:
+    ///
+    /// ```json
+    /// {"release":"0f23ce79dced1716","releases":[
+    ///   {"id":"0f23ce79dced1716","recorded":1796472000},
+    ///   {"id":"5bf77a53ffd05cec","recorded":1796385600}]}
+    /// ```
+    ///
+    /// `release` is this build's id, `releases` every release whose files it serves,
+    /// newest first, with when each was recorded (seconds since the Unix epoch; `null`
+    /// for a list recorded without a time). A job that deploys to several replicas
+    /// polls `path` on each until all say the new id, then purges the CDN
+    /// ([deploying](crate::guide::deploying#which-release-a-replica-serves)). Without the
+    /// macro's `releases` option, and in a debug build, `release` is `null`, the list is
+    /// empty and no field is sent.
+    ///
+    /// # Panics
+    /// If `path` does not start with `/`, holds anything but ASCII letters, digits and
+    /// `-`, `_`, `.`, `~`, `/`, has an empty, `.` or `..` segment, or is the path of
+    /// an asset, a fingerprinted URL or a folder of assets: the endpoint would hide a
+    /// file, or never be reached.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// let service = ASSETS.service().release_endpoint("/_release");
+    /// # let _ = service;
+    /// ```
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn release_endpoint(self, path: &str) -> Self {
+        let plain = |byte: u8| byte.is_ascii_alphanumeric() || b"-_.~/".contains(&byte);
+        let segments_ok = path
+            .strip_prefix('/')
+            .is_some_and(|rest| rest.split('/').all(|s| !matches!(s, "" | "." | "..")));
+        if !segments_ok || !path.bytes().all(plain) {
+            panic!(
+                "release_endpoint({path:?}): a URL path of ASCII letters, digits, `-`, `_`, \
+                 `.`, `~` and `/`, such as \"/_release\""
+            );
+        }
+        let below = format!("{path}/");
+        if let Some(asset) = self.assets.iter().find(|asset| {
+            asset.path() == path
+                || asset.fingerprinted_path() == Some(path)
+                || asset.path().starts_with(&below)
+        }) {
+            panic!(
+                "release_endpoint({path:?}): the asset `{}` is at or below this path: choose \
+                 one no file of the folder has",
+                asset.path()
+            );
+        }
+        let json = release_list_json(self.assets);
+        let id = self
+            .assets
+            .release()
+            .and_then(|id| HeaderValue::try_from(id).ok());
+        let path = path.to_owned();
+        self.configure(|options| {
+            options.release_endpoint = Some((path, json));
+            options.release_id = id;
+        })
+    }
+
     /// Answers unknown paths with this asset's bytes and status 404 (instead of a
     /// plain-text 404). The page is negotiated like any asset but carries no
     /// validators, so a cache never turns it into a 304.
@@ -542,4 +609,31 @@ fn refused_field(name: &HeaderName) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The JSON of [`ServeAssets::release_endpoint`]. Written by hand: its only strings are
+/// release ids, 16 lowercase hex digits (`embed_assets_shared::release`), so nothing
+/// needs escaping, and the library has no JSON dependency.
+fn release_list_json(assets: &Assets) -> bytes::Bytes {
+    let quoted =
+        |text: Option<&str>| text.map_or_else(|| "null".to_owned(), |t| format!("\"{t}\""));
+    let releases: Vec<String> = assets
+        .releases()
+        .iter()
+        .map(|release| {
+            let recorded = release
+                .recorded_secs()
+                .map_or_else(|| "null".to_owned(), |secs| secs.to_string());
+            format!(
+                "{{\"id\":{},\"recorded\":{recorded}}}",
+                quoted(Some(release.id()))
+            )
+        })
+        .collect();
+    let json = format!(
+        "{{\"release\":{},\"releases\":[{}]}}\n",
+        quoted(assets.release()),
+        releases.join(",")
+    );
+    bytes::Bytes::from(json)
 }

@@ -71,6 +71,11 @@ impl ServeAssets {
             Target::Asset(_, policy) if policy.vary_accept && claim == Claim::Hits => return None,
             Target::Asset(asset, policy) => return Some(self.respond_asset(asset, policy, &head)),
             Target::Redirect(location) => respond::redirect(location),
+            Target::Releases => {
+                let options = &self.config.options;
+                let (_, json) = options.release_endpoint.as_ref()?;
+                respond::release_list(json, &options.unmatched_fields(), head.method)
+            }
             Target::MethodNotAllowed if claim == Claim::Hits => return None,
             Target::MethodNotAllowed => respond::method_not_allowed(),
             // Final in every claim: the application behind the assets would answer

@@ -12,6 +12,7 @@ use http::{HeaderName, HeaderValue};
 
 use super::ServeAssets;
 use crate::asset::Asset;
+use crate::respond;
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 
@@ -82,6 +83,11 @@ pub(super) struct Options {
     pub(super) shared_deltas: bool,
     /// `cache_tags`: the prefix of every response's purge tags.
     pub(super) cache_tags: Option<String>,
+    /// `release_endpoint`: where the list of releases is answered, and its JSON.
+    pub(super) release_endpoint: Option<(String, bytes::Bytes)>,
+    /// `release_endpoint`: this build's release id, as the `Release-Id` of every
+    /// answer about an asset.
+    pub(super) release_id: Option<HeaderValue>,
 }
 
 impl Options {
@@ -110,6 +116,8 @@ impl Options {
             preload: false,
             shared_deltas: false,
             cache_tags: None,
+            release_endpoint: None,
+            release_id: None,
         }
     }
 }
@@ -225,13 +233,12 @@ impl Options {
         fields.into()
     }
 
-    /// The fields of a file no rule matches.
+    /// The fields of a file no rule matches: `nosniff` unless it is off, and the
+    /// release id with `release_endpoint`.
     pub(super) fn unmatched_fields(&self) -> Fields {
-        if self.nosniff {
-            Arc::new([(X_CONTENT_TYPE_OPTIONS, NOSNIFF)])
-        } else {
-            Arc::new([])
-        }
+        let nosniff = self.nosniff.then_some((X_CONTENT_TYPE_OPTIONS, NOSNIFF));
+        let release = (self.release_id.clone()).map(|id| (respond::RELEASE_ID, id));
+        nosniff.into_iter().chain(release).collect()
     }
 }
 
@@ -276,6 +283,10 @@ impl fmt::Debug for ServeAssets {
             .field("preload_links", &config.preload)
             .field("shared_cache_deltas", &config.shared_deltas)
             .field("cache_tags", &config.cache_tags)
+            .field(
+                "release_endpoint",
+                &config.release_endpoint.as_ref().map(|(path, _)| path),
+            )
             .finish()
     }
 }

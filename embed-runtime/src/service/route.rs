@@ -56,6 +56,8 @@ pub(super) enum Target<'t> {
     /// build), selected by the macro's rules; its path below the folder. It may not
     /// exist: reading it tells.
     DevFile(String),
+    /// The list of releases, at `release_endpoint`'s path.
+    Releases,
 }
 
 /// The header policy of an asset's response: chosen by the URL, not by the asset
@@ -90,6 +92,18 @@ pub(super) fn route<'t>(
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
+    // The endpoint's path is plain (no escape, checked by the builder) and no asset's.
+    if options
+        .release_endpoint
+        .as_ref()
+        .is_some_and(|(path, _)| path == head.path)
+    {
+        return if is_get_or_head(method) {
+            Target::Releases
+        } else {
+            Target::MethodNotAllowed
+        };
+    }
     let (index, url) = match find(assets, options, tables, head) {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
