@@ -10,6 +10,7 @@ pub mod caches;
 pub mod frameworks;
 pub mod npm;
 pub mod programs;
+pub mod rolling;
 pub mod scratch;
 
 use std::io::Read;

@@ -27,14 +27,8 @@ mod release_2 {
     );
 }
 
-mod release_3 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/rolling/public",
-        fingerprint = true,
-        hashed = "assets/*",
-        releases = "fixtures/rolling/releases",
-    );
-}
+/// Release 3, with the releases kept before it.
+use integration_tests::rolling as release_3;
 
 mod release_3_alone {
     embed_assets::embed_assets!(

@@ -10,20 +10,7 @@ use http::{HeaderValue, Method, StatusCode};
 use integration_tests::caches::{CacheKind, CacheProcess, X_CACHE};
 use integration_tests::{Reply, get, header, send, spawn_service};
 
-mod rolling {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/rolling/public",
-        fingerprint = true,
-        hashed = "assets/*",
-        releases = "fixtures/rolling/releases",
-    );
-}
-
-use rolling::SITE;
-
-/// The releases' ids (see `releases.rs`).
-const RELEASE_1: &str = "d1dad7cfb7d75121";
-const RELEASE_3: &str = "0f23ce79dced1716";
+use integration_tests::rolling::{RELEASE_1, RELEASE_3, SITE, earlier};
 
 /// Long enough that nothing expires during the test.
 const LONG: &str = "public, max-age=600";
@@ -54,11 +41,9 @@ async fn a_ban_by_tag_purges_one_release_s_pages_and_leaves_hashed_files() {
     let origin = spawn_service(service).await;
     let varnish = CacheProcess::start(CacheKind::Varnish, &program, origin).await;
     let addr = varnish.addr;
-    let kept_app = SITE
-        .iter()
-        .find(|asset| asset.path() == "/js/app.js" && asset.earlier_release() == Some(RELEASE_1))
-        .and_then(|asset| asset.fingerprinted_path())
-        .expect("release 1's app is kept");
+    let kept_app = earlier("/js/app.js", RELEASE_1)
+        .fingerprinted_path()
+        .expect("release 1's app is kept at its hashed URL");
     let hashed_app = SITE.url("/js/app.js").expect("this build's app");
     let paths = [
         "/",

@@ -15,23 +15,9 @@ use http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG};
 use http::{Method, StatusCode};
 use integration_tests::{decode_body, get, header, send, spawn_service};
 
-mod rolling {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/rolling/public",
-        fingerprint = true,
-        hashed = "assets/*",
-        releases = "fixtures/rolling/releases",
-    );
-}
-
-use rolling::SITE;
+use integration_tests::rolling::{self, RELEASE_1, RELEASE_2, RELEASE_3, SITE, earlier};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-
-/// The releases' ids, oldest first, as the recorder named them.
-const RELEASE_1: &str = "d1dad7cfb7d75121";
-const RELEASE_2: &str = "5bf77a53ffd05cec";
-const RELEASE_3: &str = "0f23ce79dced1716";
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rolling")
@@ -148,13 +134,6 @@ fn the_fixture_is_what_the_recorder_writes() {
         assert!(made == committed, "{folder}: the same bytes");
     }
     std::fs::remove_dir_all(&base).unwrap();
-}
-
-/// The URL an earlier release's file is served at.
-fn earlier(path: &str, release: &str) -> &'static embed_assets::Asset {
-    SITE.iter()
-        .find(|asset| asset.path() == path && asset.earlier_release() == Some(release))
-        .unwrap_or_else(|| panic!("{path} of release {release} is kept"))
 }
 
 #[test]
@@ -405,15 +384,21 @@ async fn cache_tags_name_the_service_the_kind_and_the_release_of_each_answer() {
     }
 }
 
+/// What `make` panicked with; it must panic (`what` says what it was given).
+fn panic_message<T>(what: &str, make: impl FnOnce() -> T + std::panic::UnwindSafe) -> String {
+    let Err(payload) = std::panic::catch_unwind(make) else {
+        panic!("{what:?}: no panic");
+    };
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default()
+}
+
 #[test]
 fn a_cache_tag_prefix_must_be_a_token() {
     for bad in ["", "a b", "a,b", "tags:x", "é", &"x".repeat(65)] {
-        let made = std::panic::catch_unwind(|| SITE.service().cache_tags(bad));
-        let message = made.expect_err(bad);
-        let message = message
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_default();
+        let message = panic_message(bad, || SITE.service().cache_tags(bad));
         assert!(
             message.contains("cache_tags(") && message.contains("ASCII letters"),
             "{bad:?}: {message}"
@@ -543,12 +528,7 @@ fn a_release_endpoint_is_a_plain_path_no_asset_has() {
         "/js/app.js",
         fingerprinted,
     ] {
-        let made = std::panic::catch_unwind(|| SITE.service().release_endpoint(bad));
-        let message = made.expect_err(bad);
-        let message = message
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .unwrap_or_default();
+        let message = panic_message(bad, || SITE.service().release_endpoint(bad));
         assert!(
             message.starts_with("release_endpoint("),
             "{bad:?}: {message}"
