@@ -610,6 +610,25 @@ impl Session {
         self.send(Method::DELETE, "/window", Value::Null).await;
     }
 
+    /// Turns the browser's HTTP cache off (Chrome DevTools Protocol,
+    /// `Network.setCacheDisabled`, through chromedriver): every load asks the server
+    /// again, even for files the page was told are immutable.
+    pub async fn disable_cache(&self) {
+        let command = |cmd: &str, params: Value| json!({ "cmd": cmd, "params": params });
+        self.send(
+            Method::POST,
+            "/goog/cdp/execute",
+            command("Network.enable", json!({})),
+        )
+        .await;
+        self.send(
+            Method::POST,
+            "/goog/cdp/execute",
+            command("Network.setCacheDisabled", json!({ "cacheDisabled": true })),
+        )
+        .await;
+    }
+
     /// Ends the session, which closes the browser; a failure here is not the test's.
     pub async fn quit(&self) {
         let request = command(&self.client, Method::DELETE, &self.base, None);

@@ -101,6 +101,48 @@ impl CacheProcess {
         origin: SocketAddr,
         vary: Vary,
     ) -> Self {
+        Self::launch(kind, program, |dir, listen| match kind {
+            CacheKind::Nginx => nginx_conf(dir, listen, &cache_location(origin, vary), ""),
+            CacheKind::Varnish => varnish_vcl(origin, vary),
+        })
+        .await
+    }
+
+    /// nginx as a load balancer, no cache: round-robin over `origins`, as in front of
+    /// the replicas of a rolling deploy. With `next_on_404`, a 404 from one replica is
+    /// asked of the next (`proxy_next_upstream ... http_404`), so a hashed file only the
+    /// newer replica has is found whichever replica the request reached first.
+    ///
+    /// # Panics
+    /// If it cannot start, or finds no free port in five tries.
+    pub async fn start_balancer(program: &Path, origins: &[SocketAddr], next_on_404: bool) -> Self {
+        let servers: String = origins
+            .iter()
+            .map(|origin| format!("        server {origin};\n"))
+            .collect();
+        let upstream = format!("    upstream replicas {{\n{servers}    }}\n");
+        let retry = if next_on_404 {
+            "proxy_next_upstream error timeout http_404;\n            proxy_next_upstream_tries 2;"
+        } else {
+            ""
+        };
+        let location = format!(
+            "proxy_pass http://replicas;\n            proxy_http_version 1.1;\n            {retry}\n            \
+             add_header X-Upstream $upstream_addr always;"
+        );
+        Self::launch(CacheKind::Nginx, program, |dir, listen| {
+            nginx_conf(dir, listen, &location, &upstream)
+        })
+        .await
+    }
+
+    /// Starts `kind` with the configuration `config` writes for its folder and the
+    /// address it listens on, and returns once it answers HTTP.
+    async fn launch(
+        kind: CacheKind,
+        program: &Path,
+        config: impl Fn(&Path, SocketAddr) -> String,
+    ) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("clock after 1970")
@@ -120,20 +162,20 @@ impl CacheProcess {
             let mut command = Command::new(program);
             match kind {
                 CacheKind::Nginx => {
-                    let config = dir.join("nginx.conf");
-                    std::fs::write(&config, nginx_conf(&dir, addr, origin, vary))
-                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", config.display()));
+                    let file = dir.join("nginx.conf");
+                    std::fs::write(&file, config(&dir, addr))
+                        .unwrap_or_else(|err| panic!("cannot write {}: {err}", file.display()));
                     command
                         .arg("-p")
                         .arg(&dir)
                         .arg("-c")
-                        .arg(&config)
+                        .arg(&file)
                         .arg("-e")
                         .arg(dir.join("error.log"));
                 }
                 CacheKind::Varnish => {
                     let vcl = dir.join("default.vcl");
-                    std::fs::write(&vcl, varnish_vcl(origin, vary))
+                    std::fs::write(&vcl, config(&dir, addr))
                         .unwrap_or_else(|err| panic!("cannot write {}: {err}", vcl.display()));
                     command
                         // In the foreground, its working folder (shared memory log,
@@ -253,12 +295,8 @@ impl Drop for CacheProcess {
 
 /// nginx: one process in the foreground, a `proxy_cache` with the
 /// default key (scheme, host, URI), nothing about dictionaries.
-fn nginx_conf(dir: &Path, listen: SocketAddr, origin: SocketAddr, vary: Vary) -> String {
+fn nginx_conf(dir: &Path, listen: SocketAddr, location: &str, upstream: &str) -> String {
     let dir = dir.display();
-    let ignore = match vary {
-        Vary::Honoured => "",
-        Vary::Ignored => "proxy_ignore_headers Vary;",
-    };
     format!(
         r#"# Written by the tests (integration_tests::caches): one process in the foreground, every file in {dir}.
 daemon off;
@@ -279,21 +317,30 @@ http {{
     uwsgi_temp_path {dir}/uwsgi_temp;
     scgi_temp_path {dir}/scgi_temp;
     proxy_cache_path {dir}/cache levels=1:2 keys_zone=assets:1m max_size=64m inactive=10m use_temp_path=off;
-
+{upstream}
     server {{
         listen {listen};
 
         location / {{
-            proxy_pass http://{origin};
-            proxy_http_version 1.1;
-            proxy_cache assets;
-            proxy_cache_revalidate on;
-            {ignore}
-            add_header X-Cache $upstream_cache_status always;
+            {location}
         }}
     }}
 }}
 "#
+    )
+}
+
+/// The `location` of a `proxy_cache` in front of `origin`, with `X-Cache` saying what
+/// the cache did.
+fn cache_location(origin: SocketAddr, vary: Vary) -> String {
+    let ignore = match vary {
+        Vary::Honoured => "",
+        Vary::Ignored => "proxy_ignore_headers Vary;",
+    };
+    format!(
+        "proxy_pass http://{origin};\n            proxy_http_version 1.1;\n            \
+         proxy_cache assets;\n            proxy_cache_revalidate on;\n            {ignore}\n            \
+         add_header X-Cache $upstream_cache_status always;"
     )
 }
 

@@ -116,6 +116,29 @@
 //! the deploy that brings the file. The hash is read as the last `.`- or `-`-separated
 //! part of the name before its extension: 6 to 88 letters, digits, `_` or `-`.
 //!
+//! **The other way round, the balancer retries a 404.** A page of release N+1 may ask
+//! a replica still on release N for N+1's new hashed files, which N has never heard
+//! of; no server-side option can make N know them. Let the balancer ask the next
+//! replica when one answers 404, so the request finds the new one (a 404 of a GET is
+//! safe to retry; nginx):
+//!
+//! ```nginx
+//! upstream replicas { server 10.0.0.1:3000; server 10.0.0.2:3000; }
+//! location / {
+//!     proxy_pass http://replicas;
+//!     proxy_next_upstream error timeout http_404;
+//!     proxy_next_upstream_tries 2;
+//! }
+//! ```
+//!
+//! HAProxy's `retry-on 404` and Envoy's `retriable_status_codes: [404]` do the same; a
+//! balancer that pins a client to one replica (sticky sessions) needs neither. The
+//! repository's `tests/tests/browser_balancer.rs` runs replicas of releases 1 and 2 of
+//! a Vite app behind nginx's round-robin with this setting: Chromium, its cache off,
+//! loads the page again and again, gets pages of both releases, and every page runs
+//! its own bundle with no failed request; without the retry, the first page of
+//! release 2 fails to load its bundle.
+//!
 //! ## Which release a replica serves
 //!
 //! [`.release_endpoint("/_release")`](crate::ServeAssets::release_endpoint) puts this
