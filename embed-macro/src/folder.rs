@@ -90,9 +90,12 @@ fn folder(lit: &LitStr, path: Written, missing_ok: bool, errors: &mut Errors) ->
                 (false, false) => ")",
                 (false, true) => "",
             };
+            let nearby = sibling_like(&root)
+                .map(|sibling| format!("; did you mean `{}`?", beside(&written, &sibling)))
+                .unwrap_or_default();
             errors.at(
                 lit,
-                format!("folder `{written}` not found{looked_at}{hint}"),
+                format!("folder `{written}` not found{looked_at}{hint}{nearby}"),
             );
             None
         }
@@ -106,6 +109,29 @@ fn folder(lit: &LitStr, path: Written, missing_ok: bool, errors: &mut Errors) ->
             );
             None
         }
+    }
+}
+
+/// The name of a folder beside the missing `path` that is spelt nearly like its last
+/// segment (`pubic` → `public`), if there is one.
+fn sibling_like(path: &std::path::Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let folders: Vec<String> = std::fs::read_dir(path.parent()?)
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_type().ok()?.is_dir().then_some(())?;
+            entry.file_name().into_string().ok()
+        })
+        .collect();
+    crate::suggest::nearest(name, folders.iter().map(String::as_str)).map(str::to_owned)
+}
+
+/// `written` with its last segment replaced by `sibling`.
+fn beside(written: &str, sibling: &str) -> String {
+    match written.trim_end_matches('/').rsplit_once('/') {
+        Some((parent, _)) => format!("{parent}/{sibling}"),
+        None => sibling.to_owned(),
     }
 }
 
@@ -153,6 +179,9 @@ mod tests {
                 "folder `no-such-folder` not found (looked for `{root}/no-such-folder`; paths are relative to the crate root)"
             )]
         );
+        // A folder beside it spelt nearly the same is named.
+        let found = problems(quote!("scr"));
+        assert!(found[0].ends_with("; did you mean `src`?"), "{found:?}");
         let found = problems(quote!("/no/such/absolute/folder"));
         assert_eq!(found, ["folder `/no/such/absolute/folder` not found"]);
         let found = problems(quote!("Cargo.toml"));

@@ -32,6 +32,7 @@ mod releases;
 mod rewrite;
 mod scan;
 mod strict_csp;
+mod suggest;
 mod url;
 
 use proc_macro::TokenStream;

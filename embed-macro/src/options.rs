@@ -300,39 +300,7 @@ fn unknown_option(name: &str) -> String {
 
 /// The key within a third of `name`'s length in edits (at least one), if any.
 fn nearest_key(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase();
-    let budget = (lower.chars().count() / 3).max(1);
-    KEYS.iter()
-        .map(|key| (edit_distance(&lower, key), *key))
-        .filter(|(distance, _)| *distance <= budget)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, key)| key)
-}
-
-/// Levenshtein distance, counting a swap of two neighbours as one edit.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
+    crate::suggest::nearest(&name.to_ascii_lowercase(), KEYS.iter().copied())
 }
 
 fn parse_bool(value: &Expr, errors: &mut Errors) -> Option<bool> {
