@@ -50,7 +50,10 @@ export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-false}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+leptos_log=$(mktemp)
+leptos=
+# A failed run stops what it left in the background (its own process group, below).
+trap '[ -z "$leptos" ] || kill -- "-$leptos" 2>/dev/null; rm -f "$log" "$leptos_log"' EXIT
 status=0
 # Runs one cargo command, keeping its output for the closing count.
 run() {
@@ -64,7 +67,28 @@ run() {
   [ "$code" = 0 ] || status=$code
 }
 
-# Everything, every feature on: the frameworks' servers of the harness included.
+# Everything, every feature on: the frameworks' servers of the harness included. Built
+# first, so that the Leptos build below starts beside the tests, not beside this build.
+run cargo test --workspace --all-features --no-run
+
+# The Leptos example's release build (tests/tests/leptos.rs; its toolchain first,
+# examples/leptos/setup.sh, idempotent) runs in the background from here on, at the
+# lowest priority: it takes only the CPU the tests leave (they wait on servers,
+# browsers and timeouts), and so they see the machine as they do alone. It builds with
+# Debian's Rust in a target folder of its own, so it never waits on this one's lock.
+# Its test proper, in Chromium, runs at the end, on the built example. `setsid`: one
+# process group, for the trap above.
+setsid bash -c '
+  began=$SECONDS
+  code=0
+  nice -n 19 bash examples/leptos/setup.sh &&
+    nice -n 19 cargo test --workspace --all-features --test leptos -- --ignored \
+      --exact the_example_builds_as_its_readme_says || code=$?
+  echo "== $((SECONDS - began)) s: the Leptos example'"'"'s toolchain and build (in the background)"
+  exit $code
+' >"$leptos_log" 2>&1 &
+leptos=$!
+
 run cargo test --workspace --all-features
 
 # The HTTP tests once more in every other framework (`--workspace`: the same features,
@@ -96,15 +120,6 @@ done
 # clients) against the library's own server too: its `disk-server` follows the variable.
 EMBED_TEST_FRAMEWORK=serve run cargo test --workspace --all-features --test slow_clients
 
-# The Leptos example end to end (tests/tests/leptos.rs): its toolchain first (Debian's
-# Rust for the wasm, wasm-bindgen, cargo-leptos; idempotent), then its test, which builds
-# the example as its README says and drives the binary in Chromium. It is `#[ignore]`d
-# in the runs above, so a plain `cargo test` does not build a Leptos app; a cold machine
-# spends most of its half hour here installing cargo-leptos and building both sides.
-run bash examples/leptos/setup.sh
-# `--workspace`, as the runs above: the same features, so nothing is built again.
-run cargo test --workspace --all-features --test leptos -- --ignored
-
 # Not here, to keep the suite's time: the root's plain `cargo test` (the default
 # members with their default features: the library's defaults are in the feature sets
 # below, and every test runs above with every feature) and the benchmarks' own tests
@@ -134,6 +149,25 @@ run cargo check -p embed-assets -p host-features --lib --tests --all-features
 run cargo test -p embed-assets -p host-features --no-default-features
 run cargo test -p embed-assets -p host-features
 unset EMBED_ASSETS_UNSTABLE_FUZZ
+
+# The Leptos example end to end: its build, started in the background after the first
+# build above (a cold machine spends most of its half hour there, installing
+# cargo-leptos and building both sides), then its test, which builds the example as
+# its README says (little is left to do) and drives the binary in Chromium. Both are
+# `#[ignore]`d in the runs above, so a plain `cargo test` does not build a Leptos app.
+echo "== waiting for the Leptos example's build"
+began=$SECONDS
+leptos_status=0
+wait "$leptos" || leptos_status=$?
+leptos=
+tee -a "$log" <"$leptos_log"
+echo "== $((SECONDS - began)) s: waited for the Leptos example's build"
+if [ "$leptos_status" = 0 ]; then
+  # `--workspace`, as the runs above: the same features, so nothing is built again.
+  run cargo test --workspace --all-features --test leptos -- --ignored
+else
+  status=$leptos_status
+fi
 
 # One closing line for the whole run: cargo's own last line is a crate's doctests,
 # which may count zero.

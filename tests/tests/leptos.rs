@@ -21,7 +21,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -197,6 +197,13 @@ fn build() -> PathBuf {
     dir.join("target/release/example-leptos")
 }
 
+/// The server binary, built once per test process: the tests of this file that run
+/// at the same time wait for one build (two would write `target/site` together).
+fn built() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(build).clone()
+}
+
 /// The child's output, or a panic (after killing it) once `timeout` has passed.
 fn wait_bounded(mut child: Child, timeout: Duration, shown: &str) -> std::process::Output {
     // Drained on threads, so a full pipe never blocks the build.
@@ -326,6 +333,26 @@ async fn text(session: &Session, selector: &str) -> String {
     value.as_str().unwrap_or_default().to_owned()
 }
 
+/// The build alone, as the README says: `tests/run.sh` runs this while the other
+/// tests run (it has the CPU they leave), and the browser test after, on the built
+/// example (cargo-leptos then finds little to do).
+#[test]
+#[ignore = "builds a Leptos app with Debian's wasm toolchain (minutes); tests/run.sh runs it"]
+fn the_example_builds_as_its_readme_says() {
+    if toolchain().is_none() {
+        return;
+    }
+    let binary = built();
+    let size = std::fs::metadata(&binary)
+        .unwrap_or_else(|err| panic!("{}: {err}", binary.display()))
+        .len();
+    assert!(size > 0, "{} is empty", binary.display());
+    for path in PKG {
+        let file = example().join("target/site").join(&path[1..]);
+        assert!(file.is_file(), "{} not built", file.display());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "builds a Leptos app with Debian's wasm toolchain (minutes); tests/run.sh runs it: `bash examples/leptos/setup.sh && cargo test -p integration-tests --all-features --test leptos -- --ignored`"]
 async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed_from_memory() {
@@ -335,7 +362,7 @@ async fn the_leptos_binary_alone_renders_hydrates_and_serves_its_wasm_compressed
     let Some(programs) = BrowserPrograms::find() else {
         return;
     };
-    let binary = tokio::task::spawn_blocking(build).await.expect("build");
+    let binary = tokio::task::spawn_blocking(built).await.expect("build");
     let site = example().join("target/site");
     // The lazy route's code is split out of the main wasm: its chunks, their loader.
     let split = split_files(&site);
