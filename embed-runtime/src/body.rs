@@ -39,11 +39,12 @@ use crate::range::ByteRange;
 /// ```
 #[derive(Debug, Default)]
 pub struct Body {
-    inner: Inner,
+    pub(crate) inner: Inner,
 }
 
+/// What a body is made of (`serve` looks inside, to write a body its own way).
 #[derive(Debug, Default)]
-enum Inner {
+pub(crate) enum Inner {
     #[default]
     Empty,
     /// One frame: an embedded body or a range of it. No allocation.
@@ -64,6 +65,35 @@ impl Body {
     /// A body of static bytes.
     pub fn from_static(bytes: &'static [u8]) -> Self {
         Body::from(Bytes::from_static(bytes))
+    }
+
+    /// The body's bytes when they are in memory in one run: an embedded asset's body
+    /// or one range of it (a slice of the same static bytes, no copy), or no bytes.
+    /// The body itself, unchanged, otherwise: an on-disk file's stream, or the parts
+    /// of a `multipart/byteranges` body. For a server or framework that sends a plain
+    /// byte buffer without polling a body.
+    ///
+    /// ```
+    /// # use embed_assets::{embed_assets, Assets};
+    /// # static ASSETS: Assets = embed_assets!("../examples/public");
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let request = http::Request::get("/css/app.css").header("host", "localhost");
+    /// let response = ASSETS.service().respond(&request.body(()).unwrap()).await;
+    /// let css = ASSETS.get("/css/app.css").unwrap();
+    /// let bytes = response.into_body().into_bytes().expect("embedded: one run of bytes");
+    /// assert_eq!(bytes, css.body(embed_assets::Encoding::Identity).unwrap());
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// The body itself, when its bytes are not all in memory in one run.
+    pub fn into_bytes(self) -> Result<Bytes, Body> {
+        match self.inner {
+            Inner::Empty => Ok(Bytes::new()),
+            Inner::Once(bytes) => Ok(bytes),
+            inner => Err(Body { inner }),
+        }
     }
 
     pub(crate) fn from_chunks(chunks: VecDeque<Bytes>) -> Self {
@@ -123,28 +153,6 @@ impl From<Bytes> for Body {
         }
         Body {
             inner: Inner::Once(bytes),
-        }
-    }
-}
-
-/// What `serve` takes of a body to write it itself.
-#[cfg(feature = "serve")]
-impl Body {
-    /// The body's bytes when it is one run of bytes in memory (an embedded body or a
-    /// range of it); the body itself otherwise.
-    pub(crate) fn into_bytes(self) -> Result<Bytes, Body> {
-        match self.inner {
-            Inner::Once(bytes) => Ok(bytes),
-            inner => Err(Body { inner }),
-        }
-    }
-
-    /// The stream of an on-disk file's bytes this body is, if it is one.
-    #[cfg(target_os = "linux")]
-    pub(crate) fn disk_mut(&mut self) -> Option<&mut DiskBody> {
-        match &mut self.inner {
-            Inner::Disk(disk) => Some(disk),
-            _ => None,
         }
     }
 }

@@ -156,22 +156,10 @@
 //! listeners and lets responses in flight finish. It blocks: call it from `main`, not
 //! inside an async runtime. [`Server`](crate::Server) sets the workers, timeouts, cap
 //! and drain time, gives the bound address (port 0 works) and a
-//! [`ShutdownHandle`](crate::ShutdownHandle):
-//!
-//! ```rust,no_run
-//! use axum::{routing::get, Router};
-//!
-//! #[embed_assets::embed("../examples/public")]
-//! mod frontend {}
-//!
-//! # #[cfg(all(feature = "axum", feature = "serve"))]
-//! fn main() -> std::io::Result<()> {
-//!     let app = Router::new().route("/api/health", get(|| async { "ok" }));
-//!     embed_assets::serve("127.0.0.1:3000", frontend::ASSETS.service(), app)
-//! }
-//! # #[cfg(not(all(feature = "axum", feature = "serve")))]
-//! # fn main() {}
-//! ```
+//! [`ShutdownHandle`](crate::ShutdownHandle). With an axum `Router` `app` for the rest
+//! of the site, `main` is one call,
+//! `embed_assets::serve("127.0.0.1:3000", frontend::ASSETS.service(), app)`, whole in
+//! the example of [`serve`](crate::serve).
 //!
 //! A plain HTTP/1.1 request the assets answer (a GET or HEAD of an asset, no body, no
 //! `Upgrade`) is parsed and answered by the server itself, its head and body written

@@ -186,6 +186,17 @@ impl Gate {
     }
 }
 
+#[cfg(target_os = "linux")]
+impl Body {
+    /// The stream of an on-disk file's bytes this body is, if it is one.
+    fn disk_mut(&mut self) -> Option<&mut crate::disk::DiskBody> {
+        match &mut self.inner {
+            crate::body::Inner::Disk(disk) => Some(disk),
+            _ => None,
+        }
+    }
+}
+
 /// Sends the front of an on-disk file's body with `sendfile` (see `sendfile`).
 #[cfg(target_os = "linux")]
 async fn send_file_front(
