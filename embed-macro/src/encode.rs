@@ -44,6 +44,8 @@ struct Settings<'a> {
     /// With `rewrite_references`: HTML and CSS are hashed only, as the rewrite phase
     /// encodes them from their final text.
     rewrite_references: bool,
+    /// `reload_on_stale`: pages are served with the guard script added.
+    reload_guard: bool,
     root_display: &'a str,
 }
 
@@ -58,6 +60,7 @@ impl<'a> Encoder<'a> {
                 compression: options.compression.value,
                 compressed_only: options.compressed_only.value,
                 max_embed_size: options.max_embed_size.value,
+                reload_guard: options.reload_on_stale.value,
                 rewrite_references: options.rewrite_references.value,
                 root_display: &options.root_display,
             },
@@ -131,26 +134,44 @@ impl<'a> Encoder<'a> {
             if !rewritten {
                 return self.encode_bytes(file, bytes, file.abs_path.clone(), true);
             }
-            let blob = self.cache.join(format!(
-                "{}.rewritten",
-                embed_assets_shared::hex(&Sha256::digest(&bytes))
-            ));
-            match cached(&blob, || bytes.clone()) {
-                Ok(_) => self.encode_bytes(file, bytes, blob, true),
-                Err(err) => Err(format!(
-                    "cannot write the rewritten copy of `{}` to `{}`: {}",
-                    self.shown(file),
-                    blob.display(),
-                    io_cause(&err)
-                )),
-            }
+            self.encode_copy(file, bytes, true)
         })
     }
 
-    /// The bytes of `file`, or an error naming it.
-    pub(crate) fn read(&self, file: &FileEntry) -> Result<Vec<u8>, String> {
-        fs::read(&file.abs_path)
-            .map_err(|err| format!("cannot read `{}`: {}", self.shown(file), io_cause(&err)))
+    /// Encodes `bytes`, a changed copy of `file` (rewritten, or with the reload guard),
+    /// written to the cache folder to be embedded from there.
+    fn encode_copy(
+        &self,
+        file: &FileEntry,
+        bytes: Vec<u8>,
+        compress: bool,
+    ) -> Result<EncodedAsset, String> {
+        let blob = self.cache.join(format!(
+            "{}.rewritten",
+            embed_assets_shared::hex(&Sha256::digest(&bytes))
+        ));
+        match cached(&blob, || bytes.clone()) {
+            Ok(_) => self.encode_bytes(file, bytes, blob, compress),
+            Err(err) => Err(format!(
+                "cannot write the rewritten copy of `{}` to `{}`: {}",
+                self.shown(file),
+                blob.display(),
+                io_cause(&err)
+            )),
+        }
+    }
+
+    /// The bytes served for `file` before any rewrite of its links: its own, or for a
+    /// page under `reload_on_stale`, with the guard script (`true`: changed).
+    pub(crate) fn source(&self, file: &FileEntry) -> Result<(Vec<u8>, bool), String> {
+        let bytes = fs::read(&file.abs_path)
+            .map_err(|err| format!("cannot read `{}`: {}", self.shown(file), io_cause(&err)))?;
+        if self.settings.reload_guard && Document::of(&file.url_path) == Some(Document::Html) {
+            if let Some(guarded) = crate::reload_guard::add(&bytes) {
+                return Ok((guarded, true));
+            }
+        }
+        Ok((bytes, false))
     }
 
     fn shown(&self, file: &FileEntry) -> String {
@@ -181,11 +202,14 @@ impl<'a> Encoder<'a> {
             if let Some(reason) = file.disk {
                 return Ok(on_disk(file, reason));
             }
-            let bytes = self.read(file)?;
+            let (bytes, guarded) = self.source(file)?;
             if file.over_limit {
                 return self.encode_over_limit(file, bytes);
             }
             let compress = !(self.settings.rewrite_references && file.is_document());
+            if guarded {
+                return self.encode_copy(file, bytes, compress);
+            }
             self.encode_bytes(file, bytes, file.abs_path.clone(), compress)
         })
     }

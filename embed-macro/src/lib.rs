@@ -29,6 +29,7 @@ mod options;
 mod pipeline;
 mod preload;
 mod releases;
+mod reload_guard;
 mod rewrite;
 mod scan;
 mod strict_csp;

@@ -136,6 +136,9 @@ option_table! {
     "integrity" => integrity: bool = false, parse_bool;
     /// Refuse pages with inline code a policy of hashes cannot allow.
     "strict_csp" => strict_csp: bool = false, parse_bool;
+    /// Add the inline script that reloads a page once when a file it loads is a
+    /// version the server no longer has (`reload_guard.rs`).
+    "reload_on_stale" => reload_on_stale: bool = false, parse_bool;
     "include" => include: Option<Globs> = None, parse_optional_globs;
     "exclude" => exclude: Option<Globs> = None, parse_optional_globs;
     "dotfiles" => dotfiles: bool = false, parse_bool;
@@ -704,7 +707,7 @@ mod tests {
 
     #[test]
     fn the_table_lists_every_key_once() {
-        assert_eq!(KEYS.len(), 22);
+        assert_eq!(KEYS.len(), 23);
         let mut sorted = KEYS.to_vec();
         sorted.sort_unstable();
         sorted.dedup();

@@ -66,8 +66,8 @@ pub(crate) fn apply(
         let mut later = Vec::new();
         for &i in &pending {
             let file = &files[i];
-            let bytes = match encoder.read(file) {
-                Ok(bytes) => bytes,
+            let (bytes, guarded) = match encoder.source(file) {
+                Ok(source) => source,
                 Err(msg) => {
                     errors.at_span(root_span, msg);
                     continue;
@@ -75,7 +75,7 @@ pub(crate) fn apply(
             };
             let (bytes, rewritten) = match String::from_utf8(bytes) {
                 // Not UTF-8: served as it is.
-                Err(not_text) => (not_text.into_bytes(), false),
+                Err(not_text) => (not_text.into_bytes(), guarded),
                 Ok(text) => {
                     let kind = Document::of(&file.url_path).unwrap_or(Document::Html);
                     let url = file.url_path.as_str();
@@ -89,7 +89,7 @@ pub(crate) fn apply(
                     }
                     match rewrite(kind, &text, url, rules, |file| targets.get(file).cloned()) {
                         Some(new) => (new.into_bytes(), true),
-                        None => (text.into_bytes(), false),
+                        None => (text.into_bytes(), guarded),
                     }
                 }
             };

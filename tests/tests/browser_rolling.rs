@@ -38,6 +38,47 @@ mod release_3_alone {
     );
 }
 
+/// The same two releases with `reload_on_stale`: release 3 alone (release 2 aged out).
+mod guarded {
+    pub(super) mod release_2 {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/rolling/release-2",
+            fingerprint = true,
+            hashed = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+
+    pub(super) mod release_3_alone {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/rolling/public",
+            fingerprint = true,
+            hashed = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+
+    /// The same release without its chunks, nor any file they could be a version of:
+    /// the lazy import gets a plain 404, not the final one of an unknown version.
+    pub(super) mod missing {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/rolling-broken",
+            exclude = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+
+    /// A release broken in itself: its page's lazy chunk is a version it does not have.
+    pub(super) mod broken {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/rolling-broken",
+            fingerprint = true,
+            hashed = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+}
+
 /// The whole test, browser start to the last check, must finish within this.
 const TEST_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -66,6 +107,52 @@ async fn load_lazy_chunk(session: &Session) -> (Value, Value) {
         .execute("return [window.__chunk ?? null, window.__failed ?? null];")
         .await;
     (outcome[0].clone(), outcome[1].clone())
+}
+
+/// How long a test waits for the browser to reload a page, and then watches for a
+/// reload that must not come.
+const RELOAD_WAIT: Duration = Duration::from_secs(15);
+const NO_MORE_RELOADS: Duration = Duration::from_secs(2);
+
+/// How many times the origin served the page: the first load and every reload.
+fn page_loads(log: &ServerLog) -> usize {
+    log.snapshot()
+        .iter()
+        .filter(|seen| seen.path == "/index.html")
+        .count()
+}
+
+/// Waits (on the server's side: no script runs in the page while it reloads) until the
+/// page was loaded `n` times; whether it was.
+async fn wait_for_page_loads(log: &ServerLog, n: usize) -> bool {
+    let deadline = tokio::time::Instant::now() + RELOAD_WAIT;
+    while page_loads(log) < n {
+        if tokio::time::Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    true
+}
+
+/// Starts the page's lazy import and returns at once: the page may reload under it.
+async fn start_lazy_import(session: &Session) {
+    session
+        .execute("import('/js/app.js').then(app => app.lazy()).catch(() => {}); return null;")
+        .await;
+}
+
+/// The release the open page is of, once its script has run.
+async fn page_release(session: &Session) -> Value {
+    assert!(
+        session
+            .wait_until("document.querySelector('h1')?.dataset.release !== undefined")
+            .await,
+        "the page ran its script"
+    );
+    session
+        .execute("return document.querySelector('h1').dataset.release;")
+        .await
 }
 
 /// Opens release 2's page, deploys `next`, and returns what the page's lazy import got
@@ -129,4 +216,129 @@ async fn an_open_page_of_the_last_release_loads_its_lazy_chunk_from_the_new_one(
         "{failed}"
     );
     assert_eq!(seen.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_guard_an_open_page_whose_release_aged_out_reloads_once_onto_the_new_one() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    let page = guarded::release_2::SITE
+        .get("/index.html")
+        .expect("the page");
+    assert_eq!(
+        page.script_hashes().len(),
+        1,
+        "the guard is the page's one inline script"
+    );
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(guarded::release_2::SITE.service()));
+        let log = ServerLog::default();
+        let addr = spawn_origin(current.clone(), log.clone(), axum::Router::new()).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert_eq!(page_release(&session).await, json!("2"));
+        // The deploy: release 3, which kept no earlier release.
+        *current.lock().expect("current service") = guarded::release_3_alone::SITE.service();
+        start_lazy_import(&session).await;
+        assert_eq!(
+            wait_for_request(&log, CHUNK).await.status,
+            StatusCode::NOT_FOUND
+        );
+        assert!(
+            wait_for_page_loads(&log, 2).await,
+            "the guard reloaded the page after its chunk's 404"
+        );
+        assert_eq!(page_release(&session).await, json!("3"), "release 3's page");
+        assert_eq!(
+            load_lazy_chunk(&session).await,
+            (json!("lazy chunk of release 3"), Value::Null),
+            "the reloaded page works"
+        );
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(page_loads(&log), 2, "one reload, no more");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_guard_the_page_whose_release_aged_out_stays_broken() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(release_2::SITE.service()));
+        let log = ServerLog::default();
+        let addr = spawn_origin(current.clone(), log.clone(), axum::Router::new()).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert_eq!(page_release(&session).await, json!("2"));
+        *current.lock().expect("current service") = release_3_alone::SITE.service();
+        let (chunk, failed) = load_lazy_chunk(&session).await;
+        assert_eq!(chunk, Value::Null);
+        assert!(
+            failed
+                .as_str()
+                .is_some_and(|e| e.contains("dynamically imported")),
+            "{failed}"
+        );
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(page_loads(&log), 1, "nothing reloads the page");
+        assert_eq!(
+            page_release(&session).await,
+            json!("2"),
+            "still release 2's page"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guard_reloads_a_release_broken_in_itself_once_and_never_in_a_loop() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(guarded::broken::SITE.service()));
+        let log = ServerLog::default();
+        let addr = spawn_origin(current.clone(), log.clone(), axum::Router::new()).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert_eq!(page_release(&session).await, json!("2"));
+        start_lazy_import(&session).await;
+        assert!(
+            wait_for_page_loads(&log, 2).await,
+            "the first failure reloads the page"
+        );
+        assert_eq!(page_release(&session).await, json!("2"));
+        // The same failure on the reloaded page: handled by the page, seen by the guard,
+        // and no second reload.
+        let (chunk, failed) = load_lazy_chunk(&session).await;
+        assert_eq!(chunk, Value::Null, "{failed}");
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(page_loads(&log), 2, "one reload, no more");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guard_leaves_a_page_alone_on_a_plain_404() {
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(guarded::missing::SITE.service()));
+        let log = ServerLog::default();
+        let addr = spawn_origin(current.clone(), log.clone(), axum::Router::new()).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert_eq!(page_release(&session).await, json!("2"));
+        let (chunk, failed) = load_lazy_chunk(&session).await;
+        assert_eq!(chunk, Value::Null, "{failed}");
+        let seen = wait_for_request(&log, CHUNK).await;
+        assert_eq!(seen.status, StatusCode::NOT_FOUND);
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(
+            page_loads(&log),
+            1,
+            "a 404 that is not final reloads nothing"
+        );
+    })
+    .await;
 }

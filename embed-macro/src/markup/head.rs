@@ -1,10 +1,10 @@
 //! What the `<head>` of a page loads before it can render: its style sheets, scripts
 //! and module preloads, with the attributes their preloads must match.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use lol_html::html_content::Element;
-use lol_html::{RewriteStrSettings, element};
+use lol_html::{RewriteStrSettings, doctype, element};
 
 use super::{decode_attribute, is_script_type, relaxed};
 
@@ -68,6 +68,55 @@ pub(crate) fn head_loads(html: &str) -> Option<Vec<HeadLoad>> {
     };
     lol_html::rewrite_str(html, settings).ok()?;
     Some(found.into_inner())
+}
+
+/// Where an inline script that must run before the page's own goes in `html`, as a
+/// byte offset: after the `<head>` start tag, or after the `<meta>` in the head that
+/// declares the encoding (`charset`, `http-equiv`), which must stay within the first
+/// 1024 bytes. Without a `<head>` tag: after the `<html>` start tag, else after the
+/// doctype, else at the start. `None` when the tokenizer gives up on the document.
+pub(crate) fn script_site(html: &str) -> Option<usize> {
+    let end = |el: &Element<'_, '_>| Some(el.source_location().bytes().end);
+    let first = |cell: &Cell<Option<usize>>, at: Option<usize>| {
+        if cell.get().is_none() {
+            cell.set(at);
+        }
+    };
+    let (root, head, meta, doctype_end) = (
+        Cell::new(None),
+        Cell::new(None),
+        Cell::new(None),
+        Cell::new(None),
+    );
+    let settings = RewriteStrSettings {
+        element_content_handlers: vec![
+            element!("html", |el| {
+                first(&root, end(el));
+                Ok(())
+            }),
+            element!("head", |el| {
+                first(&head, end(el));
+                Ok(())
+            }),
+            element!("head meta[charset], head meta[http-equiv]", |el| {
+                meta.set(end(el));
+                Ok(())
+            }),
+        ],
+        document_content_handlers: vec![doctype!(|doctype| {
+            first(&doctype_end, Some(doctype.source_location().bytes().end));
+            Ok(())
+        })],
+        ..relaxed()
+    };
+    lol_html::rewrite_str(html, settings).ok()?;
+    Some(
+        meta.get()
+            .or(head.get())
+            .or(root.get())
+            .or(doctype_end.get())
+            .unwrap_or(0),
+    )
 }
 
 fn push_load(found: &RefCell<Vec<HeadLoad>>, el: &Element<'_, '_>, name: &str, kind: LoadKind) {

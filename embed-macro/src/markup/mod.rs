@@ -5,7 +5,8 @@
 //! - `links.rs`: where the links of a page are (for the rewrite phase);
 //! - `css.rs`: the links of a style sheet, and how a URL is written back in CSS;
 //! - `inline.rs`: a page's inline scripts and styles and their CSP hashes (encode);
-//! - `head.rs`: what a page's `<head>` loads before it renders (preload).
+//! - `head.rs`: what a page's `<head>` loads before it renders (preload), and where an
+//!   inline script that must run first goes (`reload_on_stale`).
 //!
 //! Nothing here changes a document: it reports byte ranges of the source and values,
 //! and the rewrite (`rewrite.rs`) replaces only the bytes of the links it changes, so
@@ -20,7 +21,7 @@ mod inline;
 mod links;
 
 pub(crate) use css::{css_token, css_urls};
-pub(crate) use head::{LoadKind, head_loads};
+pub(crate) use head::{LoadKind, head_loads, script_site};
 pub(crate) use inline::inline_code;
 pub(crate) use links::{SiteKind, html_sites, srcset_urls};
 

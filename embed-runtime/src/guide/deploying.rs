@@ -139,6 +139,43 @@
 //! its own bundle with no failed request; without the retry, the first page of
 //! release 2 fails to load its bundle.
 //!
+//! ## Stale tabs after a deploy
+//!
+//! A tab left open longer than the kept releases reach back (or one whose page a
+//! proxy kept) still breaks: its next lazy chunk is a version no replica has, a final
+//! 404. With `reload_on_stale = true` the macro adds to every page a small inline
+//! script (about 1 KB, no file of its own) that reloads the page once when that
+//! happens, onto the release the server has now:
+//!
+//! ```rust
+//! #[embed_assets::embed("../examples/public", fingerprint = true, reload_on_stale = true)]
+//! mod frontend {}
+//! # fn main() {
+//! # let page = frontend::ASSETS.get("/index.html").unwrap();
+//! # let html = std::str::from_utf8(page.body(embed_assets::Encoding::Identity).unwrap()).unwrap();
+//! # assert!(html.contains("embed-assets-reload"));
+//! # }
+//! ```
+//!
+//! - **What it watches:** Vite's `vite:preloadError`, a failed `import()` nobody
+//!   handled, a `<script>` or `<link>` whose file failed, and (Chromium) any script or
+//!   style sheet answered 404, even when the page handles the failed import itself.
+//! - **When it reloads:** only when the server confirms the file is gone for good: a
+//!   `HEAD` of that URL, same origin only, answers `404` with `Cache-Control:
+//!   no-store`, which is the answer to a version of a hashed file this build does not
+//!   have, and to nothing else. A network error, an ordinary 404, a 404 of an API call,
+//!   or a script's own exception never reloads.
+//! - **Never in a loop:** at most one reload a minute per tab (`sessionStorage`). A
+//!   release broken in itself fails once more after the reload, and stays put.
+//! - **CSP:** it is an inline script of the page like the page's own, so its hash is in
+//!   [`Asset::script_hashes()`](crate::Asset::script_hashes) and `strict_csp` allows it.
+//!
+//! In headless Chromium (`tests/tests/browser_rolling.rs`): a page of release 2 stays
+//! open while its server becomes release 3 without release 2's files; the page's lazy
+//! import fails, the guard reloads the page once, and release 3's page then loads its
+//! own chunk. Without the option, the page stays broken; with a release whose own page
+//! names a chunk it lacks, the page reloads once and no more.
+//!
 //! ## Which release a replica serves
 //!
 //! [`.release_endpoint("/_release")`](crate::ServeAssets::release_endpoint) puts this
