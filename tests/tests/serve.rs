@@ -1015,3 +1015,24 @@ fn whole_files_with_sendfile_arrive_whole_even_when_replaced_by_a_rename() {
     drop(running);
     std::fs::remove_dir_all(&dir).expect("remove the temp folder");
 }
+
+#[test]
+fn a_port_another_program_listens_on_is_refused_with_its_address() {
+    // Another server of this library (its workers share a port with SO_REUSEPORT).
+    let first = loopback();
+    let addr = first.local_addr();
+    let refused = Server::bind(addr).expect_err("a second server on the same port");
+    assert_eq!(refused.kind(), std::io::ErrorKind::AddrInUse);
+    assert!(
+        refused.to_string().contains(&addr.to_string()) && refused.to_string().contains("in use"),
+        "{refused}"
+    );
+    // Any other program's listener.
+    let other = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let refused = Server::bind(other.local_addr().unwrap()).expect_err("a port in use");
+    assert_eq!(refused.kind(), std::io::ErrorKind::AddrInUse);
+    // Once the first server is gone, its port is free again.
+    drop(first);
+    let again = Server::bind(addr).expect("the port is free again");
+    assert_eq!(again.local_addr(), addr);
+}

@@ -56,6 +56,11 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// every other request by `app`, as it came. `app` is any tower service that takes
 /// hyper's `Request<Incoming>` (an axum `Router` as it is); each worker uses a clone.
 ///
+/// Once bound, it prints one line to stderr, `embed-assets: serving on
+/// http://0.0.0.0:3000 with 2 workers; Ctrl-C or SIGTERM stops it`; with [`Server`],
+/// print what you like from [`local_addr`](Server::local_addr). A port another
+/// program listens on is an error (see [`Server::bind`]).
+///
 /// ```no_run
 /// # use embed_assets::{embed_assets, Assets};
 /// # static ASSETS: Assets = embed_assets!("../examples/public");
@@ -80,7 +85,9 @@ where
     B: http_body::Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    Server::bind(addr)?.serve(service, app)
+    let server = Server::bind(addr)?;
+    eprintln!("{}", server.start_line());
+    server.serve(service, app)
 }
 
 /// A server for [`ServeAssets`] in front of an application, thread per core, with its
@@ -175,12 +182,25 @@ impl Server {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     ///
+    /// A port another program listens on is refused, even where this server's own
+    /// workers share one port (`SO_REUSEPORT` on Linux, which would otherwise let a
+    /// second server, an old build left running, bind the same port and take a share
+    /// of its connections):
+    ///
+    /// ```
+    /// let first = embed_assets::Server::bind("127.0.0.1:0")?;
+    /// let second = embed_assets::Server::bind(first.local_addr());
+    /// assert_eq!(second.unwrap_err().kind(), std::io::ErrorKind::AddrInUse);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// When `addr` resolves to no address, or none of them can be bound.
+    /// When `addr` resolves to no address, or none of them can be bound: an address
+    /// in use (`AddrInUse`) says so and names it.
     pub fn bind(addr: impl ToSocketAddrs) -> io::Result<Server> {
         let mut last_error = None;
         for addr in addr.to_socket_addrs()? {
-            match listen(addr) {
+            match unused(addr).and_then(|()| listen(addr)) {
                 Ok(listener) => {
                     let local_addr = listener.local_addr()?;
                     return Ok(Server {
@@ -212,6 +232,22 @@ impl Server {
     /// The address the server listens on, with the port the system picked for port 0.
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// What [`serve`](fn@serve) prints to stderr when it starts: where it listens, how
+    /// many workers, how to stop it.
+    fn start_line(&self) -> String {
+        let workers = self.workers.get();
+        let plural = if workers == 1 { "" } else { "s" };
+        let stop = if self.signals {
+            "; Ctrl-C or SIGTERM stops it"
+        } else {
+            ""
+        };
+        format!(
+            "embed-assets: serving on http://{} with {workers} worker{plural}{stop}",
+            self.local_addr
+        )
     }
 
     /// The number of worker threads (at least 1); by default, one per core
@@ -391,6 +427,32 @@ impl Server {
     }
 }
 
+/// Whether no other socket listens on `addr` (port 0 always passes): a bind without
+/// `SO_REUSEPORT`, which a listening socket refuses whatever its own options are, then
+/// closed at once. The workers' listeners set `SO_REUSEPORT` so that they share the
+/// port; without this check a second server would share it too.
+fn unused(addr: SocketAddr) -> io::Result<()> {
+    use socket2::{Domain, Protocol, Socket, Type};
+
+    if addr.port() == 0 || !cfg!(any(target_os = "linux", target_os = "android")) {
+        return Ok(());
+    }
+    let probe = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    // Connections of an earlier run in TIME_WAIT do not count, as for `listen`.
+    #[cfg(unix)]
+    probe.set_reuse_address(true)?;
+    match probe.bind(&addr.into()) {
+        Err(error) if error.kind() == io::ErrorKind::AddrInUse => Err(io::Error::new(
+            io::ErrorKind::AddrInUse,
+            format!(
+                "{addr} is in use: another program listens on it (another server, or an \
+                 earlier run of this one still running); stop it or choose another port"
+            ),
+        )),
+        other => other,
+    }
+}
+
 /// A listening, non-blocking socket on `addr`.
 fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
     use socket2::{Domain, Protocol, Socket, Type};
@@ -420,5 +482,29 @@ impl fmt::Debug for Server {
             .field("drain_timeout", &self.drain_timeout)
             .field("shutdown_on_signals", &self.signals)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_line_says_where_how_many_workers_and_how_to_stop() {
+        let server = Server::bind("127.0.0.1:0").unwrap().workers(2);
+        let line = server.start_line();
+        assert_eq!(
+            line,
+            format!(
+                "embed-assets: serving on http://{} with 2 workers; Ctrl-C or SIGTERM stops it",
+                server.local_addr()
+            )
+        );
+        let server = server.workers(1).shutdown_on_signals(false);
+        assert!(
+            server.start_line().ends_with("with 1 worker"),
+            "{}",
+            server.start_line()
+        );
     }
 }
