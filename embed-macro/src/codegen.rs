@@ -67,14 +67,21 @@ pub(crate) fn assets_expr(
 
 /// `table` with a warning of `message` at `span`, the place in the user's call it is
 /// about. Stable Rust gives a proc macro no warnings of its own, so this is rustc's
-/// `deprecated` lint on an item made for it: the message reads `use of deprecated
-/// constant `…::FILES_SERVED_FROM_DISK`: <message>` and points at `span`.
-pub(crate) fn with_warning(table: TokenStream, message: &str, span: Span) -> TokenStream {
-    let name = quote::format_ident!("FILES_SERVED_FROM_DISK", span = span);
+/// `deprecated` lint on an item made for it, named `what` (`FILES_SERVED_FROM_DISK`):
+/// the message reads `use of deprecated constant `…::<what>`: <message>` and points at
+/// `span`.
+pub(crate) fn with_warning(
+    table: TokenStream,
+    what: &str,
+    message: &str,
+    span: Span,
+) -> TokenStream {
+    let name = quote::format_ident!("{}", what, span = span);
+    let item = quote::format_ident!("{}", what);
     quote! {{
         #[deprecated(note = #message)]
         #[allow(dead_code)]
-        const FILES_SERVED_FROM_DISK: () = ();
+        const #item: () = ();
         #[allow(clippy::let_unit_value)]
         const _: () = #name;
         #table

@@ -114,8 +114,10 @@ struct Expansion {
     entries: Vec<Entry>,
     /// This build's release id and the kept releases (`releases.rs`).
     releases: Recorded,
-    /// The warning about files left on disk (`on_disk.rs`), and where it points.
-    warning: Option<(String, Span)>,
+    /// The build's warnings, each with the name of the item that carries it, its text
+    /// and where it points: files left on disk (`on_disk.rs`), symbolic links skipped
+    /// (`scan.rs`).
+    warnings: Vec<(&'static str, String, Span)>,
 }
 
 impl Expansion {
@@ -148,10 +150,11 @@ impl Expansion {
             &self.releases,
             &self.options.runtime_path.value,
         );
-        match &self.warning {
-            Some((message, span)) => codegen::with_warning(table, message, *span),
-            None => table,
-        }
+        self.warnings
+            .iter()
+            .fold(table, |table, (what, message, span)| {
+                codegen::with_warning(table, what, message, *span)
+            })
     }
 }
 
@@ -162,14 +165,26 @@ fn run_phases(args: &Args, runtime: Option<TokenStream>) -> syn::Result<Expansio
     let (options, errors) = checked_options(args, runtime);
     let options = with_folder_mistakes(options, errors)?;
     let (mut assets, entries, files) = pipeline::run(&options, Pass::Current)?;
-    let warning = on_disk::notice(&assets, &options)?;
+    let warnings = [
+        (
+            "FILES_SERVED_FROM_DISK",
+            on_disk::notice(&assets, &options)?,
+        ),
+        (
+            "SYMBOLIC_LINKS_SKIPPED",
+            scan::skipped_links_notice(&options),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(what, notice)| notice.map(|(message, span)| (what, message, span)))
+    .collect();
     let releases = releases::apply(&options, &files, &mut assets)?;
     Ok(Expansion {
         options,
         assets,
         entries,
         releases,
-        warning,
+        warnings,
     })
 }
 

@@ -28,6 +28,84 @@ pub(crate) fn scan_dir(options: &Options, pass: Pass) -> syn::Result<Vec<FileEnt
     Ok(files)
 }
 
+/// The build's warning (its text, and where it points) about the symbolic links the
+/// walk skips (`follow_symlinks = false`) among the files and folders the filters
+/// select: each is a 404 at run time, which nothing else would tell. `None` when there
+/// is none, or links are followed.
+pub(crate) fn skipped_links_notice(options: &Options) -> Option<(String, proc_macro2::Span)> {
+    if options.follow_symlinks.value {
+        return None;
+    }
+    let globs = |globs: &Option<Globs>| globs.as_ref().map(|globs| globs.set.clone());
+    let rules = FileRules::new(
+        options.dotfiles.value,
+        false,
+        globs(&options.include.value),
+        globs(&options.exclude.value),
+    );
+    let root = options
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| options.root.clone());
+    let links: Vec<String> = WalkDir::new(&options.root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| entry.depth() == 0 || rules.enters(entry.file_name()))
+        .filter_map(Result::ok)
+        .filter(|entry| entry.depth() > 0 && entry.path_is_symlink())
+        .filter_map(|entry| {
+            let below = entry.path().strip_prefix(&options.root).ok()?;
+            if !rules.selects(below) {
+                return None;
+            }
+            let target = std::fs::read_link(entry.path()).ok()?;
+            let outside = entry.path().canonicalize().map_or(" (broken)", |real| {
+                if real.starts_with(&root) {
+                    ""
+                } else {
+                    " (outside the folder)"
+                }
+            });
+            Some(format!(
+                "`{}` -> `{}`{outside}",
+                display_path(&options.root_display, &lossy_relative(below)),
+                target.display()
+            ))
+        })
+        .collect();
+    if links.is_empty() {
+        return None;
+    }
+    let (count, are, they, them) = if links.len() == 1 {
+        ("1 symbolic link".to_owned(), "is", "it", "it")
+    } else {
+        (
+            format!("{} symbolic links", links.len()),
+            "are",
+            "they",
+            "them",
+        )
+    };
+    let mut named: Vec<String> = links.iter().take(20).cloned().collect();
+    if links.len() > 20 {
+        named.push(format!("and {} more", links.len() - 20));
+    }
+    let message = format!(
+        "{count} in `{}` {are} skipped (`follow_symlinks = false`), so {} will answer 404: {}; write `follow_symlinks = true` to embed what {they} point to, or `exclude` {them} to say so",
+        options.root_display,
+        if links.len() == 1 {
+            "its URL"
+        } else {
+            "their URLs"
+        },
+        named.join(", ")
+    );
+    Some((
+        message,
+        options.follow_symlinks.written.unwrap_or(options.root_span),
+    ))
+}
+
 /// The files below `options.root` that the filters select, in walk order, with every
 /// problem met on the way (unreadable entries, names without a URL, `include` and `disk`
 /// patterns that match nothing) added to `errors`.
@@ -552,6 +630,47 @@ mod tests {
     }
 
     #[cfg(unix)]
+    #[test]
+    fn skipped_symlinks_are_named_in_a_warning_with_where_they_point() {
+        let tree = TempTree::new("symlink-notice", &[("real/a.txt", b"a"), ("c.txt", b"c")]);
+        let outside = TempTree::new("symlink-notice-outside", &[("shared.css", b"x")]);
+        std::os::unix::fs::symlink(tree.0.join("real/a.txt"), tree.0.join("b.txt")).unwrap();
+        std::os::unix::fs::symlink(outside.0.join("shared.css"), tree.0.join("shared.css"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.0.join("shared.css"), tree.0.join("skip.map")).unwrap();
+        let notice = |options: proc_macro2::TokenStream| {
+            let path = tree.0.to_str().unwrap();
+            let options = crate::expand::parse_call(quote::quote!(#path, #options)).unwrap();
+            skipped_links_notice(&options).map(|(message, _)| message)
+        };
+        let message = notice(quote::quote!(exclude = "*.map")).expect("a warning");
+        assert!(message.starts_with("2 symbolic links in `"), "{message}");
+        assert!(message.contains("/b.txt` -> `"), "{message}");
+        let inside = message
+            .split(", ")
+            .find(|link| link.contains("/b.txt` -> `"));
+        assert!(
+            inside.is_some_and(|link| !link.contains("outside")),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!(
+                "/shared.css` -> `{}` (outside the folder)",
+                outside.0.join("shared.css").display()
+            )),
+            "{message}"
+        );
+        assert!(!message.contains("skip.map"), "excluded: {message}");
+        assert!(
+            message.contains("`follow_symlinks = true` to embed what they point to"),
+            "{message}"
+        );
+        assert_eq!(notice(quote::quote!(follow_symlinks = true)), None);
+        std::fs::remove_file(tree.0.join("b.txt")).unwrap();
+        std::fs::remove_file(tree.0.join("shared.css")).unwrap();
+        assert_eq!(notice(quote::quote!(exclude = "*.map")), None);
+    }
+
     #[test]
     fn symlinks_are_skipped_unless_followed() {
         let tree = TempTree::new("symlinks", &[("real/a.txt", b"a")]);

@@ -131,6 +131,19 @@ fn symlinks_are_skipped_by_default() {
     );
     let outcome = krate.cargo("run");
     assert!(outcome.success, "{}", outcome.stderr);
+    // Skipped, but not without a word: each is a 404 at run time.
+    for expected in [
+        "2 symbolic links in `site` are skipped (`follow_symlinks = false`)",
+        "`site/link.txt` -> `../outside.txt` (outside the folder)",
+        "`site/loop` -> `.`;",
+        "write `follow_symlinks = true` to embed what they point to",
+    ] {
+        assert!(
+            outcome.stderr.contains(expected),
+            "{expected}\nin:\n{}",
+            outcome.stderr
+        );
+    }
 }
 
 // rustc tracks every embedded file (`include_bytes!`): editing one rebuilds the crate

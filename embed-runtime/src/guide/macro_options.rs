@@ -44,7 +44,7 @@
 //! | `include` | everything | glob or list of globs; only matching files are embedded (`["*.css", "js/**"]`). A glob that matches no file of the folder is a compile error at that glob (`"*.csss"`) |
 //! | `exclude` | nothing | glob or list of globs; matching files are skipped (`"**/*.map"` leaves out source maps, the largest files of many npm packages: see [binary size](crate::guide::benchmarks#binary-size)). A glob may match nothing: whether a frontend build writes source maps can depend on its mode |
 //! | `dotfiles` | `false` | embed files and folders whose name starts with `.`. Otherwise `.env` and `.git/` are never embedded |
-//! | `follow_symlinks` | `false` | follow symbolic links instead of skipping them |
+//! | `follow_symlinks` | `false` | follow symbolic links instead of skipping them. Skipped links (among the files `include`, `exclude` and `dotfiles` select) are named in a build warning with where each points, as each is a 404 at run time; `exclude` them to say so |
 //! | `crate` | `embed_assets!`: the crate's path, whatever the dependency is named; `#[embed]`: `::embed_assets` | the path to `embed-assets`, for crates that re-export it or rename the dependency (below) |
 //!
 //! Globs match the `/`-separated path below the folder (`css/app.css`). `*` also
