@@ -17,6 +17,7 @@ pub(crate) fn run(
     let files = scan::scan_dir(options, pass)?;
     let encoder = Encoder::new(options);
     let mut assets = encoder.encode_all(&files, options.root_span)?;
+    scan::check_embedded_budget(&assets, options)?;
     let entries = bundler::apply(&mut assets, options)?;
     fingerprint::assign(&mut assets, options, pass)?;
     if options.rewrite_references.value {

@@ -7,7 +7,7 @@ use embed_assets_shared::select::FileRules;
 use walkdir::WalkDir;
 
 use crate::errors::{Errors, display_path, io_cause};
-use crate::model::{DiskReason, FileEntry, Pass};
+use crate::model::{Body, DiskReason, EncodedAsset, FileEntry, Pass};
 use crate::options::{Globs, Options};
 
 /// Lists the files below `options.root`, sorted by URL path.
@@ -304,24 +304,43 @@ fn report_unmatched(
 /// that names the largest files and the ways out, rather than minutes of rustc time
 /// and gigabytes of its memory.
 fn check_budget(files: &[FileEntry], options: &Options) -> syn::Result<()> {
-    let embedded: u64 = files
+    // A file over `max_embed_size` is embedded only if a sample shows it compresses
+    // (`encode.rs`): counted once that is known, by `check_embedded_budget`.
+    let sure = files.iter().filter(|f| f.is_embedded() && !f.over_limit);
+    check_total(sure.map(|f| (f.relative.as_str(), f.len)), options)
+}
+
+/// [`check_budget`] once the files are encoded, when it is known which files over
+/// `max_embed_size` stay embedded (compressed only) and which go to disk: each counts
+/// its own size, as every embedded file does.
+pub(crate) fn check_embedded_budget(assets: &[EncodedAsset], options: &Options) -> syn::Result<()> {
+    let embedded = assets
         .iter()
-        .filter(|f| f.is_embedded())
-        .map(|f| f.len)
-        .sum();
+        .filter(|asset| matches!(asset.body, Body::Embedded { .. }))
+        .map(|asset| (asset.url_path.trim_start_matches('/'), asset.len));
+    check_total(embedded, options)
+}
+
+/// An error naming the largest files when `files` (path below the folder, size) add
+/// up to more than `max_total_size`.
+fn check_total<'a>(
+    files: impl Iterator<Item = (&'a str, u64)>,
+    options: &Options,
+) -> syn::Result<()> {
+    let mut largest: Vec<(&str, u64)> = files.collect();
+    let embedded: u64 = largest.iter().map(|(_, len)| len).sum();
     if embedded <= options.max_total_size.value {
         return Ok(());
     }
-    let mut largest: Vec<&FileEntry> = files.iter().filter(|f| f.is_embedded()).collect();
-    largest.sort_by(|a, b| b.len.cmp(&a.len).then(a.url_path.cmp(&b.url_path)));
+    largest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let named: Vec<String> = largest
         .iter()
         .take(3)
-        .map(|f| {
+        .map(|(relative, len)| {
             format!(
                 "`{}` ({})",
-                display_path(&options.root_display, &f.relative),
-                human(f.len)
+                display_path(&options.root_display, relative),
+                human(*len)
             )
         })
         .collect();
