@@ -50,7 +50,7 @@ pub fn evaluate_preconditions(
 ) -> Precondition {
     let v = Validators {
         etag: Some(etag),
-        modified,
+        modified: Some(modified),
     };
     match crate::precondition::evaluate(method, headers, &v) {
         crate::precondition::Precondition::Proceed => Precondition::Proceed,
@@ -134,7 +134,7 @@ pub fn select_ranges(
 ) -> RangeSelection {
     let v = Validators {
         etag: Some(etag),
-        modified,
+        modified: Some(modified),
     };
     crate::range::select_ranges(method, headers, &v, len).into()
 }

@@ -13,8 +13,12 @@ pub(crate) struct Validators<'a> {
     /// has none yet (its content tag is being computed): then no entity tag matches,
     /// and `*` still does.
     pub(crate) etag: Option<&'a str>,
-    /// `Last-Modified`, in whole seconds since the Unix epoch.
-    pub(crate) modified: u64,
+    /// `Last-Modified`, in whole seconds since the Unix epoch; `None` for a file read
+    /// at run time that changed less than a second ago (see `Representation::on_disk`),
+    /// whose date cannot tell a later change within the same second: then no date
+    /// condition holds, and `If-Modified-Since` and `If-Unmodified-Since` are ignored
+    /// (RFC 9110 §13.1.3, §13.1.4: no modification date available).
+    pub(crate) modified: Option<u64>,
 }
 
 /// Outcome of evaluating preconditions (RFC 9110 §13.2.2), in the RFC's order.
@@ -36,8 +40,10 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
         if !EntityTagList::new(headers.get_all(IF_MATCH)).matches_strong(v.etag) {
             return Precondition::Failed;
         }
-    } else if let Some(since) = http_date(headers.get_all(IF_UNMODIFIED_SINCE)) {
-        if !is_unmodified_since(v.modified, since) {
+    } else if let (Some(since), Some(modified)) =
+        (http_date(headers.get_all(IF_UNMODIFIED_SINCE)), v.modified)
+    {
+        if !is_unmodified_since(modified, since) {
             return Precondition::Failed;
         }
     }
@@ -56,8 +62,10 @@ pub(crate) fn evaluate(method: &Method, headers: &HeaderMap, v: &Validators<'_>)
             };
         }
     } else if is_get_or_head {
-        if let Some(since) = http_date(headers.get_all(IF_MODIFIED_SINCE)) {
-            if is_unmodified_since(v.modified, since) {
+        if let (Some(since), Some(modified)) =
+            (http_date(headers.get_all(IF_MODIFIED_SINCE)), v.modified)
+        {
+            if is_unmodified_since(modified, since) {
                 return Precondition::NotModified;
             }
         }
@@ -265,7 +273,7 @@ pub(crate) mod tests {
         let headers = header_map(fields);
         let v = Validators {
             etag: Some(ETAG),
-            modified: MODIFIED,
+            modified: Some(MODIFIED),
         };
         evaluate(&method, &headers, &v)
     }

@@ -93,7 +93,7 @@ fn if_range_holds(headers: &HeaderMap, v: &Validators<'_>) -> bool {
     }
     http_date(headers.get_all(IF_RANGE)).is_some_and(|date| {
         date.duration_since(std::time::UNIX_EPOCH)
-            .is_ok_and(|since| since.as_secs() == v.modified && since.subsec_nanos() == 0)
+            .is_ok_and(|since| Some(since.as_secs()) == v.modified && since.subsec_nanos() == 0)
     })
 }
 
@@ -219,7 +219,7 @@ mod tests {
         let headers = crate::precondition::tests::header_map(fields);
         let v = Validators {
             etag: Some(ETAG),
-            modified: MODIFIED,
+            modified: Some(MODIFIED),
         };
         select_ranges(&method, &headers, &v, len)
     }

@@ -2,6 +2,8 @@
 //! binary or a file read at run time): the fields that state it and the validators a
 //! request's preconditions are compared with.
 
+use std::time::{Duration, SystemTime};
+
 use http::HeaderValue;
 
 use crate::asset::{Asset, Variant};
@@ -52,7 +54,8 @@ impl Negotiated {
 pub(crate) struct HeaderValues {
     /// `None` for a file read at run time whose content tag is not known yet.
     pub(crate) etag: Option<HeaderValue>,
-    pub(crate) last_modified: HeaderValue,
+    /// `None` where the validators have no date (a file that just changed).
+    pub(crate) last_modified: Option<HeaderValue>,
     pub(crate) content_type: HeaderValue,
     /// `Content-Length` of the whole representation.
     pub(crate) content_length: HeaderValue,
@@ -62,15 +65,24 @@ impl<'a> Representation<'a> {
     /// The identity representation of a file of type `content_type` as read from disk
     /// (`meta`): `Last-Modified` from the file's time, no other encodings. `None` only
     /// if a value cannot be a header, which our formats rule out.
+    ///
+    /// A file that changed less than a second ago has no date: `Last-Modified` is
+    /// whole seconds, so a client given this second's date could not be told from it
+    /// that the file changed again within the same second (an overwrite that puts the
+    /// old mtime back changes only the ctime, within the second), and would be sent a
+    /// 304 for other bytes. A date is given only once a second has passed, so every
+    /// later change falls in a later second. (Git calls the same case "racily clean".)
     pub(crate) fn on_disk(meta: &'a FileMeta, content_type: &'a str) -> Option<Self> {
         let version = meta.version;
-        let last_modified = httpdate::fmt_http_date(version.stated);
+        let dated = SystemTime::now()
+            .duration_since(version.stated)
+            .is_ok_and(|age| age >= Duration::from_secs(1));
         Some(Representation {
             content_type,
             encoding: Encoding::Identity,
             validators: Validators {
                 etag: meta.etag.as_deref(),
-                modified: version.modified_secs(),
+                modified: dated.then(|| version.modified_secs()),
             },
             len: version.len,
             values: HeaderValues {
@@ -78,7 +90,12 @@ impl<'a> Representation<'a> {
                     Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
                     None => None,
                 },
-                last_modified: HeaderValue::try_from(last_modified).ok()?,
+                last_modified: match dated {
+                    true => {
+                        Some(HeaderValue::try_from(httpdate::fmt_http_date(version.stated)).ok()?)
+                    }
+                    false => None,
+                },
                 content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(version.len),
             },
@@ -98,7 +115,7 @@ impl<'a> Representation<'a> {
                 // The macro writes only values that are valid headers: a quoted hex
                 // ETag, an HTTP date and a MIME type (`embed-macro/src/codegen.rs`).
                 etag: Some(HeaderValue::from_static(variant.etag())),
-                last_modified: HeaderValue::from_static(asset.last_modified()),
+                last_modified: Some(HeaderValue::from_static(asset.last_modified())),
                 content_type: HeaderValue::from_static(asset.content_type()),
                 content_length: variant.content_length(),
             },
@@ -115,7 +132,7 @@ impl<'a> Representation<'a> {
             encoding: variant.encoding(),
             validators: Validators {
                 etag: Some(variant.etag()),
-                modified: asset.modified_secs(),
+                modified: Some(asset.modified_secs()),
             },
             len: variant.len(),
             values,

@@ -472,6 +472,9 @@ async fn a_changed_file_whose_old_mtime_was_put_back_is_never_a_304_by_date() {
     std::fs::write(root.big(), &old).unwrap();
     let npm = 499_162_500;
     set_mtime(&root.big(), npm);
+    // A file that changed less than a second ago has no date (the next test): this
+    // one is older when it is asked for.
+    std::thread::sleep(Duration::from_millis(1100));
     let addr = spawn_service(DISK.service().disk_root(&root.0)).await;
     let (status, first, body) = get(addr, BIG, &[]).await;
     assert_eq!(status, StatusCode::OK);
@@ -502,8 +505,82 @@ async fn a_changed_file_whose_old_mtime_was_put_back_is_never_a_304_by_date() {
     let (status, _, body) = get(addr, BIG, &resume).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body.len(), new.len());
-    // Unchanged since, the new date is a 304.
-    let date = header(&headers, LAST_MODIFIED).unwrap().to_owned();
+    // Unchanged since, the new date (given once the change is a second old) is a 304.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, headers, _) = get(addr, BIG, &[]).await;
+    let date = header(&headers, LAST_MODIFIED).expect("a date").to_owned();
+    let (status, _, _) = get(addr, BIG, &[("if-modified-since", &date)]).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+}
+
+/// The second of the file's last status change, as an HTTP date: the `Last-Modified`
+/// a client given this second's date would send back.
+fn ctime_date(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let ctime = std::fs::metadata(path).unwrap().ctime();
+    httpdate::fmt_http_date(std::time::UNIX_EPOCH + Duration::from_secs(ctime as u64))
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_file_changed_again_within_the_second_of_its_date_is_never_a_304_by_date() {
+    let root = Root::new("racy-date");
+    let npm = 499_162_500;
+    let addr = spawn_service(DISK.service().disk_root(&root.0)).await;
+    // Within one second: written, asked for, rewritten in place with its mtime put back
+    // (npm); only the ctime tells, and it stays in the same second. A machine that
+    // crosses a second in between tries again.
+    let mut tries = 0;
+    let (date, new) = loop {
+        tries += 1;
+        assert!(tries <= 5, "every try crossed a second");
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        std::thread::sleep(Duration::from_nanos(u64::from(
+            1_000_000_000 - now.subsec_nanos(),
+        )));
+        let old = noise(1 << 20, 21 + tries);
+        std::fs::write(root.big(), &old).unwrap();
+        set_mtime(&root.big(), npm);
+        let date = ctime_date(&root.big());
+        let (status, first, body) = get(addr, BIG, &[]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body[..] == old[..]);
+        assert_eq!(
+            header(&first, LAST_MODIFIED),
+            None,
+            "a file that changed this second has no date yet"
+        );
+        let new = noise(1 << 20, 41 + tries);
+        {
+            use std::io::Write;
+            let mut file = std::fs::File::options()
+                .write(true)
+                .open(root.big())
+                .unwrap();
+            file.write_all(&new).unwrap();
+        }
+        set_mtime(&root.big(), npm);
+        if ctime_date(&root.big()) == date {
+            break (date, new);
+        }
+    };
+    // A client with that second's date (from any server that gave it one) asks.
+    let (status, headers, body) = get(addr, BIG, &[("if-modified-since", &date)]).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the date cannot tell these bytes from the last"
+    );
+    assert!(body[..] == new[..]);
+    assert_eq!(header(&headers, LAST_MODIFIED), None);
+    // A second on, the file has its date, and a client revalidates by it.
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, headers, _) = get(addr, BIG, &[]).await;
+    let date = header(&headers, LAST_MODIFIED)
+        .expect("a date, a second on")
+        .to_owned();
     let (status, _, _) = get(addr, BIG, &[("if-modified-since", &date)]).await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
 }

@@ -24,6 +24,12 @@
 //!   request); a large file's first responses go out at once, without an `ETag` until
 //!   it is known. Only requested files are hashed, once per version and process: the
 //!   hash reads the file once more from disk.
+//! - **No date that cannot tell.** `Last-Modified` is the later of the mtime and the
+//!   status change time, in whole seconds, so a file that changed less than a second
+//!   ago is sent without one (its `ETag` still validates): a client given this
+//!   second's date could not be told by it that the file changed again within the same
+//!   second, an overwrite that puts the mtime back, and would be answered 304 for other
+//!   bytes. Once the change is a second old, the date comes back.
 //! - **Bounded memory.** A server takes a body's chunks before its socket does (hyper
 //!   queues up to ~400 KiB per connection), and a download reads one chunk ahead while
 //!   its client takes the last. So a download gets a further chunk while the server

@@ -177,7 +177,9 @@ pub(crate) fn representation_headers(
         if let Some(etag) = &rep.values.etag {
             out.insert(ETAG, etag.clone());
         }
-        out.insert(LAST_MODIFIED, rep.values.last_modified.clone());
+        if let Some(last_modified) = &rep.values.last_modified {
+            out.insert(LAST_MODIFIED, last_modified.clone());
+        }
     }
     if rep.encoding.needs_dictionary() && !added.shared_deltas {
         out.insert(CACHE_CONTROL, private(added.cache_control));
@@ -313,12 +315,12 @@ mod tests {
             encoding,
             validators: crate::precondition::Validators {
                 etag: Some("\"a\""),
-                modified: 0,
+                modified: Some(0),
             },
             len: 10,
             values: HeaderValues {
                 etag: Some(HeaderValue::from_static("\"a\"")),
-                last_modified: HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT"),
+                last_modified: Some(HeaderValue::from_static("Sat, 26 Oct 1985 08:15:00 GMT")),
                 content_type: HeaderValue::from_static("text/css"),
                 content_length: HeaderValue::from_static("10"),
             },

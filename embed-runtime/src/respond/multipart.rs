@@ -19,7 +19,11 @@ fn boundary(rep: &Representation<'_>) -> String {
             let tag: String = etag.chars().filter(char::is_ascii_alphanumeric).collect();
             format!("embed-{tag}")
         }
-        None => format!("embed-{:016x}{:016x}x", rep.len, rep.validators.modified),
+        None => format!(
+            "embed-{:016x}{:016x}x",
+            rep.len,
+            rep.validators.modified.unwrap_or(0)
+        ),
     }
 }
 
