@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests use as real peers (the Leptos example's toolchain is
 # examples/leptos/setup.sh's, called below): strace (zero-I/O proof), nginx and Varnish
-# (caching proxies in front of the server), Chromium and its driver (browser end to end); setpriv
+# (caching proxies in front of the server), Chromium and its driver (browser end to end),
+# Firefox ESR (a browser without compression dictionaries, driven over Marionette); setpriv
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
 # iproute2's `ip` makes the network namespace a `sendfile` test puts its client in;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
@@ -23,6 +24,7 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v varnishd >/dev/null || [ -x /usr/sbin/varnishd ] || need+=(varnish)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+command -v firefox-esr >/dev/null || command -v firefox >/dev/null || need+=(firefox-esr)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
 command -v node >/dev/null || need+=(nodejs)

@@ -513,6 +513,7 @@ async fn a_changed_file_whose_old_mtime_was_put_back_is_never_a_304_by_date() {
     assert_eq!(status, StatusCode::NOT_MODIFIED);
 }
 
+#[cfg(unix)]
 /// The second of the file's last status change, as an HTTP date: the `Last-Modified`
 /// a client given this second's date would send back.
 fn ctime_date(path: &Path) -> String {

@@ -246,7 +246,13 @@
 //!   unless you set its policy: stale at once, so a navigation revalidates it and a
 //!   changed page shows at once, kept as a dictionary for 30 days, and never served
 //!   stale by a shared cache. Chromium serves a stale page while revalidating only to a
-//!   `fetch`, never to a navigation.
+//!   `fetch`, never to a navigation. Firefox, which uses no dictionaries, does serve it
+//!   stale to a navigation: the first one after a deploy shows the previous release's
+//!   page (which works, its files being kept) while it fetches the new one, and the
+//!   next one shows the new release (`tests/tests/firefox_rolling.rs`). Where fresh
+//!   pages in every browser matter more than page deltas, set the pages' policy
+//!   (`.cache_control_for("/", HeaderValue::from_static("no-cache"))`): the files at
+//!   hashed URLs keep theirs.
 //! - At build time, each file of this build that a kept release had in another version
 //!   (the same name with another hash; for a page, the same path) gets a `dcb` body
 //!   (brotli with the earlier version as a raw dictionary) and, with the `zstd`
