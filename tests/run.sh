@@ -165,8 +165,10 @@ leptos=
 tee -a "$log" <"$leptos_log"
 echo "== $((SECONDS - began)) s: waited for the Leptos example's build"
 if [ "$leptos_status" = 0 ]; then
-  # `--workspace`, as the runs above: the same features, so nothing is built again.
-  run cargo test --workspace --all-features --test leptos -- --ignored
+  # `--workspace`, as the runs above: the same features, so nothing is built again;
+  # EMBED_TEST_LEPTOS_BUILT: the browser test takes the example the build test just
+  # built, rather than run cargo-leptos's steps again.
+  EMBED_TEST_LEPTOS_BUILT=1 run cargo test --workspace --all-features --test leptos -- --ignored
 else
   status=$leptos_status
 fi

@@ -197,11 +197,26 @@ fn build() -> PathBuf {
     dir.join("target/release/example-leptos")
 }
 
+/// The variable `tests/run.sh` sets once [`the_example_builds_as_its_readme_says`]
+/// has built the example in the same run: the browser test then takes that build as
+/// it is, instead of running cargo-leptos again (half a minute of its own steps).
+const BUILT_BY_THIS_RUN: &str = "EMBED_TEST_LEPTOS_BUILT";
+
 /// The server binary, built once per test process: the tests of this file that run
 /// at the same time wait for one build (two would write `target/site` together).
 fn built() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(build).clone()
+    BUILT
+        .get_or_init(|| {
+            let binary = example().join("target/release/example-leptos");
+            if std::env::var_os(BUILT_BY_THIS_RUN).is_some_and(|value| value == "1")
+                && binary.is_file()
+            {
+                return binary;
+            }
+            build()
+        })
+        .clone()
 }
 
 /// The child's output, or a panic (after killing it) once `timeout` has passed.
