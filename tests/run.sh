@@ -142,7 +142,7 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # per feature: a user never builds them, and what they test ran above.
 # The library's features: tower, one per framework of the registry (those with a
 # feature, and axum and serve, which are default features of the library), zstd.
-features="tower axum serve $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+features="tower axum serve http2 $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}

@@ -151,7 +151,9 @@
 //! (feature `serve`, on by default). It starts a worker per core, each an OS thread
 //! with a single-threaded tokio runtime and a listener of its own on the address
 //! (`SO_REUSEPORT`: the kernel spreads connections over the workers), speaks HTTP/1.1
-//! and HTTP/2 with prior knowledge, closes connections that send no request head in
+//! (and HTTP/2 with prior knowledge with the `http2` feature, off by default: h2's
+//! code is some 360 KB that every hyper server of a binary links once hyper has it),
+//! closes connections that send no request head in
 //! time or stay idle, caps connections per worker, and on SIGTERM or Ctrl-C closes its
 //! listeners and lets responses in flight finish. It blocks: call it from `main`, not
 //! inside an async runtime. [`Server`](crate::Server) sets the workers, timeouts, cap

@@ -1,5 +1,6 @@
-//! One connection: hyper-util's builder (HTTP/1.1, or HTTP/2 with prior knowledge, told
-//! apart by the first bytes) over the assets in front of the application, and what
+//! One connection: hyper's HTTP/1.1 builder (with the `http2` feature, hyper-util's,
+//! which tells HTTP/1.1 and HTTP/2 with prior knowledge apart by the first bytes) over
+//! the assets in front of the application, and what
 //! hyper does not bound by itself: the time to a first request in either version, the
 //! idle time between requests (HTTP/2's; HTTP/1.1's when shorter than hyper's
 //! header-read timeout, which runs between requests too), and the end of a connection
@@ -18,6 +19,7 @@ use http::{Request, Response};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+#[cfg(feature = "http2")]
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -33,25 +35,38 @@ use crate::WithFallback;
 const IDLE_CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The connection builder of one worker, shared by its connections.
+#[cfg(feature = "http2")]
 pub(super) type Builder = auto::Builder<LocalExec>;
+/// The connection builder of one worker, shared by its connections.
+#[cfg(not(feature = "http2"))]
+pub(super) type Builder = hyper::server::conn::http1::Builder;
 
 /// The builder for `limits`: hyper's header-read timeout for HTTP/1.1 (which needs a
 /// timer), and the timer HTTP/2's keep-alive pings would use.
 pub(super) fn builder(limits: &Limits) -> Builder {
+    #[cfg(feature = "http2")]
     let mut builder = auto::Builder::new(LocalExec);
-    builder
-        .http1()
+    #[cfg(feature = "http2")]
+    builder.http2().timer(TokioTimer::new());
+    #[cfg(feature = "http2")]
+    let mut http1 = builder.http1();
+    #[cfg(not(feature = "http2"))]
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    #[cfg(not(feature = "http2"))]
+    let http1 = &mut builder;
+    http1
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read);
-    builder.http2().timer(TokioTimer::new());
     builder
 }
 
 /// Spawns HTTP/2 streams as tasks of this thread: a stream holds the application's
 /// future and its response body, which need not be `Send`.
+#[cfg(feature = "http2")]
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LocalExec;
 
+#[cfg(feature = "http2")]
 impl<F> hyper::rt::Executor<F> for LocalExec
 where
     F: Future + 'static,
@@ -127,7 +142,13 @@ async fn serve_with_hyper<S, B>(
         inner: front,
         activity: Rc::clone(&activity),
     });
-    let mut connection = pin!(builder.serve_connection_with_upgrades(TokioIo::new(io), service));
+    #[cfg(feature = "http2")]
+    let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
+    #[cfg(not(feature = "http2"))]
+    let connection = builder
+        .serve_connection(TokioIo::new(io), service)
+        .with_upgrades();
+    let mut connection = pin!(connection);
     let mut check = pin!(tokio::time::sleep(limits.header_read));
     let mut stopping = stopped;
     // Ended gracefully before its first request was read, a connection would drop the

@@ -5,7 +5,8 @@
 //!   known; the others on that port), the worker threads and their end;
 //! - `worker`: one thread's runtime and accept loop, under the connection cap;
 //! - `connection`: one connection: its hits on the fast path, then, from the first
-//!   request that is not one, hyper-util's HTTP/1.1-or-HTTP/2 builder, with its idle
+//!   request that is not one, hyper's HTTP/1.1 builder (with `http2`, hyper-util's
+//!   HTTP/1.1-or-HTTP/2 one), with its idle
 //!   and header deadlines and its graceful end;
 //! - `fast`: the fast path, HTTP/1.1 hits parsed with `httparse` and answered with one
 //!   `writev`; `head`: their response heads, as hyper writes them; `out`: the writes,
@@ -97,8 +98,9 @@ where
 /// single-threaded tokio runtime and, on Linux and Android, a listener of its own on
 /// the same address (`SO_REUSEPORT`: the kernel spreads new connections over the
 /// workers); elsewhere the workers share one listener. A connection stays on the
-/// worker that accepted it, and speaks HTTP/1.1, or HTTP/2 with prior knowledge
-/// (h2c, as behind a proxy that terminates TLS). No TLS: put a proxy in front.
+/// worker that accepted it, and speaks HTTP/1.1, or with the `http2` feature HTTP/2
+/// with prior knowledge too (h2c, as behind a proxy that terminates TLS). No TLS: put a
+/// proxy in front.
 ///
 /// Its HTTP/1.1 requests that the assets answer are parsed and answered by the server
 /// itself, head and body written with one `writev`, without hyper (on Linux, a large
