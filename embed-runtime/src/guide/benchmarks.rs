@@ -132,6 +132,23 @@
 //! they are (`curl` without `--compressed`, a `Range` request) costs one gzip decode of
 //! that file, once per process; `compressed_only = false` stores them too.
 //!
+//! The fixed cost, beside a plain axum binary (one route, `axum::serve`; release,
+//! stripped, the same `Cargo.lock`, the README's quick start otherwise, measured on
+//! the example site's 70 KB):
+//!
+//! | binary | bytes |
+//! |---|---:|
+//! | axum alone | 1,240,288 |
+//! | with embed-assets, default features (`axum`, `serve`) | 3,046,856 |
+//! | with `default-features = false, features = ["axum"]` | 3,042,256 |
+//! | with the `http2` feature too | 3,941,184 |
+//!
+//! `serve` costs nothing in a binary that does not call it. Of the 1.8 MB the library
+//! adds, about 620 KB are `globset` and the regex engine it compiles patterns with
+//! (the `header` rules and dev mode's `include`/`exclude`), linked whether or not
+//! they are used; HTTP/2 is not linked unless asked for (`http2`), since hyper with it
+//! makes every hyper server of the binary carry h2.
+//!
 //! Source maps are often the largest files of an npm package (half of swagger-ui-dist's
 //! bytes), and browsers fetch them only with the developer tools open: `exclude =
 //! "**/*.map"` leaves them out. zstd bodies, on bench-static's site (230 KB CSS, 90 KB
