@@ -541,17 +541,7 @@ impl Session {
     /// Polls the JavaScript expression `condition` in the page, every 50 ms, until it
     /// is truthy (`true`) or [`PAGE_TIMEOUT`] has passed (`false`).
     pub async fn wait_until(&self, condition: &str) -> bool {
-        let script = format!(
-            "const done = arguments[arguments.length - 1];
-             const deadline = Date.now() + {timeout};
-             const poll = () => {{
-               let ok = false;
-               try {{ ok = Boolean({condition}); }} catch (e) {{}}
-               if (ok || Date.now() > deadline) done(ok); else setTimeout(poll, 50);
-             }};
-             poll();",
-            timeout = PAGE_TIMEOUT.as_millis(),
-        );
+        let script = poll_script(condition);
         let result = self
             .send(
                 Method::POST,
@@ -639,6 +629,23 @@ impl Session {
         let body = (!body.is_null()).then_some(body);
         command(&self.client, method, &format!("{}{path}", self.base), body).await
     }
+}
+
+/// The asynchronous script (WebDriver's `execute/async`) that polls the JavaScript
+/// expression `condition` every 50 ms and finishes with `true` once it is truthy, or
+/// with `false` after [`PAGE_TIMEOUT`]: every browser's `wait_until`.
+pub fn poll_script(condition: &str) -> String {
+    format!(
+        "const done = arguments[arguments.length - 1];
+         const deadline = Date.now() + {timeout};
+         const poll = () => {{
+           let ok = false;
+           try {{ ok = Boolean({condition}); }} catch (e) {{}}
+           if (ok || Date.now() > deadline) done(ok); else setTimeout(poll, 50);
+         }};
+         poll();",
+        timeout = PAGE_TIMEOUT.as_millis(),
+    )
 }
 
 /// One entry of the browser's console log.

@@ -211,14 +211,18 @@ impl CacheProcess {
                 return process;
             }
             let errors = process.errors();
+            let status = process.child.try_wait().ok().flatten();
+            // Taken by another process first, or gone without a word (seen once in a
+            // loaded run): another port, another try. Any error it gave is final.
             assert!(
-                errors.contains("Address already in use"),
-                "{kind} did not start: {errors}"
+                errors.contains("Address already in use") || errors.trim().is_empty(),
+                "{kind} did not start ({status:?}): {errors}"
             );
+            eprintln!("{kind} did not start on {addr} ({status:?}): trying again");
             // Drop kills it and removes the folder; the loop makes it again.
             drop(process);
         }
-        panic!("{kind} found no free port in 5 tries");
+        panic!("{kind} did not start in 5 tries (ports taken, or exits without a word)");
     }
 
     /// `true` once the cache answers HTTP, `false` if it exited; panics after 30 s.

@@ -19,7 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Mutex;
 
-use crate::browser::{COMMAND_TIMEOUT, PAGE_TIMEOUT};
+use crate::browser::{COMMAND_TIMEOUT, PAGE_TIMEOUT, poll_script};
 use crate::programs;
 
 /// How long Firefox may take to start and open its Marionette port.
@@ -162,17 +162,7 @@ impl Firefox {
     /// Polls the JavaScript expression `condition` in the page, every 50 ms, until it
     /// is truthy (`true`) or [`PAGE_TIMEOUT`] has passed (`false`).
     pub async fn wait_until(&self, condition: &str) -> bool {
-        let script = format!(
-            "const done = arguments[arguments.length - 1];
-             const deadline = Date.now() + {timeout};
-             const poll = () => {{
-               let ok = false;
-               try {{ ok = Boolean({condition}); }} catch (e) {{}}
-               if (ok || Date.now() > deadline) done(ok); else setTimeout(poll, 50);
-             }};
-             poll();",
-            timeout = PAGE_TIMEOUT.as_millis(),
-        );
+        let script = poll_script(condition);
         let reply = self
             .command(
                 "WebDriver:ExecuteAsyncScript",

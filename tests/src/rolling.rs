@@ -12,6 +12,16 @@ embed_assets::embed_assets!(
     releases = "fixtures/rolling/releases",
 );
 
+/// Release 2's folder as it was (`fixtures/rolling/release-2`), alone: the replica an
+/// open page of release 2 came from.
+pub mod release_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/rolling/release-2",
+        fingerprint = true,
+        hashed = "assets/*",
+    );
+}
+
 /// The releases' ids, oldest first, as the recorder named them.
 pub const RELEASE_1: &str = "d1dad7cfb7d75121";
 /// Release 2's id.

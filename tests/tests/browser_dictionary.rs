@@ -15,6 +15,7 @@ use http::StatusCode;
 use integration_tests::browser::{
     BrowserPrograms, Current, Seen, ServerLog, Session, in_browser, spawn_origin, wait_for_request,
 };
+use integration_tests::vite_releases::{self, release_1 as vite_1, release_2 as vite_2};
 
 mod release_1 {
     embed_assets::embed_assets!(
@@ -41,20 +42,6 @@ fn this_build(site: &embed_assets::Assets, path: &str) -> &'static embed_assets:
     site.iter()
         .find(|a| a.path() == path && a.earlier_release().is_none())
         .unwrap()
-}
-
-mod vite_1 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/vite-releases/release-1",
-        releases = "fixtures/vite-releases/releases",
-    );
-}
-
-mod vite_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/vite-releases/public",
-        releases = "fixtures/vite-releases/releases",
-    );
 }
 
 /// One deploy under an open browser: release 1's page is opened and its script runs
@@ -163,16 +150,10 @@ async fn chromium_runs_the_vite_apps_next_release_from_a_dictionary_compressed_b
     if BrowserPrograms::find().is_none() {
         return;
     }
-    let entry = |site: &embed_assets::Assets| {
-        site.iter()
-            .find(|a| {
-                a.earlier_release().is_none()
-                    && a.path().starts_with("/assets/index-")
-                    && a.path().ends_with(".js")
-            })
-            .unwrap()
-    };
-    let (old, new) = (entry(&vite_1::SITE), entry(&vite_2::SITE));
+    let (old, new) = (
+        vite_releases::entry(&vite_1::SITE),
+        vite_releases::entry(&vite_2::SITE),
+    );
     assert_ne!(old.path(), new.path());
     let api = || {
         axum::Router::new().route(

@@ -19,13 +19,7 @@ use integration_tests::browser::{
 };
 use serde_json::{Value, json};
 
-mod release_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/rolling/release-2",
-        fingerprint = true,
-        hashed = "assets/*",
-    );
-}
+use integration_tests::rolling::release_2;
 
 /// Release 3, with the releases kept before it.
 use integration_tests::rolling as release_3;

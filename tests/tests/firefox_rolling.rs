@@ -23,30 +23,10 @@ use integration_tests::browser::{Current, Seen, ServerLog, spawn_origin};
 use integration_tests::firefox::Firefox;
 use serde_json::{Value, json};
 
-mod release_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/rolling/release-2",
-        fingerprint = true,
-        hashed = "assets/*",
-    );
-}
-
 /// Release 3, with the releases kept before it.
 use integration_tests::rolling as release_3;
-
-mod vite_1 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/vite-releases/release-1",
-        releases = "fixtures/vite-releases/releases",
-    );
-}
-
-mod vite_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/vite-releases/public",
-        releases = "fixtures/vite-releases/releases",
-    );
-}
+use integration_tests::rolling::release_2;
+use integration_tests::vite_releases::{self, release_1 as vite_1, release_2 as vite_2};
 
 /// The whole test, browser start to the last check.
 const TEST_TIMEOUT: Duration = Duration::from_secs(180);
@@ -182,14 +162,7 @@ async fn firefox_runs_the_vite_apps_next_release_br_where_chromium_gets_dictiona
         return;
     };
     let page = vite_2::SITE.get("/index.html").expect("the page");
-    let bundle = vite_2::SITE
-        .iter()
-        .find(|asset| {
-            asset.earlier_release().is_none()
-                && asset.path().starts_with("/assets/index-")
-                && asset.path().ends_with(".js")
-        })
-        .expect("release 2's bundle");
+    let bundle = vite_releases::entry(&vite_2::SITE);
     assert!(
         !bundle.deltas().is_empty() && !page.deltas().is_empty(),
         "the server has dictionary bodies for browsers that ask"
