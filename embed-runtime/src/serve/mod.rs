@@ -57,10 +57,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// every other request by `app`, as it came. `app` is any tower service that takes
 /// hyper's `Request<Incoming>` (an axum `Router` as it is); each worker uses a clone.
 ///
-/// Once bound, it prints one line to stderr, `embed-assets: serving on
-/// http://0.0.0.0:3000 with 2 workers; Ctrl-C or SIGTERM stops it`; with [`Server`],
-/// print what you like from [`local_addr`](Server::local_addr). A port another
-/// program listens on is an error (see [`Server::bind`]).
+/// When its workers start, it says where it listens as a `tracing` event (see
+/// [`Server::serve`]). A port another program listens on is an error (see
+/// [`Server::bind`]).
 ///
 /// ```no_run
 /// # use embed_assets::{embed_assets, Assets};
@@ -86,9 +85,7 @@ where
     B: http_body::Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    let server = Server::bind(addr)?;
-    eprintln!("{}", server.start_line());
-    server.serve(service, app)
+    Server::bind(addr)?.serve(service, app)
 }
 
 /// A server for [`ServeAssets`] in front of an application, thread per core, with its
@@ -236,8 +233,19 @@ impl Server {
         self.local_addr
     }
 
-    /// What [`serve`](fn@serve) prints to stderr when it starts: where it listens, how
-    /// many workers, how to stop it.
+    /// The `tracing` event of a start (see [`serve`](Self::serve)).
+    fn announce(&self) {
+        tracing::info!(
+            target: "embed_assets::serve",
+            address = %self.local_addr,
+            workers = self.workers.get(),
+            "{}",
+            self.start_line()
+        );
+    }
+
+    /// What the server says when it starts: where it listens, how many workers, how to
+    /// stop it.
     fn start_line(&self) -> String {
         let workers = self.workers.get();
         let plural = if workers == 1 { "" } else { "s" };
@@ -347,6 +355,12 @@ impl Server {
     /// `GOAWAY`), for at most the [drain timeout](Self::drain_timeout). A worker that
     /// fails to start shuts the others down the same way.
     ///
+    /// Once its workers are about to start, it says where it listens, as a `tracing`
+    /// event at the `INFO` level (target `embed_assets::serve`, with `address` and
+    /// `workers` fields): `embed-assets: serving on http://127.0.0.1:3000 with 2
+    /// workers; Ctrl-C or SIGTERM stops it`. An application with a subscriber
+    /// (`tracing_subscriber::fmt::init()`) shows it; nothing is printed otherwise.
+    ///
     /// # Errors
     /// When a worker's listener cannot be bound (on Linux, another program holds the
     /// port without `SO_REUSEPORT`), a worker's thread or runtime cannot be started,
@@ -361,6 +375,7 @@ impl Server {
         B: http_body::Body<Data = Bytes> + 'static,
         B::Error: Into<BoxError>,
     {
+        self.announce();
         let front: WithFallback<S> = service.with_fallback(app);
         let mut listeners = Vec::with_capacity(self.workers.get());
         for _ in 1..self.workers.get() {
@@ -507,6 +522,52 @@ mod tests {
             server.start_line().ends_with("with 1 worker"),
             "{}",
             server.start_line()
+        );
+    }
+
+    /// Every event's target, level and fields (`name=value`), as a subscriber the
+    /// application installs would get them.
+    #[derive(Default)]
+    struct Events(std::sync::Mutex<Vec<String>>);
+
+    impl tracing::Subscriber for Events {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            struct Fields(String);
+            impl tracing::field::Visit for Fields {
+                fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn fmt::Debug) {
+                    self.0.push_str(&format!(" {}={value:?}", field.name()));
+                }
+            }
+            let meta = event.metadata();
+            let mut fields = Fields(format!("{} {}", meta.target(), meta.level()));
+            event.record(&mut fields);
+            self.0.lock().unwrap().push(fields.0);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[test]
+    fn the_start_is_a_tracing_event_with_the_address_and_the_workers() {
+        let server = Server::bind("127.0.0.1:0").unwrap().workers(3);
+        let events = std::sync::Arc::new(Events::default());
+        tracing::subscriber::with_default(std::sync::Arc::clone(&events), || server.announce());
+        let events = events.0.lock().unwrap();
+        assert_eq!(
+            *events,
+            [format!(
+                "embed_assets::serve INFO message={} address={} workers=3",
+                server.start_line(),
+                server.local_addr()
+            )]
         );
     }
 }
