@@ -143,8 +143,18 @@ async fn an_open_firefox_page_loads_its_lazy_chunk_across_a_deploy_and_revalidat
         let before = log.snapshot().len();
         firefox.navigate(&page).await;
         assert_eq!(page_release(&firefox).await, json!("3"));
+        // In the background for a page Firefox shows stale: waited for.
+        let expected = ["/index.html", "/css/app.css", "/js/app.js"];
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        while !expected
+            .iter()
+            .all(|path| revalidated(&log, before).iter().any(|p| p == path))
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let revalidated = revalidated(&log, before);
-        for path in ["/index.html", "/css/app.css", "/js/app.js"] {
+        for path in expected {
             assert!(
                 revalidated.iter().any(|p| p == path),
                 "{path}: {revalidated:?}"
@@ -228,6 +238,13 @@ async fn firefox_runs_the_vite_apps_next_release_br_where_chromium_gets_dictiona
         let before = seen.len();
         firefox.navigate(&url).await;
         assert!(firefox.wait_until(ready).await, "release 2 ran again");
+        // The page is revalidated, in the background when Firefox shows it stale.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        while !revalidated(&log, before).iter().any(|p| p == "/index.html")
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         let revalidated = revalidated(&log, before);
         assert!(
             revalidated.iter().any(|p| p == "/index.html"),
