@@ -92,17 +92,32 @@ impl PurgeTags {
 /// the common answers clone a finished map instead of inserting field by field. A
 /// service keeps them per asset in the order of its bodies (`Asset::bodies`), so the
 /// index negotiation gives finds them.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct PrebuiltHeaders {
     values: HeaderValues,
     /// The fields of a whole 200.
     pub(super) ok: HeaderMap,
     /// The fields of a 304.
     pub(super) not_modified: HeaderMap,
-    /// Those of `ok` and of `not_modified` as HTTP/1.1 field lines, made by `serve`
-    /// on first use.
-    #[cfg(feature = "serve")]
-    pub(crate) lines: [std::sync::OnceLock<Option<Box<[u8]>>>; 2],
+    /// The hook for a server that writes HTTP/1.1 itself (`serve`): a slot each for
+    /// `ok` and `not_modified` in its own wire form, which it fills on first use and
+    /// reads from then on, kept with the maps so it lives as long as they do. The core
+    /// never fills it (`None` inside: the server found the map not writable as it is).
+    pub(crate) wire: [std::sync::OnceLock<Option<Box<[u8]>>>; 2],
+}
+
+impl std::fmt::Debug for PrebuiltHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrebuiltHeaders")
+            .field("values", &self.values)
+            .field("ok", &self.ok)
+            .field("not_modified", &self.not_modified)
+            .field(
+                "wire_forms_made",
+                &self.wire.iter().filter(|slot| slot.get().is_some()).count(),
+            )
+            .finish()
+    }
 }
 
 impl PrebuiltHeaders {
@@ -115,8 +130,7 @@ impl PrebuiltHeaders {
             values: rep.values.clone(),
             ok,
             not_modified,
-            #[cfg(feature = "serve")]
-            lines: Default::default(),
+            wire: Default::default(),
         }
     }
 

@@ -162,7 +162,7 @@ fn field_lines<'a>(prebuilt: &Prebuilt<'a>) -> Option<&'a [u8]> {
     let fields = prebuilt.fields;
     let map = fields.fields(not_modified);
     let lengths = usize::from(!not_modified);
-    fields.lines[usize::from(not_modified)]
+    fields.wire[usize::from(not_modified)]
         .get_or_init(|| {
             let rewritten = [CONNECTION, DATE, TRANSFER_ENCODING, TRAILER];
             if rewritten.iter().any(|name| map.contains_key(name))
