@@ -28,6 +28,18 @@ pub(crate) fn scan_dir(options: &Options, pass: Pass) -> syn::Result<Vec<FileEnt
     Ok(files)
 }
 
+/// The selection rules the options give (`include`, `exclude`, `dotfiles`,
+/// `follow_symlinks`), as the walk and the notice of skipped links read them.
+fn file_rules(options: &Options) -> FileRules {
+    let set = |globs: &Option<Globs>| globs.as_ref().map(|globs| globs.set.clone());
+    FileRules::new(
+        options.dotfiles.value,
+        options.follow_symlinks.value,
+        set(&options.include.value),
+        set(&options.exclude.value),
+    )
+}
+
 /// The build's warning (its text, and where it points) about the symbolic links the
 /// walk skips (`follow_symlinks = false`) among the files and folders the filters
 /// select: each is a 404 at run time, which nothing else would tell. `None` when there
@@ -36,13 +48,7 @@ pub(crate) fn skipped_links_notice(options: &Options) -> Option<(String, proc_ma
     if options.follow_symlinks.value {
         return None;
     }
-    let globs = |globs: &Option<Globs>| globs.as_ref().map(|globs| globs.set.clone());
-    let rules = FileRules::new(
-        options.dotfiles.value,
-        false,
-        globs(&options.include.value),
-        globs(&options.exclude.value),
-    );
+    let rules = file_rules(options);
     let root = options
         .root
         .canonicalize()
@@ -113,16 +119,7 @@ pub(crate) fn walk(options: &Options, pass: Pass, errors: &mut Errors) -> Vec<Fi
     let shown = |relative: &str| display_path(&options.root_display, relative);
     let source_date_epoch = source_date_epoch();
     let include = options.include.value.as_ref();
-    let rules = FileRules::new(
-        options.dotfiles.value,
-        options.follow_symlinks.value,
-        include.map(|globs| globs.set.clone()),
-        options
-            .exclude
-            .value
-            .as_ref()
-            .map(|globs| globs.set.clone()),
-    );
+    let rules = file_rules(options);
     let mut include_hits = vec![false; include.map_or(0, |globs| globs.patterns.len())];
     let disk = options.disk.value.as_ref();
     let mut disk_hits = vec![false; disk.map_or(0, |globs| globs.patterns.len())];

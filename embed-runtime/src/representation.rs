@@ -90,11 +90,10 @@ impl<'a> Representation<'a> {
                     Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
                     None => None,
                 },
-                last_modified: match dated {
-                    true => {
-                        Some(HeaderValue::try_from(httpdate::fmt_http_date(version.stated)).ok()?)
-                    }
-                    false => None,
+                last_modified: if dated {
+                    Some(HeaderValue::try_from(httpdate::fmt_http_date(version.stated)).ok()?)
+                } else {
+                    None
                 },
                 content_type: HeaderValue::try_from(content_type).ok()?,
                 content_length: HeaderValue::from(version.len),

@@ -43,18 +43,22 @@ pub(super) type Builder = hyper::server::conn::http1::Builder;
 
 /// The builder for `limits`: hyper's header-read timeout for HTTP/1.1 (which needs a
 /// timer), and the timer HTTP/2's keep-alive pings would use.
+#[cfg(feature = "http2")]
 pub(super) fn builder(limits: &Limits) -> Builder {
-    #[cfg(feature = "http2")]
     let mut builder = auto::Builder::new(LocalExec);
-    #[cfg(feature = "http2")]
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read);
     builder.http2().timer(TokioTimer::new());
-    #[cfg(feature = "http2")]
-    let mut http1 = builder.http1();
-    #[cfg(not(feature = "http2"))]
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    #[cfg(not(feature = "http2"))]
-    let http1 = &mut builder;
-    http1
+    builder
+}
+
+/// The builder for `limits`: hyper's header-read timeout (which needs a timer).
+#[cfg(not(feature = "http2"))]
+pub(super) fn builder(limits: &Limits) -> Builder {
+    let mut builder = Builder::new();
+    builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read);
     builder

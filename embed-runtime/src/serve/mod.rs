@@ -449,16 +449,10 @@ impl Server {
 /// closed at once. The workers' listeners set `SO_REUSEPORT` so that they share the
 /// port; without this check a second server would share it too.
 fn unused(addr: SocketAddr) -> io::Result<()> {
-    use socket2::{Domain, Protocol, Socket, Type};
-
     if addr.port() == 0 || !cfg!(any(target_os = "linux", target_os = "android")) {
         return Ok(());
     }
-    let probe = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-    // Connections of an earlier run in TIME_WAIT do not count, as for `listen`.
-    #[cfg(unix)]
-    probe.set_reuse_address(true)?;
-    match probe.bind(&addr.into()) {
+    match tcp_socket(addr)?.bind(&addr.into()) {
         Err(error) if error.kind() == io::ErrorKind::AddrInUse => Err(io::Error::new(
             io::ErrorKind::AddrInUse,
             format!(
@@ -470,15 +464,21 @@ fn unused(addr: SocketAddr) -> io::Result<()> {
     }
 }
 
-/// A listening, non-blocking socket on `addr`.
-fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+/// A TCP socket for `addr`, not bound yet, with `SO_REUSEADDR` as the standard
+/// library's `TcpListener::bind` sets it on Unix: a restarted server binds again while
+/// the last one's connections are in TIME_WAIT.
+fn tcp_socket(addr: SocketAddr) -> io::Result<socket2::Socket> {
     use socket2::{Domain, Protocol, Socket, Type};
 
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-    // As the standard library's `TcpListener::bind` does on Unix: a restarted server
-    // binds again while the last one's connections are in TIME_WAIT.
     #[cfg(unix)]
     socket.set_reuse_address(true)?;
+    Ok(socket)
+}
+
+/// A listening, non-blocking socket on `addr`.
+fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    let socket = tcp_socket(addr)?;
     #[cfg(any(target_os = "linux", target_os = "android"))]
     socket.set_reuse_port(true)?;
     socket.bind(&addr.into())?;
