@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobSet, GlobSetBuilder};
+use embed_assets_shared::glob::GlobSet;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
@@ -563,18 +563,15 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
             return None;
         }
     };
-    let mut builder = GlobSetBuilder::new();
+    let mut globs = Vec::with_capacity(literals.len());
     let mut patterns = Vec::with_capacity(literals.len());
     for lit in literals {
         match embed_assets_shared::select::glob(&lit.value()) {
             Ok(glob) => {
-                builder.add(glob);
+                globs.push(glob);
                 patterns.push((lit.value(), lit.span()));
             }
-            Err(err) => errors.at(
-                lit,
-                format!("invalid glob `{}`: {}", lit.value(), err.kind()),
-            ),
+            Err(err) => errors.at(lit, format!("invalid glob `{}`: {err}", lit.value())),
         }
     }
     if errors.len() > before {
@@ -582,13 +579,10 @@ fn parse_globs(value: &Expr, errors: &mut Errors) -> Option<Globs> {
         // needs the folder does not report what the part left would select.
         return None;
     }
-    match builder.build() {
-        Ok(set) => Some(Globs { set, patterns }),
-        Err(err) => {
-            errors.at(value, format!("invalid globs: {err}"));
-            None
-        }
-    }
+    Some(Globs {
+        set: GlobSet::new(globs),
+        patterns,
+    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 mod content_type;
 pub mod etag;
+pub mod glob;
 pub mod hashed;
 pub mod release;
 pub mod select;

@@ -6,7 +6,7 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use crate::glob::{Glob, GlobError, GlobSet};
 
 /// One `include` or `exclude` pattern, read the one way every selection reads it:
 /// matched against the path below the folder (`css/app.css`), `*` matching across `/`
@@ -14,7 +14,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 ///
 /// # Errors
 /// When `pattern` is no valid glob.
-pub fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+pub fn glob(pattern: &str) -> Result<Glob, GlobError> {
     Glob::new(pattern)
 }
 
@@ -22,15 +22,15 @@ pub fn glob(pattern: &str) -> Result<Glob, globset::Error> {
 ///
 /// # Errors
 /// When a pattern is no valid glob.
-pub fn glob_set(patterns: &[&str]) -> Result<Option<GlobSet>, globset::Error> {
+pub fn glob_set(patterns: &[&str]) -> Result<Option<GlobSet>, GlobError> {
     if patterns.is_empty() {
         return Ok(None);
     }
-    let mut builder = GlobSetBuilder::new();
-    for pattern in patterns {
-        builder.add(glob(pattern)?);
-    }
-    builder.build().map(Some)
+    let globs = patterns
+        .iter()
+        .map(|pattern| glob(pattern))
+        .collect::<Result<_, _>>()?;
+    Ok(Some(GlobSet::new(globs)))
 }
 
 /// The selection rules of one folder, compiled.
@@ -69,7 +69,7 @@ impl FileRules {
         follow_symlinks: bool,
         include: &[&str],
         exclude: &[&str],
-    ) -> Result<Self, globset::Error> {
+    ) -> Result<Self, GlobError> {
         Ok(FileRules::new(
             dotfiles,
             follow_symlinks,

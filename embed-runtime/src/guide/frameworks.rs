@@ -31,8 +31,8 @@
 //!
 //! Rust **1.85** for the core. The actix-web and Rocket adapters need 1.89, and the
 //! Salvo adapter 1.95, as those frameworks do. On 1.85–1.87, use cargo's MSRV-aware
-//! resolver (`resolver = "3"`, the default of edition 2024): the newest globset and
-//! encoding_rs ask for 1.88, and it picks their releases that fit your toolchain.
+//! resolver (`resolver = "3"`, the default of edition 2024): the newest encoding_rs
+//! asks for 1.88, and it picks a release that fits your toolchain.
 //!
 //! # axum
 //!

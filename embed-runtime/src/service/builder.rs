@@ -6,6 +6,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use embed_assets_shared::glob::Glob;
 use http::header;
 use http::{HeaderName, HeaderValue};
 
@@ -149,11 +150,8 @@ impl ServeAssets {
         if let Some(why) = refused_field(&name) {
             panic!("header({pattern:?}, {name}): {why}");
         }
-        let matcher = match globset::GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .build()
-        {
-            Ok(glob) => glob.compile_matcher(),
+        let matcher = match Glob::with_literal_separator(pattern) {
+            Ok(glob) => glob,
             Err(err) => panic!("header({pattern:?}, {name}): not a valid glob: {err}"),
         };
         let rule = HeaderRule {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use globset::GlobMatcher;
+use embed_assets_shared::glob::Glob;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
@@ -24,7 +24,7 @@ pub(super) type Fields = Arc<[(HeaderName, HeaderValue)]>;
 #[derive(Clone, Debug)]
 pub(super) struct HeaderRule {
     pub(super) pattern: String,
-    pub(super) matcher: GlobMatcher,
+    pub(super) matcher: Glob,
     /// The pattern holds a `/`: it is matched against the whole path, else against
     /// the file name.
     pub(super) whole_path: bool,
