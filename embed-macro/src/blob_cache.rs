@@ -2,6 +2,7 @@
 //! written once, read by every later build. The encode, rewrite and delta phases keep
 //! their bodies there, and the generated code includes them with `include_bytes!`.
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,14 +39,20 @@ pub(crate) fn cached(path: &Path, make: impl FnOnce() -> Vec<u8>) -> std::io::Re
     Ok(bytes)
 }
 
-/// Where compressed bodies go: `$OUT_DIR` when the crate has a build script, else next
-/// to rustc's output (`target/<profile>`), else the system temp folder.
+/// Where compressed bodies go: next to rustc's output (`target/<profile>`), else
+/// `$OUT_DIR`, else the system temp folder.
+///
+/// rustc's `--out-dir` comes first: cargo always passes it, while an `OUT_DIR` can be
+/// inherited from the environment of whatever started cargo (a `cargo run` of a
+/// program with a build script that runs `cargo build` itself), which would put the
+/// cache where `cargo clean` never looks.
 pub(crate) fn cache_dir() -> PathBuf {
+    cache_dir_of(std::env::args_os(), std::env::var_os("OUT_DIR"))
+}
+
+/// [`cache_dir`] for rustc's arguments `args` and the environment's `out_dir`.
+fn cache_dir_of(mut args: impl Iterator<Item = OsString>, out_dir: Option<OsString>) -> PathBuf {
     const NAME: &str = "embed-assets-cache";
-    if let Some(out_dir) = std::env::var_os("OUT_DIR") {
-        return Path::new(&out_dir).join(NAME);
-    }
-    let mut args = std::env::args_os();
     while let Some(arg) = args.next() {
         if arg == "--out-dir" {
             if let Some(dir) = args.next() {
@@ -56,12 +63,44 @@ pub(crate) fn cache_dir() -> PathBuf {
             }
         }
     }
+    if let Some(out_dir) = out_dir {
+        return Path::new(&out_dir).join(NAME);
+    }
     std::env::temp_dir().join(NAME)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_is_next_to_rustcs_output_whatever_out_dir_says() {
+        let args = |list: &[&str]| {
+            list.iter()
+                .map(OsString::from)
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        let rustc = args(&[
+            "rustc",
+            "--crate-name",
+            "app",
+            "--out-dir",
+            "/t/release/deps",
+        ]);
+        assert_eq!(
+            cache_dir_of(rustc, Some("/elsewhere/out".into())),
+            Path::new("/t/release/embed-assets-cache")
+        );
+        assert_eq!(
+            cache_dir_of(args(&["rustc"]), Some("/b/out".into())),
+            Path::new("/b/out/embed-assets-cache")
+        );
+        assert_eq!(
+            cache_dir_of(args(&["rustc"]), None),
+            std::env::temp_dir().join("embed-assets-cache")
+        );
+    }
 
     #[test]
     fn cache_blobs_are_written_once_with_an_old_mtime() {
