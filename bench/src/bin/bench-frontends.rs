@@ -20,11 +20,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-/// One folder a user would embed: an npm package, the folder below it, and the files a
-/// browser fetches on its first visit (path prefixes below the folder).
+/// One folder a user would embed: an npm package (or `None`: one page the bench
+/// writes, for the fixed cost), the folder below it, and the files a browser fetches
+/// on its first visit (path prefixes below the folder).
 struct Frontend {
     name: &'static str,
-    package: &'static str,
+    package: Option<&'static str>,
     below: &'static str,
     first_load: &'static [&'static str],
 }
@@ -32,7 +33,7 @@ struct Frontend {
 const FRONTENDS: &[Frontend] = &[
     Frontend {
         name: "monaco-min",
-        package: "monaco-editor@0.57.0",
+        package: Some("monaco-editor@0.57.0"),
         below: "min",
         // A TypeScript editor: the loader, the editor's bundles and style sheet, the
         // TypeScript mode and the two workers it starts.
@@ -51,7 +52,7 @@ const FRONTENDS: &[Frontend] = &[
     },
     Frontend {
         name: "swagger-ui",
-        package: "swagger-ui-dist@5.35.0",
+        package: Some("swagger-ui-dist@5.35.0"),
         below: "",
         first_load: &[
             "index.html",
@@ -65,11 +66,49 @@ const FRONTENDS: &[Frontend] = &[
     },
     Frontend {
         name: "esbuild-wasm",
-        package: "esbuild-wasm@0.28.2",
+        package: Some("esbuild-wasm@0.28.2"),
         below: "",
         first_load: &["esbuild.wasm", "lib/browser.min.js"],
     },
+    Frontend {
+        // A small package: 81 files, 2.9 MB (60 fonts in three formats, the scripts
+        // and style sheets, their contrib extensions).
+        name: "katex",
+        package: Some("katex@0.16.22"),
+        below: "dist",
+        first_load: &[
+            "katex.min.css",
+            "katex.min.js",
+            "fonts/KaTeX_Main-Regular.woff2",
+            "fonts/KaTeX_Math-Italic.woff2",
+            "fonts/KaTeX_Size1-Regular.woff2",
+        ],
+    },
+    Frontend {
+        // One page of 1 KB: what each embedder costs in a binary, beside axum alone.
+        name: "one-page",
+        package: None,
+        below: "",
+        first_load: &["index.html"],
+    },
 ];
+
+/// The page of the `one-page` frontend.
+const ONE_PAGE: &str = "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>One page</title>\n</head>\n<body>\n<h1>One page</h1>\n<p>The smallest site: what an embedder costs in a binary.</p>\n</body>\n</html>\n";
+
+/// The program of the `axum-alone` leaf: the same server with no embedder, whose
+/// binary is the fixed-cost row's reference.
+const AXUM_ALONE: &str = r#"#[tokio::main]
+async fn main() {
+    let app = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    axum::serve(listener, app).await.unwrap();
+}
+"#;
+
+/// The server every leaf is: axum over HTTP/1.1 on tokio.
+const SERVER: &str = "axum = { version = \"0.8\", default-features = false, features = [\"tokio\", \"http1\"] }\n\
+                      tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\", \"net\"] }";
 
 /// The two embedders, each a leaf crate per frontend.
 #[derive(Clone, Copy, PartialEq)]
@@ -89,8 +128,7 @@ impl Embedder {
     /// The leaf's dependencies: each embedder served by axum, as its users do (ours as
     /// the router's fallback service, rust-embed through axum-embed).
     fn dependency(self, source: &Path) -> String {
-        let server = "axum = { version = \"0.8\", default-features = false, features = [\"tokio\", \"http1\"] }\n\
-                      tokio = { version = \"1\", features = [\"macros\", \"rt-multi-thread\", \"net\"] }";
+        let server = SERVER;
         match self {
             Embedder::Ours => format!(
                 "embed-assets = {{ path = {:?} }}\n{server}",
@@ -198,11 +236,17 @@ fn fetch(frontend: &Frontend) -> Result<PathBuf, String> {
     // Shared by every work folder: one download per package.
     let npm = repo().join("target/bench-frontends/npm");
     let dir = npm.join(frontend.name);
+    let Some(package) = frontend.package else {
+        let folder = dir.join("package");
+        fs::create_dir_all(&folder).map_err(|e| e.to_string())?;
+        fs::write(folder.join("index.html"), ONE_PAGE).map_err(|e| e.to_string())?;
+        return Ok(folder);
+    };
     if !dir.join("package/package.json").exists() {
         fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        eprintln!("fetching {} with npm pack", frontend.package);
+        eprintln!("fetching {package} with npm pack");
         let name = run(Command::new("npm")
-            .args(["pack", "--silent", frontend.package])
+            .args(["pack", "--silent", package])
             .current_dir(&dir))?;
         run(Command::new("tar")
             .arg("xzf")
@@ -253,19 +297,44 @@ fn leaf(
     folder: &Path,
 ) -> Result<String, String> {
     let package = format!("{}-{}", embedder.label(), frontend.name);
-    let dir = work.join("crates").join(&package);
+    let dir = crate_dir(
+        work,
+        &package,
+        &embedder.dependency(source),
+        embedder.main_rs(),
+    )?;
+    copy_dir(folder, &dir.join("site"))?;
+    Ok(package)
+}
+
+/// Writes the crate `package` (its dependencies, its `main.rs`) in the workspace.
+fn crate_dir(
+    work: &Path,
+    package: &str,
+    dependencies: &str,
+    main: &str,
+) -> Result<PathBuf, String> {
+    let dir = work.join("crates").join(package);
     fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
     fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = {package:?}\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\n{}\n",
-            embedder.dependency(source)
+            "[package]\nname = {package:?}\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\n{dependencies}\n"
         ),
     )
     .map_err(|e| e.to_string())?;
-    fs::write(dir.join("src/main.rs"), embedder.main_rs()).map_err(|e| e.to_string())?;
-    copy_dir(folder, &dir.join("site"))?;
-    Ok(package)
+    fs::write(dir.join("src/main.rs"), main).map_err(|e| e.to_string())?;
+    Ok(dir)
+}
+
+/// The size of `package`'s release binary, stripped.
+fn stripped_size(work: &Path, package: &str) -> Result<u64, String> {
+    let binary = work.join("target/release").join(package);
+    let stripped = work.join("stripped");
+    run(Command::new("strip").arg("-o").arg(&stripped).arg(&binary))?;
+    fs::metadata(&stripped)
+        .map(|m| m.len())
+        .map_err(|e| e.to_string())
 }
 
 fn workspace(work: &Path, members: &[String]) -> Result<(), String> {
@@ -293,6 +362,9 @@ fn build(work: &Path, package: &str) -> Result<(f64, f64), String> {
         .args(["cargo", "build", "--release", "--quiet", "-p", package])
         .current_dir(work)
         .env("CARGO_TARGET_DIR", work.join("target"))
+        // `cargo run` of this bench sets its own OUT_DIR (it has a build script); a
+        // macro that reads it would keep its cache where `clean` never looks.
+        .env_remove("OUT_DIR")
         .env_remove("RUSTC_WORKSPACE_WRAPPER"))?;
     let seconds = start.elapsed().as_secs_f64();
     let kb: f64 = fs::read_to_string(&rss)
@@ -338,10 +410,8 @@ fn measure(
     f.peak_mb = peak;
     clean(work, package, false)?;
     f.cached = build(work, package)?.0;
+    f.stripped = stripped_size(work, package)?;
     let binary = work.join("target/release").join(package);
-    let stripped = work.join("stripped");
-    run(Command::new("strip").arg("-o").arg(&stripped).arg(&binary))?;
-    f.stripped = fs::metadata(&stripped).map_err(|e| e.to_string())?.len();
     let all = files(folder);
     let first: Vec<String> = frontend
         .first_load
@@ -442,6 +512,15 @@ fn bench(work: &Path, source: &Path, rounds: usize, only: Option<&str>) -> Resul
         }
         folders.push(folder);
     }
+    // The fixed-cost row's reference: the same server with no embedder.
+    let alone = chosen
+        .iter()
+        .any(|f| f.package.is_none())
+        .then_some("axum-alone");
+    if let Some(alone) = alone {
+        crate_dir(work, alone, SERVER, AXUM_ALONE)?;
+        members.push(alone.to_owned());
+    }
     workspace(work, &members)?;
     eprintln!("building the dependencies once");
     for member in &members {
@@ -454,6 +533,7 @@ fn bench(work: &Path, source: &Path, rounds: usize, only: Option<&str>) -> Resul
     )
     .unwrap();
     let mut ratios = String::new();
+    let mut fixed = String::new();
     for (frontend, folder) in chosen.iter().zip(&folders) {
         let mut all: [Vec<Figures>; 2] = [Vec::new(), Vec::new()];
         for round in 0..rounds {
@@ -502,6 +582,20 @@ fn bench(work: &Path, source: &Path, rounds: usize, only: Option<&str>) -> Resul
             medians.push(m);
         }
         let (o, r) = (&medians[0], &medians[1]);
+        if let (None, Some(alone)) = (frontend.package, alone) {
+            let base = stripped_size(work, alone)?;
+            let added = |size: u64| size.saturating_sub(base) as f64 / 1e3;
+            writeln!(
+                fixed,
+                "fixed cost (a binary serving one 1 KB page, stripped): axum alone {base} B; ours {} B (+{:.0} KB); rust-embed {} B (+{:.0} KB); added, ours / rust-embed {:.2}x",
+                o.stripped,
+                added(o.stripped),
+                r.stripped,
+                added(r.stripped),
+                added(o.stripped) / added(r.stripped)
+            )
+            .unwrap();
+        }
         writeln!(
             ratios,
             "{}: ours / rust-embed: build cold {:.2}x, cached {:.2}x, edit ~4 KB {:.2}x, edit bundle {:.2}x, rustc peak {:.2}x, binary {:.2}x, first load {:.2}x",
@@ -517,6 +611,6 @@ fn bench(work: &Path, source: &Path, rounds: usize, only: Option<&str>) -> Resul
         .unwrap();
     }
     Ok(format!(
-        "{table}\n{ratios}\n(medians of {rounds} round(s); MB = 10^6 bytes; each binary is an axum server of the folder)"
+        "{table}\n{ratios}{fixed}\n(medians of {rounds} round(s); MB = 10^6 bytes; each binary is an axum server of the folder)"
     ))
 }
