@@ -233,6 +233,10 @@ pub struct BrowserPrograms {
     pub chromium: PathBuf,
     /// The chromedriver of the same version.
     pub chromedriver: PathBuf,
+    /// Whether a failed test keeps the browser's profile and the driver's log (the
+    /// default). A test that fails a scenario on purpose turns it off, so that each
+    /// run leaves nothing behind.
+    pub keep_failed: bool,
 }
 
 impl BrowserPrograms {
@@ -248,6 +252,7 @@ impl BrowserPrograms {
         Some(Self {
             chromium: chromium?,
             chromedriver: chromedriver?,
+            keep_failed: true,
         })
     }
 }
@@ -281,7 +286,8 @@ where
     T: Send + 'static,
 {
     for attempt in 1..=2 {
-        let driver = Chromedriver::start(&programs.chromedriver);
+        let mut driver = Chromedriver::start(&programs.chromedriver);
+        driver.keep_failed = programs.keep_failed;
         let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, programs))
             .await
             .unwrap_or_else(|_| panic!("no WebDriver session within {COMMAND_TIMEOUT:?}"));
@@ -331,6 +337,8 @@ pub struct Chromedriver {
     child: Child,
     port: u16,
     scratch: PathBuf,
+    /// Whether the scratch folder is kept when the driver is dropped by a panic.
+    keep_failed: bool,
 }
 
 impl Chromedriver {
@@ -378,6 +386,7 @@ impl Chromedriver {
             child,
             port: 0,
             scratch,
+            keep_failed: true,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut banner = Vec::new();
@@ -428,7 +437,7 @@ impl Drop for Chromedriver {
             .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
-        if std::thread::panicking() {
+        if self.keep_failed && std::thread::panicking() {
             eprintln!(
                 "browser profile and chromedriver log kept in {}",
                 self.scratch.display()

@@ -72,7 +72,12 @@ async fn a_browser_lost_under_a_test_is_replaced_once_and_an_assertion_is_not_re
     let value = in_browser(&programs, TEST_TIMEOUT, scenario(attempts.clone(), 1)).await;
     assert_eq!((value, attempts.load(Ordering::SeqCst)), (json!(42), 2));
 
-    // Lost twice: the test fails, with chromedriver's words.
+    // Lost twice: the test fails, with chromedriver's words. (These failures are
+    // meant: their profiles are not kept.)
+    let programs = BrowserPrograms {
+        keep_failed: false,
+        ..programs
+    };
     let attempts = Arc::new(AtomicUsize::new(0));
     let twice = tokio::spawn({
         let (programs, attempts) = (programs.clone(), attempts.clone());
