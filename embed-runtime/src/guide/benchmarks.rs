@@ -67,10 +67,12 @@
 //!   when `sendfile` stopped plus 3 MiB, about 6.6 MB of the 64 here. In the same run:
 //!   0.99× nginx single-stream and 1.14× with 8 streams, at 1.07× its CPU per GB; with
 //!   `sendfile_whole_files(true)`, 1.11× and 1.16× at 0.98×. The same VM on another
-//!   day gave 0.64–0.79× single-stream in five-round runs, until `serve` corked the
-//!   socket while `sendfile` feeds it (`TCP_CORK`, nginx's `tcp_nopush`); with it,
-//!   fifteen rounds gave 0.93× single-stream and 1.12× with 8 streams at 1.14× its CPU
-//!   per GB, and 0.97×, 1.00× and 1.01× with whole files. (With the tail sized from
+//!   day gave 0.64–0.79× single-stream, until `serve` corked the socket while
+//!   `sendfile` feeds it (`TCP_CORK`, nginx's `tcp_nopush`). Runs of seven rounds,
+//!   alternated with the server before that change: 0.73–0.74× single-stream before,
+//!   0.97–1.00× after (whole files: 0.70× before, 1.02–1.07× after); fifteen rounds
+//!   after: 0.93× single-stream and 1.12× with 8 streams at 1.14× its CPU per GB, and
+//!   0.97×, 1.00× and 1.01× with whole files. (With the tail sized from
 //!   the kernel's limits, which clients on other machines get, 43 MiB on this machine,
 //!   and before the chunks' placement above: 0.56×, 0.71× and 2.10×.) From a cold page
 //!   cache (`bench-disk cold`, 32 files of 128 MiB, 1, 8 and 32 downloads at once, two

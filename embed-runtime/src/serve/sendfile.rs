@@ -191,8 +191,9 @@ impl Gate {
 /// kernel sends only full segments until it is taken off (when this is dropped, on
 /// every way out of [`send`]), which then pushes the rest at once, so the copies
 /// after the front and the next response are not held back. In `bench-disk`'s
-/// single 64 MiB download over loopback, it took `serve` from 0.64–0.79× nginx's rate
-/// to 0.73–0.87× (0.86–0.96× with `sendfile_whole_files`).
+/// single 64 MiB download over loopback, runs alternated with and without it gave
+/// 0.73–0.74× nginx's rate without and 0.97–1.00× with (whole files: 0.70×, then
+/// 1.02–1.07×).
 struct Corked<'a>(&'a TcpStream);
 
 impl<'a> Corked<'a> {
