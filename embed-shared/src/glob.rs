@@ -169,16 +169,6 @@ impl GlobSet {
             .filter(|&i| self.globs[i].matches_bytes(subject))
             .collect()
     }
-
-    /// How many patterns the set holds.
-    pub fn len(&self) -> usize {
-        self.globs.len()
-    }
-
-    /// Whether the set holds no pattern (and so matches nothing).
-    pub fn is_empty(&self) -> bool {
-        self.globs.is_empty()
-    }
 }
 
 /// A parsed piece of a pattern, as globset's parser reads it.
@@ -433,17 +423,12 @@ impl Parser<'_> {
         self.chars.peek().copied()
     }
 
-    /// The branch being read (there is always one: `}` only closes an open `{`).
-    fn branch(&mut self) -> &mut Vec<Token> {
-        if self.branches.is_empty() {
-            self.branches.push(Vec::new());
-        }
-        let last = self.branches.len() - 1;
-        &mut self.branches[last]
-    }
-
+    /// Adds `token` to the branch being read, the last (there is always one: `}`
+    /// only closes a `{`, whose branches come after the outer one).
     fn push(&mut self, token: Token) {
-        self.branch().push(token);
+        if let Some(branch) = self.branches.last_mut() {
+            branch.push(token);
+        }
     }
 
     /// After a `*`: one star, two, or one of the `**` component forms.
@@ -458,7 +443,7 @@ impl Parser<'_> {
             parser.push(Token::ZeroOrMore);
             parser.push(Token::ZeroOrMore);
         };
-        if self.branch().is_empty() {
+        if self.branches.last().is_none_or(Vec::is_empty) {
             if self.peek().is_none_or(|c| c == '/') {
                 self.push(Token::RecursivePrefix);
                 self.bump();
@@ -485,7 +470,7 @@ impl Parser<'_> {
                 return Ok(());
             }
         };
-        let token = match self.branch().pop() {
+        let token = match self.branches.last_mut().and_then(Vec::pop) {
             Some(Token::RecursivePrefix) => Token::RecursivePrefix,
             Some(Token::RecursiveSuffix) => Token::RecursiveSuffix,
             _ if suffix => Token::RecursiveSuffix,

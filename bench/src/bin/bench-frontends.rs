@@ -128,13 +128,12 @@ impl Embedder {
     /// The leaf's dependencies: each embedder served by axum, as its users do (ours as
     /// the router's fallback service, rust-embed through axum-embed).
     fn dependency(self, source: &Path) -> String {
-        let server = SERVER;
         match self {
             Embedder::Ours => format!(
-                "embed-assets = {{ path = {:?} }}\n{server}",
+                "embed-assets = {{ path = {:?} }}\n{SERVER}",
                 source.join("embed-runtime")
             ),
-            Embedder::RustEmbed => format!("rust-embed = \"8\"\naxum-embed = \"0.1\"\n{server}"),
+            Embedder::RustEmbed => format!("rust-embed = \"8\"\naxum-embed = \"0.1\"\n{SERVER}"),
         }
     }
 

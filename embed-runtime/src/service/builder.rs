@@ -155,7 +155,6 @@ impl ServeAssets {
             Err(err) => panic!("header({pattern:?}, {name}): not a valid glob: {err}"),
         };
         let rule = HeaderRule {
-            pattern: pattern.to_owned(),
             matcher,
             whole_path: pattern.contains('/'),
             name,
@@ -164,7 +163,7 @@ impl ServeAssets {
         self.configure(|options| {
             options
                 .header_rules
-                .retain(|r| !(r.pattern == rule.pattern && r.name == rule.name));
+                .retain(|r| !(r.matcher.as_str() == pattern && r.name == rule.name));
             options.header_rules.push(rule);
         })
     }

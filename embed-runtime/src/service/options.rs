@@ -23,7 +23,7 @@ pub(super) type Fields = Arc<[(HeaderName, HeaderValue)]>;
 /// One `header` rule: a field for the assets whose path matches a glob.
 #[derive(Clone, Debug)]
 pub(super) struct HeaderRule {
-    pub(super) pattern: String,
+    /// The glob, which keeps the pattern as written.
     pub(super) matcher: Glob,
     /// The pattern holds a `/`: it is matched against the whole path, else against
     /// the file name.
@@ -275,7 +275,7 @@ impl fmt::Debug for ServeAssets {
                 &config
                     .header_rules
                     .iter()
-                    .map(|rule| (&rule.pattern, &rule.name, &rule.value))
+                    .map(|rule| (rule.matcher.as_str(), &rule.name, &rule.value))
                     .collect::<Vec<_>>(),
             )
             .field("nosniff", &config.nosniff)
