@@ -7,8 +7,9 @@
 
 use std::sync::OnceLock;
 
-use crate::asset::{Asset, PageInit, Variant};
+use crate::asset::{Asset, Gzipped, OnDisk, PageInit, Variant, gunzip};
 use crate::coding::Encoding;
+use crate::disk::READER;
 use crate::entry::Entry;
 use crate::table::{Assets, Release, Selection};
 
@@ -65,7 +66,14 @@ pub const fn asset(init: AssetInit) -> Asset {
         all_bodies: init.bodies,
         first: init.first,
         count: init.count,
-        disk_path: init.disk_path,
+        // The reader is linked only through here, by a table with a file on disk.
+        disk: match init.disk_path {
+            Some(path) => Some(OnDisk {
+                path,
+                reader: &READER,
+            }),
+            None => None,
+        },
         fingerprinted: init.fingerprinted,
         url: init.url,
         integrity: init.integrity,
@@ -112,7 +120,13 @@ pub enum Identity {
 pub const fn identity(etag: &'static str, len: u64, source: Identity) -> Variant {
     let (body, gzip_source): (&'static [u8], _) = match source {
         Identity::Stored(bytes) => (bytes, None),
-        Identity::FromGzip(gzip) => (&[], Some(gzip)),
+        Identity::FromGzip(gzip) => (
+            &[],
+            Some(Gzipped {
+                gzip,
+                decode: gunzip,
+            }),
+        ),
         Identity::OnDisk => (&[], None),
     };
     Variant {

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 use http::HeaderValue;
 
 use crate::coding::Encoding;
+use crate::disk::Reader;
 
 /// One stored representation of an asset: its bytes in one content coding, and for a
 /// dictionary coding (RFC 9842) the dictionary the client must have.
@@ -42,7 +43,7 @@ pub struct Variant {
     pub(crate) body: &'static [u8],
     /// With `compressed_only`, for the identity variant: the gzip body the bytes are
     /// decoded from on first use, into `decoded`, once.
-    pub(crate) gzip_source: Option<&'static [u8]>,
+    pub(crate) gzip_source: Option<Gzipped>,
     pub(crate) decoded: OnceLock<&'static [u8]>,
     /// `len` in decimal, written on first use: a `Content-Length` value in static
     /// memory, so the clones the service makes of it per response copy a pointer
@@ -81,7 +82,7 @@ impl Variant {
     pub fn body(&self) -> &'static [u8] {
         match self.gzip_source {
             None => self.body,
-            Some(gzip) => self.decoded.get_or_init(|| gunzip(gzip)),
+            Some(gzipped) => self.decoded.get_or_init(|| (gzipped.decode)(gzipped.gzip)),
         }
     }
 
@@ -114,13 +115,30 @@ static NO_BODY: Variant = Variant {
     len_text: OnceLock::new(),
 };
 
+/// The gzip body a `compressed_only` asset's own bytes are decoded from, and the
+/// decoder: held only by such a variant (`abi::identity`), so that a binary without
+/// one links no gzip decoder.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gzipped {
+    pub(crate) gzip: &'static [u8],
+    pub(crate) decode: fn(&[u8]) -> &'static [u8],
+}
+
 /// Decodes a gzip body the macro wrote, for the process's lifetime.
-fn gunzip(gzip: &[u8]) -> &'static [u8] {
+pub(crate) fn gunzip(gzip: &[u8]) -> &'static [u8] {
     let mut bytes = Vec::new();
     // NOTE: cannot fail: the macro decoded this very body after writing it and checked
     // the bytes (encode.rs), and it is in the binary, read-only.
     let _ = flate2::read::GzDecoder::new(gzip).read_to_end(&mut bytes);
     Box::leak(bytes.into_boxed_slice())
+}
+
+/// An asset left on disk: its path below the folder (`/`-separated), and the code that
+/// reads it, which only a table with such an asset links.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OnDisk {
+    pub(crate) path: &'static str,
+    pub(crate) reader: &'static Reader,
 }
 
 /// One file of the embedded folder, with everything a response needs precomputed.
@@ -150,7 +168,8 @@ pub struct Asset {
     pub(crate) all_bodies: &'static [Variant],
     pub(crate) first: u32,
     pub(crate) count: u32,
-    pub(crate) disk_path: Option<&'static str>,
+    /// Over `max_embed_size`: where the file is, and the code that reads it.
+    pub(crate) disk: Option<OnDisk>,
     pub(crate) fingerprinted: Option<&'static str>,
     /// [`url`](Asset::url) where percent-encoding changes it.
     pub(crate) url: Option<&'static str>,
@@ -324,12 +343,12 @@ impl Asset {
     /// `true` when the bytes are in the binary; `false` for a file over
     /// `max_embed_size`, which is listed but read from disk.
     pub fn is_embedded(&self) -> bool {
-        self.disk_path.is_none()
+        self.disk.is_none()
     }
 
     /// For an on-disk asset, its path relative to the embedded folder.
     pub fn disk_path(&self) -> Option<&'static str> {
-        self.disk_path
+        self.disk.map(|disk| disk.path)
     }
 
     /// The stored representations, in the server's order of preference (identity

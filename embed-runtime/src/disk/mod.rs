@@ -2,11 +2,12 @@
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
 //! the background (`tags`), the file side of `serve`'s `sendfile` path (`sendfile`),
 //! dev-mode files read whole, the start-up check, and the link checks of dev mode, each
-//! blocking call on the runtime's `pool`. What a file is, and
+//! blocking call on the runtime's `pool`; a service reaches them through `reader`. What a file is, and
 //! whether it changed, is `version`. Every HTTP decision stays in `respond`.
 
 mod budget;
 mod pool;
+mod reader;
 #[cfg(all(feature = "serve", target_os = "linux"))]
 pub(crate) mod sendfile;
 mod stream;
@@ -16,6 +17,7 @@ mod version;
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
 pub(crate) use self::pool::blocking;
 use self::pool::{Pool, Runtime};
+pub(crate) use self::reader::{READER, Reader};
 pub(crate) use self::stream::DiskBody;
 pub(crate) use self::tags::ContentTags;
 pub(crate) use self::version::FileVersion;

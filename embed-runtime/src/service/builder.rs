@@ -11,7 +11,7 @@ use http::header;
 use http::{HeaderName, HeaderValue};
 
 use super::ServeAssets;
-use super::options::{HeaderRule, Options};
+use super::options::{DevFolder, HeaderRule, Options};
 use crate::disk;
 use crate::error::{DiskProblem, Error};
 use crate::table::Assets;
@@ -489,7 +489,10 @@ impl ServeAssets {
     /// hashed URL that changes with every edit. For the same reason no
     /// [preload links](Self::preload_links) are sent in dev mode.
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
-        let folder = folder.into();
+        let folder = DevFolder {
+            path: folder.into(),
+            reader: &disk::READER,
+        };
         self.configure(|options| options.dev_folder = Some(folder))
     }
 

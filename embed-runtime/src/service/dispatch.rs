@@ -114,20 +114,22 @@ impl ServeAssets {
         head: &RequestHead<'_>,
     ) -> Answer<'a> {
         let options = &self.config.options;
-        let path = match (&options.dev_folder, asset.disk_path()) {
+        let (path, reader) = match (&options.dev_folder, asset.disk) {
             // Dev mode reads this build's files from the folder; an earlier release's
             // file is in memory only.
-            (Some(folder), None) if asset.earlier_release().is_none() => {
-                folder.join(asset.path().trim_start_matches('/'))
-            }
+            (Some(dev), None) if asset.earlier_release().is_none() => (
+                dev.path.join(asset.path().trim_start_matches('/')),
+                dev.reader,
+            ),
             (_, None) => return answer_embedded(asset, policy, head.method, head.headers).into(),
-            (_, Some(relative)) => match options.disk_path(relative) {
-                Some(path) => path,
+            (_, Some(disk)) => match options.disk_path(disk.path) {
+                Some(path) => (path, disk.reader),
                 None => return Answer::Response(self.not_found(head.method, head.headers)),
             },
         };
         let request = FileRequest {
             service: self.clone(),
+            reader,
             asset: Some(asset),
             path,
             method: head.method.clone(),
@@ -148,7 +150,7 @@ impl ServeAssets {
             .options
             .dev_folder
             .as_ref()
-            .is_some_and(|folder| disk::is_regular_file(&folder.join(relative)))
+            .is_some_and(|dev| disk::is_regular_file(&dev.path.join(relative)))
     }
 
     /// Dev mode: a file of the folder added since the build, read whole and served
@@ -157,7 +159,7 @@ impl ServeAssets {
     /// macro followed symbolic links) a link lies on its way.
     fn respond_dev_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
         let options = &self.config.options;
-        let Some(folder) = &options.dev_folder else {
+        let Some(dev) = &options.dev_folder else {
             return ResponseFuture::ready(self.not_found(head.method, head.headers));
         };
         let follow_symlinks = self
@@ -168,8 +170,9 @@ impl ServeAssets {
             .is_some_and(FileRules::follows_symlinks);
         let request = FileRequest {
             service: self.clone(),
+            reader: dev.reader,
             asset: None,
-            path: folder.join(relative),
+            path: dev.path.join(relative),
             method: head.method.clone(),
             headers: head.headers.clone(),
             cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
@@ -178,10 +181,10 @@ impl ServeAssets {
             // Dev mode: no cache in front to purge.
             purge_tags: None,
         };
-        let folder = folder.clone();
+        let (folder, reader) = (dev.path.clone(), dev.reader);
         let relative = relative.to_owned();
         ResponseFuture::boxed(async move {
-            let allowed = follow_symlinks || disk::no_link_on_the_way(folder, relative).await;
+            let allowed = follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
             if !allowed {
                 return request.service.not_found(&request.method, &request.headers);
             }

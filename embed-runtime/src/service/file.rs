@@ -14,7 +14,7 @@ use super::options::Fields;
 use super::route::Policy;
 use crate::asset::Asset;
 use crate::body::Body;
-use crate::disk::DiskFile;
+use crate::disk::{DiskFile, Reader};
 use crate::representation::Representation;
 use crate::respond::{self, PurgeTags};
 
@@ -24,6 +24,8 @@ use crate::respond::{self, PurgeTags};
 /// `'static`.
 pub(super) struct FileRequest {
     pub(super) service: ServeAssets,
+    /// The code that reads the file (linked only where some file is read).
+    pub(super) reader: &'static Reader,
     /// The table's entry; `None` for a dev-folder file added since the build.
     pub(super) asset: Option<&'static Asset>,
     pub(super) path: PathBuf,
@@ -40,10 +42,10 @@ impl FileRequest {
         // Dev mode reads embedded files, and files added since the build, whole.
         let embedded = self.asset.is_none_or(Asset::is_embedded);
         let read = if embedded {
-            DiskFile::read(self.path.clone()).await
+            (self.reader.read)(self.path.clone()).await
         } else {
-            let tags = &self.service.config.tags;
-            DiskFile::open(self.path.clone(), tags).await
+            let tags = Arc::clone(&self.service.config.tags);
+            (self.reader.open)(self.path.clone(), tags).await
         };
         let policy = Policy {
             cache_control: &self.cache_control,
@@ -60,9 +62,7 @@ impl FileRequest {
         let DiskFile { meta, content } = file;
         let content_type = match self.asset {
             Some(asset) => Cow::Borrowed(asset.content_type()),
-            None => Cow::Owned(embed_assets_shared::content_type(&self.path, || {
-                content.is_utf8()
-            })),
+            None => Cow::Owned((self.reader.media_type)(&self.path, &content)),
         };
         let Some(rep) = Representation::on_disk(&meta, &content_type) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);

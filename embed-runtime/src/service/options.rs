@@ -12,6 +12,7 @@ use http::{HeaderName, HeaderValue};
 
 use super::ServeAssets;
 use crate::asset::Asset;
+use crate::disk::Reader;
 use crate::respond;
 
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
@@ -63,7 +64,7 @@ pub(super) struct Options {
     pub(super) spa_excluded: Vec<String>,
     pub(super) clean_urls: bool,
     /// Dev mode: embedded assets are re-read from this folder on every request.
-    pub(super) dev_folder: Option<PathBuf>,
+    pub(super) dev_folder: Option<DevFolder>,
     /// Where on-disk assets are read from; `None` if the table has none.
     pub(super) disk_root: Option<PathBuf>,
     pub(super) chunk_size: usize,
@@ -88,6 +89,14 @@ pub(super) struct Options {
     /// `release_endpoint`: this build's release id, as the `Release-Id` of every
     /// answer about an asset.
     pub(super) release_id: Option<HeaderValue>,
+}
+
+/// Dev mode's folder, and the code that reads it, which only a binary that calls
+/// `dev_folder` links.
+#[derive(Clone, Debug)]
+pub(super) struct DevFolder {
+    pub(super) path: PathBuf,
+    pub(super) reader: &'static Reader,
 }
 
 impl Options {
@@ -266,7 +275,10 @@ impl fmt::Debug for ServeAssets {
             )
             .field("spa_excluded", &config.spa_excluded)
             .field("clean_urls", &config.clean_urls)
-            .field("dev_folder", &config.dev_folder)
+            .field(
+                "dev_folder",
+                &config.dev_folder.as_ref().map(|dev| &dev.path),
+            )
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
             .field("read_budget", &config.read_budget)

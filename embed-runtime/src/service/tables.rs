@@ -135,9 +135,9 @@ impl Tables {
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
             hashed: hashed_names(assets),
-            dev: options.dev_folder.as_ref().and_then(|_| {
+            dev: options.dev_folder.as_ref().and_then(|dev| {
                 let selection = assets.selection();
-                FileRules::from_patterns(
+                (dev.reader.rules)(
                     selection.dotfiles,
                     selection.follow_symlinks,
                     selection.include,

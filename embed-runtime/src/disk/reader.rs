@@ -1,0 +1,55 @@
+//! The file reads of a service, as one table of functions ([`Reader`]). The service
+//! reaches them only through it, so that a binary links them, and what they bring
+//! (the content-tag hasher, mime_guess's table of media types, the glob compiler of dev
+//! mode's rules), only when something holds [`READER`]: an asset the macro left on disk
+//! (`abi::asset`), or `dev_folder`. A table whose files are all embedded, served without
+//! dev mode, has no file-reading code in its binary (about 300 KB of a one-page site's).
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
+
+use embed_assets_shared::glob::GlobError;
+use embed_assets_shared::select::FileRules;
+
+use super::{Content, ContentTags, DiskFile};
+
+/// A read in flight.
+pub(crate) type Reading<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// Dev mode's file rules, or why a pattern does not read.
+pub(crate) type Rules = Result<FileRules, GlobError>;
+
+/// What a service reads at run time, and how.
+pub(crate) struct Reader {
+    /// An on-disk asset, opened for streaming ([`DiskFile::open`]).
+    pub(crate) open: fn(PathBuf, Arc<ContentTags>) -> Reading<io::Result<DiskFile>>,
+    /// A dev-folder file, read whole ([`DiskFile::read`]).
+    pub(crate) read: fn(PathBuf) -> Reading<io::Result<DiskFile>>,
+    /// The media type the macro would give a dev-folder file added since the build.
+    pub(crate) media_type: fn(&Path, &Content) -> String,
+    /// Whether no component of a path below a folder is a symbolic link
+    /// ([`no_link_on_the_way`](super::no_link_on_the_way)).
+    pub(crate) no_link_on_the_way: fn(PathBuf, String) -> Reading<bool>,
+    /// Dev mode's file rules from the macro's selection: dot files, symbolic links,
+    /// `include`, `exclude`.
+    pub(crate) rules: fn(bool, bool, &[&str], &[&str]) -> Rules,
+}
+
+/// The one reader.
+pub(crate) static READER: Reader = Reader {
+    open: |path, tags| Box::pin(async move { DiskFile::open(path, &tags).await }),
+    read: |path| Box::pin(DiskFile::read(path)),
+    media_type: |path, content| embed_assets_shared::content_type(path, || content.is_utf8()),
+    no_link_on_the_way: |folder, relative| Box::pin(super::no_link_on_the_way(folder, relative)),
+    rules: FileRules::from_patterns,
+};
+
+impl fmt::Debug for Reader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Reader")
+    }
+}
