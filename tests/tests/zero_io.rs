@@ -1,7 +1,8 @@
 //! Embedded assets are served with no file-system I/O: `fixture-server serve` answers
 //! a few thousand requests in its own process while `strace`, attached after start-up,
 //! records every syscall of every thread that names a path or reads from a descriptor.
-//! None may touch a file. A control under the same tracer then fetches an on-disk asset
+//! None may touch a file (the sealed memory `embed_assets::serve` sends large bodies
+//! from is not one). A control under the same tracer then fetches an on-disk asset
 //! of the same server, and the tracer must catch its `openat` and `read`: a blind
 //! tracer fails the test instead of passing it.
 //!
@@ -53,9 +54,13 @@ const ON_DESCRIPTORS: [&str; 9] = [
     "splice",
 ];
 
-/// What `strace -yy` prints for descriptors that are not files: sockets, pipes and the
-/// eventfd tokio's reactor is woken through.
-const NOT_FILES: [&str; 10] = [
+/// What `strace -yy` prints for the sealed memory `serve` sends large embedded bodies
+/// from with `sendfile` (`memfd_create`: memory, named by the kernel, no file system).
+const BODY_PAGES: &str = "/memfd:embed-assets-bodies";
+
+/// What `strace -yy` prints for descriptors that are not files: sockets, pipes, the
+/// eventfd tokio's reactor is woken through, and the sealed memory of large bodies.
+const NOT_FILES: [&str; 11] = [
     "TCP:",
     "TCPv6:",
     "UDP:",
@@ -66,6 +71,7 @@ const NOT_FILES: [&str; 10] = [
     "socket:[",
     "pipe:[",
     "anon_inode:[eventfd]",
+    BODY_PAGES,
 ];
 
 /// How many requests the traced phase sends, and how many it keeps in flight (each on a
@@ -182,6 +188,7 @@ fn the_trace_reader_flags_files_but_not_sockets_pipes_or_eventfds() {
 413 <... read resumed>"", 64) = 0
 413 accept4(8<TCP:[127.0.0.1:8080]>, {sa_family=AF_INET}, [16], SOCK_CLOEXEC) = 9<TCP:[1]>
 413 sendfile(9<TCP:[127.0.0.1:8080->127.0.0.1:40000]>, 10</work/site/big.bin>, NULL, 8) = 8
+413 sendfile(9<TCP:[127.0.0.1:8080->127.0.0.1:40000]>, 11</memfd:embed-assets-bodies (deleted)>, [0] => [8], 8) = 8
 413 +++ exited with 0 +++
 "#;
     let flagged: Vec<&str> = file_io(trace).iter().filter_map(|l| syscall(l)).collect();
@@ -189,7 +196,8 @@ fn the_trace_reader_flags_files_but_not_sockets_pipes_or_eventfds() {
         flagged,
         ["read", "openat", "statx", "pread64", "read", "sendfile"],
         "a read from a file, the path syscalls, a file whose path has a comma, a descriptor \
-         strace could not name, and a sendfile from a file; not the socket, eventfd or pipe"
+         strace could not name, and a sendfile from a file; not the socket, eventfd, pipe \
+         or the sealed memory of large bodies"
     );
 }
 

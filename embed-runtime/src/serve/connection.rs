@@ -27,7 +27,7 @@ use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::fast::{self, Outcome};
-use super::{BoxError, Limits};
+use super::{BoxError, Limits, Serving};
 use crate::WithFallback;
 
 /// How long a connection closed for idleness has to end on its own (HTTP/2: a
@@ -102,7 +102,7 @@ pub(super) async fn serve<S, B>(
     stream: TcpStream,
     builder: &Builder,
     front: WithFallback<S>,
-    limits: &Limits,
+    serving: Serving<'_>,
     stop: impl Future<Output = ()>,
 ) where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + 'static,
@@ -112,7 +112,7 @@ pub(super) async fn serve<S, B>(
 {
     let mut stop = pin!(stop);
     let (stream, head, read, stopping) =
-        match fast::serve_hits(stream, front.assets(), limits, stop.as_mut()).await {
+        match fast::serve_hits(stream, front.assets(), serving, stop.as_mut()).await {
             Outcome::Closed => return,
             Outcome::HandOver {
                 stream,
@@ -122,7 +122,7 @@ pub(super) async fn serve<S, B>(
             } => (stream, head, read, stopping),
         };
     let io = Rewound { head, read, stream };
-    serve_with_hyper(io, builder, front, limits, stop, stopping).await;
+    serve_with_hyper(io, builder, front, serving.limits, stop, stopping).await;
 }
 
 /// The connection served by hyper to its end. `stopped` when a shutdown started before

@@ -26,7 +26,7 @@ use tokio::time::{Instant, Sleep};
 use super::out::{Batch, Writing, write_response};
 use super::parse::{MAX_HEAD, Next, Scratch, next};
 use super::ready::clear_readiness;
-use super::{Limits, encode};
+use super::{Serving, encode};
 use crate::ServeAssets;
 use crate::service::Answer;
 
@@ -55,9 +55,10 @@ pub(super) enum Outcome {
 pub(super) async fn serve_hits(
     mut stream: TcpStream,
     assets: &ServeAssets,
-    limits: &Limits,
+    serving: Serving<'_>,
     mut stop: Pin<&mut impl Future<Output = ()>>,
 ) -> Outcome {
+    let limits = serving.limits;
     let mut read = BytesMut::with_capacity(READ_SIZE);
     let mut batch = Batch::default();
     let mut scratch = Scratch::default();
@@ -112,12 +113,30 @@ pub(super) async fn serve_hits(
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
                 let len = encode::encode_prebuilt(&prebuilt, &hit.method, last, batch.head());
-                batch.push(if len == 0 {
-                    Bytes::new()
-                } else {
-                    prebuilt.body
-                });
-                Ok(())
+                let paged = serving
+                    .pages
+                    .filter(|_| len > 0)
+                    .and_then(|pages| Some((pages, pages.offset_of(&prebuilt.body)?)));
+                match paged {
+                    // The responses held and this head with `MSG_MORE`, then the body
+                    // from memory with `sendfile`.
+                    Some((pages, offset)) => {
+                        batch.push(Bytes::new());
+                        async {
+                            batch.write_more(&mut stream).await?;
+                            pages.send(&stream, offset, len).await
+                        }
+                        .await
+                    }
+                    None => {
+                        batch.push(if len == 0 {
+                            Bytes::new()
+                        } else {
+                            prebuilt.body
+                        });
+                        Ok(())
+                    }
+                }
             }
             Answer::Response(response) => {
                 write_response(&mut stream, response, &writing, &mut batch).await

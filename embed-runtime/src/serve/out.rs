@@ -15,6 +15,8 @@ use tokio::net::TcpStream;
 
 use super::encode;
 #[cfg(target_os = "linux")]
+use super::pages::write_more;
+#[cfg(target_os = "linux")]
 use super::sendfile::Gate;
 use crate::body::Body;
 
@@ -60,6 +62,16 @@ impl Batch {
     /// Writes the responses held, in order, with one `writev` (more if the socket takes
     /// less at once), and forgets them.
     pub(super) async fn write(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        self.write_as(stream, false).await
+    }
+
+    /// [`write`](Self::write), telling the kernel that more bytes follow (`MSG_MORE`):
+    /// the last response's body, which goes with `sendfile`.
+    pub(super) async fn write_more(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        self.write_as(stream, true).await
+    }
+
+    async fn write_as(&mut self, stream: &mut TcpStream, more: bool) -> io::Result<()> {
         if self.responses.is_empty() {
             return Ok(());
         }
@@ -75,12 +87,22 @@ impl Batch {
             }
             start = *end;
         }
-        let written = write_all_vectored(stream, &mut slices[..used]).await;
+        let written = if more {
+            write_more(stream, &mut slices[..used]).await
+        } else {
+            write_all_vectored(stream, &mut slices[..used]).await
+        };
         self.heads.clear();
         self.responses.clear();
         self.body_bytes = 0;
         written
     }
+}
+
+/// Where there is no `MSG_MORE` path (no body goes with `sendfile`), a plain write.
+#[cfg(not(target_os = "linux"))]
+async fn write_more(stream: &mut TcpStream, slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    write_all_vectored(stream, slices).await
 }
 
 /// `writev` until every slice is written.

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::io;
 use std::pin::pin;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,8 +15,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 use super::connection;
+use super::pages::Pages;
 use super::shutdown::{Signals, until};
-use super::{BoxError, Limits, ShutdownHandle};
+use super::{BoxError, Limits, Serving, ShutdownHandle};
 use crate::WithFallback;
 
 /// How long the accept loop pauses after an error that is not one connection's:
@@ -31,6 +33,8 @@ pub(super) struct Worker<S> {
     pub(super) listener: std::net::TcpListener,
     pub(super) front: WithFallback<S>,
     pub(super) limits: Limits,
+    /// The large bodies sent from memory with `sendfile`, when there are any.
+    pub(super) pages: Option<Arc<Pages>>,
     pub(super) drain_timeout: Duration,
     /// The signal handlers this worker waits for (one worker does).
     pub(super) signals: Option<Signals>,
@@ -55,6 +59,7 @@ where
             listener,
             front,
             limits,
+            pages,
             drain_timeout,
             signals,
             shutdown,
@@ -66,7 +71,7 @@ where
             if let Some(signals) = signals {
                 tokio::task::spawn_local(signals.wait(shutdown.clone()));
             }
-            accept_loop(listener, front, limits, drain_timeout, shutdown).await
+            accept_loop(listener, front, limits, pages, drain_timeout, shutdown).await
         })
     }
 }
@@ -77,6 +82,7 @@ async fn accept_loop<S, B>(
     listener: std::net::TcpListener,
     front: WithFallback<S>,
     limits: Limits,
+    pages: Option<Arc<Pages>>,
     drain_timeout: Duration,
     shutdown: ShutdownHandle,
 ) -> io::Result<()>
@@ -106,8 +112,13 @@ where
                 let front = front.clone();
                 let builder = Rc::clone(&builder);
                 let stop = shutdown.stopped();
+                let pages = pages.clone();
                 tokio::task::spawn_local(async move {
-                    connection::serve(stream, &builder, front, &limits, stop).await;
+                    let serving = Serving {
+                        limits: &limits,
+                        pages: pages.as_deref(),
+                    };
+                    connection::serve(stream, &builder, front, serving, stop).await;
                     drop(guard);
                 });
             }
