@@ -79,6 +79,12 @@
 //!   rounds): 0.97–1.38× nginx's MB/s at 0.80–1.12× its CPU per GB by default (one
 //!   download at 1.01× and 1.50× in the run before), and 1.02–1.49× at 0.60–1.03× with
 //!   whole files.
+//! - Embedded bodies of 16 KiB and more go from sealed memory with `sendfile`
+//!   ([`Server::sendfile_embedded`](crate::Server::sendfile_embedded)), as nginx
+//!   sends a `.br` file. Runs alternated with it on and off (`serve` on one core, wrk
+//!   on the other, `bench-static serve --mode ours-serve`): the 43 KB br body of the
+//!   site's CSS and its 45 KB image at 1.09–1.12× the requests per second and
+//!   0.89–0.95× the CPU per response; the 15 KB br body of its script, no difference.
 //! - With the client out of the way (`bench-static --pipeline 16`: 16 requests written
 //!   at once per connection), `serve` writes the answers to the requests it read
 //!   together, with one `writev`: 2.6× nginx on the favicon, 1.75× on the br body and
@@ -104,21 +110,26 @@
 //!
 //! | folder | build, compression cache empty | edit rebuild, 4 KB file / largest bundle | rustc peak memory | stripped binary | first load on the wire |
 //! |---|---:|---:|---:|---:|---:|
-//! | monaco-editor 0.57 `min/` (151 files, 25 MB) | 1.94× | 0.90× / 0.96× | 0.91× | 0.46× | 0.20× |
-//! | swagger-ui-dist 5.35 (27 files, 12.5 MB) | 1.34× | 0.96× / 1.01× | 0.99× | 0.59× | 0.22× |
-//! | esbuild-wasm 0.28 (14 MB `.wasm`) | 1.56× | 0.93× / 0.94× | 0.78× | 0.56× | 0.22× |
-//! | katex 0.16 `dist/` (81 files, 2.9 MB) | 1.22× | 0.95× / 0.98× | 0.99× | 0.88× | 0.35× |
-//! | one 1 KB page | 0.91× | 0.94× / 0.90× | 1.00× | 1.24× | 1.00× |
+//! | monaco-editor 0.57 `min/` (151 files, 25 MB) | 1.92× | 0.94× / 1.03× | 0.94× | 0.45× | 0.20× |
+//! | swagger-ui-dist 5.35 (27 files, 12.5 MB) | 1.45× | 0.91× / 0.95× | 0.99× | 0.57× | 0.22× |
+//! | esbuild-wasm 0.28 (14 MB `.wasm`) | 1.52× | 0.96× / 0.98× | 0.75× | 0.54× | 0.22× |
+//! | katex 0.16 `dist/` (81 files, 2.9 MB) | 1.27× | 0.94× / 0.99× | 0.99× | 0.81× | 0.35× |
+//! | one 1 KB page | 0.96× | 0.93× / 0.92× | 1.00× | 0.98× | 1.00× |
 //!
+//! (Medians of three rounds for Monaco, katex and the page, one round for the others.)
 //! Every file is served from memory, br to browsers. What the build spends is
 //! compression, done once per file content and kept in a cache (the target folder):
-//! with the cache kept, ours builds in 0.89–0.95× rust-embed's time. An edit rebuild
+//! with the cache kept, ours builds in 0.91–0.98× rust-embed's time. An edit rebuild
 //! is mostly LLVM compiling the binary's own crate (the server code `main`
 //! instantiates), the same for both; the macro's share of it is about 3%.
 //!
 //! The one-page row is the fixed cost: beside the same axum server with no embedder,
-//! ours adds 635 KB and rust-embed 284 KB. Since files are stored compressed, our
-//! binary is the smaller one once a site has about 0.7 MB of text.
+//! ours adds 262 KB and rust-embed 284 KB. The code that reads files at run time (the
+//! on-disk stream, dev mode, mime_guess's table of media types) and the gzip decoder
+//! of `compressed_only` are reached only through what the macro's table holds: a
+//! binary whose files are all embedded, not stored compressed only, and that does not
+//! call [`dev_folder`](crate::ServeAssets::dev_folder) links neither (before, the fixed
+//! cost was 635 KB, and the page's binary 1.24× rust-embed's).
 //!
 //! # Binary size
 //!
@@ -152,11 +163,12 @@
 //!
 //! | binary | bytes |
 //! |---|---:|
-//! | axum alone | 1,240,288 |
-//! | with embed-assets, default features (`axum`, `serve`) | 1,914,288 |
-//! | with the `http2` feature too | 2,810,592 |
+//! | axum alone | 1,247,560 |
+//! | with embed-assets, default features (`axum`, `serve`) | 1,596,456 |
+//! | with the `http2` feature too | 2,491,568 |
 //!
-//! So the library and the site add about 670 KB. `serve` costs nothing in a binary that
+//! So the library and the site add about 350 KB (670 KB before the code that reads
+//! files at run time was linked only where a table or `dev_folder` needs it). `serve` costs nothing in a binary that
 //! does not call it. HTTP/2 is not linked unless asked for (`http2`), since hyper
 //! with it makes every hyper server of the binary carry h2. The glob patterns (the
 //! `header` rules, dev mode's `include`/`exclude`) are matched by a small automaton of
