@@ -144,6 +144,7 @@ fn worker() -> &'static Sender<Job> {
         let spawned = std::thread::Builder::new()
             .name("embed-assets-hash".to_owned())
             .spawn(move || {
+                lower_priority();
                 const LEN: usize = 1 << 20;
                 let mut buffer = vec![0u8; LEN + room(LEN)];
                 let start = lead(&buffer, 0, LEN);
@@ -162,6 +163,20 @@ fn worker() -> &'static Sender<Job> {
         sender
     })
 }
+
+/// Puts the hashing thread at the lowest priority (nice 19, this thread only), so that
+/// hashing a large file gets the CPU the responses leave rather than a share of it
+/// beside them: a server on one core whose first download of a 64 MiB file started
+/// the hash would otherwise send it at half speed. On a busy core the tag comes later;
+/// until then responses carry `Last-Modified` alone, as for any file being hashed.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn lower_priority() {
+    // NOTE: a refusal (a sandbox without `setpriority`) leaves the thread as it was.
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn lower_priority() {}
 
 /// The content ETag of the file at `path`, if what is read is the file `version`
 /// describes from the first byte to the last.
@@ -240,6 +255,37 @@ mod tests {
         std::fs::write(&a, b"other bytes, same...").unwrap();
         let changed = wait_for(&tags, &a).unwrap();
         assert_ne!(changed, tag_a);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The nice value of this process's thread named `name` (the kernel keeps its
+    /// first 15 bytes), once it exists.
+    #[cfg(target_os = "linux")]
+    fn nice_of_thread(name: &str) -> Option<i32> {
+        let name = &name[..name.len().min(15)];
+        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            if comm.trim_end() != name {
+                continue;
+            }
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            // After the parenthesised name: field 3 (state) on; nice is field 19.
+            let (_, after) = stat.rsplit_once(") ")?;
+            return after.split(' ').nth(16)?.parse().ok();
+        }
+        None
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_hashing_thread_runs_at_the_lowest_priority() {
+        let dir = std::env::temp_dir().join(format!("embed-assets-nice-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("large.bin");
+        std::fs::write(&file, vec![7u8; HASH_AT_ONCE as usize + 1]).unwrap();
+        let tags = Arc::new(ContentTags::default());
+        assert!(wait_for(&tags, &file).is_some());
+        assert_eq!(nice_of_thread("embed-assets-hash"), Some(19));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

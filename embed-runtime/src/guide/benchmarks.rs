@@ -72,7 +72,11 @@
 //!   alternated with the server before that change: 0.73–0.74× single-stream before,
 //!   0.97–1.00× after (whole files: 0.70× before, 1.02–1.07× after); fifteen rounds
 //!   after: 0.93× single-stream and 1.12× with 8 streams at 1.14× its CPU per GB, and
-//!   0.97×, 1.00× and 1.01× with whole files. (With the tail sized from
+//!   0.97×, 1.00× and 1.01× with whole files. The first downloads after a start
+//!   (`bench-disk first`: each server started afresh, four downloads in a row): the
+//!   first at 0.82–0.85× nginx and the next ones at 0.95–0.98× since the thread that
+//!   hashes a file for its content ETag runs at the lowest priority; 0.54× and
+//!   0.76–0.81× before, when the hash took half of the core beside them. (With the tail sized from
 //!   the kernel's limits, which clients on other machines get, 43 MiB on this machine,
 //!   and before the chunks' placement above: 0.56×, 0.71× and 2.10×.) From a cold page
 //!   cache (`bench-disk cold`, 32 files of 128 MiB, 1, 8 and 32 downloads at once, two

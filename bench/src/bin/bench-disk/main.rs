@@ -8,6 +8,7 @@
 //! interleaved (the order rotates every round) and the table shows medians.
 
 mod cold;
+mod first;
 mod procs;
 
 use std::fmt::Write as _;
@@ -42,6 +43,7 @@ usage: bench-disk [--rounds N] [--singles N] [--concurrency N] [--mem-concurrenc
                   [--chunks 64K,256K,1M,4M] [--no-pin] [--nginx PATH]
                   [--server-env KEY=VALUE]... [--raw] [--discard]
        bench-disk cold --help   (the cold-cache workload: many large files, evicted)
+       bench-disk first --help  (the first downloads after each server starts)
        bench-disk serve --mode ours|servedir [--port N] [--chunk BYTES]
 
   --rounds N           interleaved rounds; medians are over them (default 9)
@@ -82,6 +84,9 @@ fn main() -> ExitCode {
     }
     if argv.first().map(String::as_str) == Some("cold") {
         return cold::main(argv[1..].to_vec());
+    }
+    if argv.first().map(String::as_str) == Some("first") {
+        return first::main(argv[1..].to_vec());
     }
     bench::driver::main("bench-disk", USAGE, parse_args(argv), run)
 }
