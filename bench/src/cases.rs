@@ -1,7 +1,8 @@
-//! The four requests the load benchmarks send to the site of [`crate::site`], and the
+//! The five requests the load benchmarks send to the site of [`crate::site`], and the
 //! check each server must pass on them, over HTTP, before it is measured: a page and an
-//! icon without `Accept-Encoding`, the script with `Accept-Encoding: br, gzip`, and the
-//! stylesheet revalidated with `If-None-Match` (304).
+//! icon without `Accept-Encoding`, the script with `Accept-Encoding: br, gzip` (15 KB of
+//! br), the stylesheet revalidated with `If-None-Match` (304), and the stylesheet
+//! itself with `Accept-Encoding: br, gzip` (43 KB of br: a large bundle).
 
 use std::net::SocketAddr;
 
@@ -37,7 +38,7 @@ pub struct Case {
 }
 
 /// The cases, in the order the tables list them.
-pub const CASES: [Case; 4] = [
+pub const CASES: [Case; 5] = [
     Case {
         name: "index",
         path: "/index.html",
@@ -69,6 +70,14 @@ pub const CASES: [Case; 4] = [
         title: "/css/app.css, Accept-Encoding: br, gzip + If-None-Match (304)",
         short: "/css/app.css 304",
         check: Check::NotModified,
+    },
+    Case {
+        name: "br-large",
+        path: "/css/app.css",
+        file: "css/app.css",
+        title: "/css/app.css, Accept-Encoding: br, gzip (43 KB of br)",
+        short: "/css/app.css br",
+        check: Check::Brotli,
     },
 ];
 

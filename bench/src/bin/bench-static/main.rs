@@ -445,7 +445,7 @@ fn report(
                 let Some(mine) = medians[o][c] else { continue };
                 let goal = match (name, case.name) {
                     ("ours-serve", "index" | "favicon" | "304") => SERVE_GOAL,
-                    ("ours-serve", "br") => SERVE_BR_GOAL,
+                    ("ours-serve", "br" | "br-large") => SERVE_BR_GOAL,
                     (_, "index" | "favicon") => FAST_GOAL,
                     _ => 1.0,
                 };
