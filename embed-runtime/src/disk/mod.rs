@@ -20,6 +20,7 @@ use self::pool::{Pool, Runtime};
 pub(crate) use self::reader::{READER, Reader};
 pub(crate) use self::stream::DiskBody;
 pub(crate) use self::tags::ContentTags;
+use self::tags::Sending;
 pub(crate) use self::version::FileVersion;
 
 use std::fs::File;
@@ -73,6 +74,9 @@ pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 20;
 pub(crate) struct Opened {
     pub(crate) file: File,
     pub(crate) version: FileVersion,
+    /// Counted among the responses a hash waits for, from before its own hash is asked
+    /// for, until its body ends.
+    pub(crate) sending: Sending,
 }
 
 /// Opens `path` and reads its metadata from the open handle (no race between the
@@ -80,11 +84,17 @@ pub(crate) struct Opened {
 /// small enough to hash at once. `NotFound` also when it is not a regular file.
 async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
     blocking(move || {
+        let sending = Sending::start();
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let version = FileVersion::of(&self::version::settled(&file, meta)?);
         let etag = tags.of_open(&path, &version, &mut file);
         advise_sequential(&file);
-        Ok((Opened { file, version }, etag))
+        let opened = Opened {
+            file,
+            version,
+            sending,
+        };
+        Ok((opened, etag))
     })
     .await
 }

@@ -14,6 +14,7 @@ use bytes::Bytes;
 
 use super::budget::{Chunk, Held, Lease, ReadBudget, SMALL_CHUNK};
 use super::pool::{Pool, Runtime};
+use super::tags::Sending;
 use super::{FileVersion, Opened, lead};
 use crate::error::Error;
 pub(super) use crate::plan::Segment;
@@ -46,6 +47,8 @@ pub(crate) struct DiskBody {
     held: Arc<Held>,
     /// Whether the server asked for a chunk while it still held the last one.
     waited: bool,
+    /// Counted among the responses a hash waits for.
+    _sending: Sending,
 }
 
 #[derive(Debug)]
@@ -87,6 +90,7 @@ impl DiskBody {
             budget,
             held: Arc::default(),
             waited: false,
+            _sending: opened.sending,
         }
     }
 

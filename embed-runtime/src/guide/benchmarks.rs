@@ -74,9 +74,10 @@
 //!   after: 0.93× single-stream and 1.12× with 8 streams at 1.14× its CPU per GB, and
 //!   0.97×, 1.00× and 1.01× with whole files. The first downloads after a start
 //!   (`bench-disk first`: each server started afresh, four downloads in a row): the
-//!   first at 0.82–0.85× nginx and the next ones at 0.95–0.98× since the thread that
-//!   hashes a file for its content ETag runs at the lowest priority; 0.54× and
-//!   0.76–0.81× before, when the hash took half of the core beside them. (With the tail sized from
+//!   first at 0.91–0.96× nginx and the next ones at 0.93–1.00×, since the hash of a
+//!   file for its content ETag waits for the downloads in flight (5 s at most) and
+//!   runs at the lowest priority; 0.54× and 0.76–0.81× when the hash took half of the
+//!   core beside them, 0.79× and 0.88–1.00× with the lowest priority alone. (With the tail sized from
 //!   the kernel's limits, which clients on other machines get, 43 MiB on this machine,
 //!   and before the chunks' placement above: 0.56×, 0.71× and 2.10×.) From a cold page
 //!   cache (`bench-disk cold`, 32 files of 128 MiB, 1, 8 and 32 downloads at once, two
