@@ -23,7 +23,8 @@
 //!   once per version of the file, in the background (files up to 4 MiB on their first
 //!   request); a large file's first responses go out at once, without an `ETag` until
 //!   it is known. Only requested files are hashed, once per version and process: the
-//!   hash reads the file once more from disk.
+//!   hash reads the file once more from disk, at the lowest priority, and waits while
+//!   files are being sent (5 s at most), so that it does not slow the downloads.
 //! - **No date that cannot tell.** `Last-Modified` is the later of the mtime and the
 //!   status change time, in whole seconds, so a file that changed less than a second
 //!   ago is sent without one (its `ETag` still validates): a client given this
