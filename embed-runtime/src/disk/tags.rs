@@ -272,8 +272,7 @@ mod tests {
 
     #[test]
     fn the_tag_is_the_content_etag_of_the_bytes_whatever_the_mtime() {
-        let dir = std::env::temp_dir().join(format!("embed-assets-tags-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("tags");
         let (a, b) = (dir.join("a.bin"), dir.join("b.bin"));
         std::fs::write(&a, b"the same bytes").unwrap();
         std::fs::write(&b, b"the same bytes").unwrap();
@@ -320,11 +319,17 @@ mod tests {
         None
     }
 
+    /// A folder of this process's own for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("embed-assets-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn the_hashing_thread_runs_at_the_lowest_priority() {
-        let dir = std::env::temp_dir().join(format!("embed-assets-nice-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("nice");
         let file = dir.join("large.bin");
         std::fs::write(&file, vec![7u8; HASH_AT_ONCE as usize + 1]).unwrap();
         let tags = Arc::new(ContentTags::default());
@@ -335,8 +340,7 @@ mod tests {
 
     #[test]
     fn a_hash_waits_for_the_downloads_in_flight_then_runs_at_most_a_hold_later() {
-        let dir = std::env::temp_dir().join(format!("embed-assets-hold-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("hold");
         let (held, bounded) = (dir.join("held.bin"), dir.join("bounded.bin"));
         std::fs::write(&held, b"hashed once the download ends").unwrap();
         std::fs::write(&bounded, b"hashed after the hold").unwrap();

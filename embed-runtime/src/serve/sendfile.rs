@@ -58,9 +58,9 @@ use std::io;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use tokio::io::Interest;
 use tokio::net::TcpStream;
 
+use super::ready::write_some;
 use super::unread::Client;
 use crate::disk::DiskBody;
 use crate::disk::sendfile::{Pinned, kernel_setting};
@@ -241,18 +241,13 @@ async fn send(
         if !file.in_cache(offset, want) {
             file.warm(offset, want).await?;
         }
-        let sent = stream
-            .async_io(Interest::WRITABLE, || {
-                file.send_to(stream, offset, want as usize)
-            })
-            .await?;
+        let sent = write_some(stream, want as usize, || {
+            file.send_to(stream, offset, want as usize)
+        })
+        .await?;
         // Nothing sent with room in the socket: the file is shorter than its version.
         if sent == 0 {
             return Err(io::Error::other(Error::Changed));
-        }
-        // Less than asked: the socket is full.
-        if (sent as u64) < want {
-            super::ready::clear_readiness(stream, Interest::WRITABLE);
         }
         offset += sent as u64;
         if !file.holds()? {
