@@ -5,7 +5,8 @@
 //!   small `index.html`, for `bench-disk`;
 //! - `site/`: a small frontend for `bench-static`: `index.html`, a real `favicon.ico`
 //!   (16x16 and 32x32), `css/app.css` (~230 KB of stylesheet text), `js/app.js`
-//!   (~90 KB of script text) and a real `img/logo.png`;
+//!   (~90 KB of script text), `js/bundle.js` (~175 KB of script text, ~27 KB of br: the
+//!   large bundle a small app ships) and a real `img/logo.png`;
 //! - `site-precompressed/`: the same files plus `.br` (quality 11) and `.gz` (level 9)
 //!   siblings of the text files and the icon, for the servers that serve precompressed
 //!   siblings (tower-http `ServeDir`, nginx `gzip_static`/`brotli_static`, axum-embed);
@@ -30,6 +31,7 @@ const VIDEO_LEN: u64 = 64 << 20;
 /// function); `bench::site` documents them.
 const CSS_LEN: usize = 230_000;
 const JS_LEN: usize = 90_000;
+const BUNDLE_LEN: usize = 175_000;
 
 fn main() -> io::Result<()> {
     println!("cargo:rerun-if-changed=build.rs");
@@ -107,11 +109,20 @@ fn write_video(path: &Path) -> io::Result<()> {
 /// The site's files, into both folders; the compressible ones also get their `.br` and
 /// `.gz` siblings in `precompressed`.
 fn write_site(site: &Path, precompressed: &Path) -> io::Result<()> {
-    let files: [(&str, Vec<u8>, bool); 5] = [
+    let files: [(&str, Vec<u8>, bool); 6] = [
         ("index.html", index_html().into_bytes(), true),
         ("favicon.ico", favicon_ico(), true),
         ("css/app.css", stylesheet().into_bytes(), true),
-        ("js/app.js", script().into_bytes(), true),
+        (
+            "js/app.js",
+            script("app.js", 0xFEDC_BA98_7654_3210, JS_LEN).into_bytes(),
+            true,
+        ),
+        (
+            "js/bundle.js",
+            script("bundle.js", 0x0BAD_5EED_2701_0001, BUNDLE_LEN).into_bytes(),
+            true,
+        ),
         ("img/logo.png", logo_png()?, false),
     ];
     for (name, bytes, compress) in &files {
@@ -440,13 +451,14 @@ const LOCALS: &[&str] = &[
     "target", "key", "count", "next", "prev", "entry", "config", "response",
 ];
 
-/// About [`JS_LEN`] bytes of script: ES module functions of the usual shapes (DOM
-/// queries, fetches, loops, events), with made-up identifiers and literals.
-fn script() -> String {
-    let mut rng = Rng(0xFEDC_BA98_7654_3210);
-    let mut js = String::from("/*! app.js - generated for the benchmark */\n\"use strict\";\n");
+/// About `len` bytes of script named `file`: ES module functions of the usual shapes
+/// (DOM queries, fetches, loops, events), with made-up identifiers and literals drawn
+/// from `seed`.
+fn script(file: &str, seed: u64, len: usize) -> String {
+    let mut rng = Rng(seed);
+    let mut js = format!("/*! {file} - generated for the benchmark */\n\"use strict\";\n");
     let mut n = 0usize;
-    while js.len() < JS_LEN {
+    while js.len() < len {
         n += 1;
         let name = format!("{}{}{n}", rng.pick(VERBS), rng.pick(NOUNS));
         let a = rng.pick(LOCALS);

@@ -1,8 +1,9 @@
-//! The five requests the load benchmarks send to the site of [`crate::site`], and the
+//! The six requests the load benchmarks send to the site of [`crate::site`], and the
 //! check each server must pass on them, over HTTP, before it is measured: a page and an
 //! icon without `Accept-Encoding`, the script with `Accept-Encoding: br, gzip` (15 KB of
-//! br), the stylesheet revalidated with `If-None-Match` (304), and the stylesheet
-//! itself with `Accept-Encoding: br, gzip` (43 KB of br: a large bundle).
+//! br), the stylesheet revalidated with `If-None-Match` (304), and, with `Accept-Encoding:
+//! br, gzip`, the two large bodies: a small app's bundle (27 KB of br) and the
+//! stylesheet (43 KB of br).
 
 use std::net::SocketAddr;
 
@@ -38,7 +39,7 @@ pub struct Case {
 }
 
 /// The cases, in the order the tables list them.
-pub const CASES: [Case; 5] = [
+pub const CASES: [Case; 6] = [
     Case {
         name: "index",
         path: "/index.html",
@@ -79,7 +80,21 @@ pub const CASES: [Case; 5] = [
         short: "/css/app.css br",
         check: Check::Brotli,
     },
+    Case {
+        name: "bundle",
+        path: "/js/bundle.js",
+        file: "js/bundle.js",
+        title: "/js/bundle.js, Accept-Encoding: br, gzip (27 KB of br)",
+        short: "/js/bundle.js br",
+        check: Check::Brotli,
+    },
 ];
+
+/// Whether `case` is one of the large bodies, which `bench-frameworks` leaves out
+/// unless asked for.
+pub fn is_large(case: &Case) -> bool {
+    matches!(case.name, "br-large" | "bundle")
+}
 
 /// What a server answered to a case when checked, and how it is then measured.
 #[derive(Debug, Clone)]

@@ -19,6 +19,9 @@
 //! [`VIDEO_PATH`] and a small `index.html` into [`MEDIA_DIR`]; [`MEDIA`] embeds that
 //! folder with `max_embed_size = "1 MiB"`, so the video is served from disk. [`server`]
 //! is the HTTP server under test; the `bench-disk` binary drives the whole comparison.
+//!
+//! Beside these servers, both measure the [`user`]-style binary: a crate of its own over
+//! the site and the video, built as the README tells a user to.
 
 use embed_assets::{embed_assets, Assets};
 
@@ -34,6 +37,7 @@ pub mod server;
 pub mod serving;
 pub mod site;
 pub mod syscalls;
+pub mod user;
 pub mod wrk;
 
 /// The folder `build.rs` fills: `index.html` (embedded) and `video.bin` (on disk).

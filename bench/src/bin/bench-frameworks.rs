@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use bench::cases::{check, Case, Check, Probe, CASES};
+use bench::cases::{check, is_large, Case, Check, Probe, CASES};
 use bench::procs::{self, median, thousands};
 use bench::rounds::{self, busy, Cell};
 use bench::site::{SITE, SITE_DIR};
@@ -34,8 +34,8 @@ usage: bench-frameworks [--seconds N] [--rounds N] [--frameworks LIST] [--cases 
   --rounds N         interleaved rounds; the tables show medians over them (default 5)
   --frameworks LIST  comma-separated names of tests/frameworks.txt (axum, hyper, ...)
                      (default: all; the ratios are to axum when it is measured)
-  --cases LIST       comma-separated: index, br, favicon, 304, br-large (default: the
-                     first four)
+  --cases LIST       comma-separated: index, br, favicon, 304, br-large, bundle
+                     (default: the first four)
   --connections N    wrk's open connections, all on one wrk thread (default 32)
   --warmup SECS      one wrk run per framework and case before the rounds (default 1;
                      0: none)
@@ -100,11 +100,9 @@ fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
         seconds: 3,
         rounds: 5,
         frameworks: Framework::ALL.to_vec(),
-        // The four small requests by default (`--cases br-large` adds the large br body).
-        cases: CASES
-            .iter()
-            .filter(|case| case.name != "br-large")
-            .collect(),
+        // The four small requests by default (`--cases br-large,bundle` adds the large
+        // br bodies).
+        cases: CASES.iter().filter(|case| !is_large(case)).collect(),
         connections: 32,
         warmup: 1,
         redo_noisy: 2,

@@ -22,12 +22,18 @@ pub(crate) enum Kind {
     OursServe {
         whole: bool,
     },
+    /// The user-style binary (`bench::user`): the same service under the default
+    /// `Server`, in a crate of its own.
+    User,
 }
 
 impl Kind {
     /// Whether it is the library, in any set-up.
     pub(crate) fn is_ours(self) -> bool {
-        matches!(self, Kind::Ours { .. } | Kind::OursServe { .. })
+        matches!(
+            self,
+            Kind::Ours { .. } | Kind::OursServe { .. } | Kind::User
+        )
     }
 }
 
@@ -94,10 +100,24 @@ impl Server {
                 }
             }
             Kind::Nginx => return Err("nginx is started by start_nginx".into()),
+            Kind::User => return Err("the user-style binary is started by start_user".into()),
         }
         command.envs(env.iter().map(|(k, v)| (k, v)));
         let inner = ChildServer::start_listening(name, command)?;
         Ok(Server { kind, inner })
+    }
+
+    /// The user-style binary at `binary` (built by `bench::user::build`), named `name`.
+    pub(crate) fn start_user(
+        name: &str,
+        binary: &Path,
+        cpu: Option<usize>,
+    ) -> Result<Self, String> {
+        let inner = bench::user::start(binary, name, cpu)?;
+        Ok(Server {
+            kind: Kind::User,
+            inner,
+        })
     }
 
     /// nginx with one worker and `sendfile on`, serving `media`.

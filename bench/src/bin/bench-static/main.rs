@@ -19,6 +19,7 @@ use bench::driver::{self, Setup, WrkArgs};
 use bench::procs::{self, median, thousands};
 use bench::rounds::{self, busy, Cell};
 use bench::site::{Mode, SITE_DIR, SITE_PRECOMPRESSED_DIR};
+use bench::user::{self, NAME as USER};
 use bench::wrk;
 
 use crate::servers::Server;
@@ -28,12 +29,14 @@ const TARGET: f64 = 0.95;
 /// The competitors ours is held against (besides the ceiling).
 const RIVALS: [&str; 3] = ["nginx", "static-serve", "memory-serve"];
 /// Ours in each set-up: as axum's fallback, in front of the `Router` under
-/// `axum::serve`, in front of it under hyper-util's server.
-const OURS: [&str; 4] = ["ours", "ours-front", "ours-hyper", "ours-serve"];
+/// `axum::serve`, in front of it under hyper-util's server, under the library's own
+/// server, and that again as a user's own binary builds it (`bench::user`).
+const OURS: [&str; 5] = ["ours", "ours-front", "ours-hyper", "ours-serve", USER];
 /// Ours must reach this multiple of nginx on the tiny bodies (index, favicon).
 const FAST_GOAL: f64 = 1.2;
-/// `ours-serve`, the library's own server, must reach this multiple of nginx on the
-/// tiny bodies and the 304, and [`SERVE_BR_GOAL`] on the br file.
+/// `ours-serve`, the library's own server (and the user-style binary over it), must
+/// reach this multiple of nginx on the tiny bodies and the 304, and [`SERVE_BR_GOAL`]
+/// on the br bodies.
 const SERVE_GOAL: f64 = 1.5;
 const SERVE_BR_GOAL: f64 = 1.2;
 
@@ -52,8 +55,9 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
                      (default 3; 0: keep every round and only warn)
   --servers LIST     only these, comma-separated: ceiling, ours, ceiling-serve,
                      ours-front, ceiling-hyper, ours-hyper, ceiling-raw, ours-serve,
-                     nginx, memory-serve, static-serve, rust-embed, servedir
-                     (default: all)
+                     user-serve, nginx, memory-serve, static-serve, rust-embed,
+                     servedir (default: all; user-serve is a crate of its own, built
+                     with `cargo build --release` first, about 2 minutes the first time)
   --no-pin           do not pin servers to CPU 0 and wrk to CPU 1
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
@@ -84,7 +88,7 @@ fn main() -> ExitCode {
 
 fn parse_args(argv: Vec<String>) -> Result<Option<Args>, String> {
     let mut syscalls = None;
-    let known = |name: &str| Mode::from_name(name).is_some();
+    let known = |name: &str| name == USER || Mode::from_name(name).is_some();
     let common = WrkArgs::new(2, 1).parse(argv, known, |arg, value| match arg {
         "--syscalls" => {
             syscalls = Some(bench::whole_number(&value()?, 100, 10_000_000)?);
@@ -129,12 +133,20 @@ fn run(args: &Args) -> Result<bool, String> {
         );
     }
 
+    let user_binary = if args.wants(USER) {
+        Some(user::build()?)
+    } else {
+        None
+    };
     // Start every server at once (idle ones cost nothing) so rounds can interleave.
     let mut servers: Vec<Server> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     for mode in Mode::ALL {
         if args.wants(mode.name()) {
             servers.push(Server::start_serve(mode.name(), server_cpu)?);
+        }
+        if let (Mode::OursServe, Some(binary)) = (mode, &user_binary) {
+            servers.push(user::start(binary, USER, server_cpu)?);
         }
         if mode == Mode::Ours && args.wants("nginx") {
             match args.nginx_path() {
@@ -346,7 +358,12 @@ fn report(
     let nginx = servers.iter().position(|s| s.name.starts_with("nginx"));
     // Each server's ceiling: the hand-written lookup in the same set-up.
     let ceiling_of = |s: usize| {
-        let mode = Mode::from_name(&servers[s].name)?;
+        let name = servers[s].name.as_str();
+        let mode = if name == USER {
+            Mode::OursServe
+        } else {
+            Mode::from_name(name)?
+        };
         index(mode.ceiling().name())
     };
     let ratio = |mine: Option<f64>, base: Option<f64>| match (mine, base) {
@@ -444,8 +461,8 @@ fn report(
                 let Some(o) = index(name) else { continue };
                 let Some(mine) = medians[o][c] else { continue };
                 let goal = match (name, case.name) {
-                    ("ours-serve", "index" | "favicon" | "304") => SERVE_GOAL,
-                    ("ours-serve", "br" | "br-large") => SERVE_BR_GOAL,
+                    ("ours-serve" | USER, "index" | "favicon" | "304") => SERVE_GOAL,
+                    ("ours-serve" | USER, "br" | "br-large" | "bundle") => SERVE_BR_GOAL,
                     (_, "index" | "favicon") => FAST_GOAL,
                     _ => 1.0,
                 };
