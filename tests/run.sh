@@ -98,7 +98,7 @@ run cargo test --workspace --all-features
 # each behaviour is written once, in tests/tests, and checked in each framework.
 http_tests=(conditional range negotiation methods paths disk routing hostile fingerprint
   dev compressed_only faults rewrite headers csp preload escaped_links releases dictionary
-  size_limit)
+  size_limit folder)
 targets=()
 for t in "${http_tests[@]}"; do targets+=(--test "$t"); done
 # The frameworks are the rows of tests/frameworks.txt, the registry the harness and the

@@ -36,6 +36,19 @@ pub struct Assets {
     pub(crate) releases: &'static [Release],
 }
 
+/// No file at all: the table of [`ServeAssets::folder`](crate::ServeAssets::folder),
+/// whose files are all read from its folder at run time.
+pub(crate) static EMPTY: Assets = Assets {
+    map: &EMPTY_MAP,
+    files: &[],
+    root: None,
+    selection: Selection::DEFAULT,
+    release: None,
+    releases: &[],
+};
+
+static EMPTY_MAP: phf::Map<&'static str, u32> = phf::Map::new();
+
 /// A release the macro's `releases` option found kept (this build's too, when it is
 /// recorded): its id and when it was recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

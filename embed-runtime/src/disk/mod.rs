@@ -30,6 +30,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::error::Error;
+
 /// The page size the kernel copies file data in.
 const PAGE: usize = 4096;
 
@@ -85,18 +87,30 @@ pub(crate) struct Opened {
 async fn open(path: PathBuf, tags: Arc<ContentTags>) -> io::Result<(Opened, Option<Arc<str>>)> {
     blocking(move || {
         let sending = Sending::start();
-        let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
+        let (file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let version = FileVersion::of(&self::version::settled(&file, meta)?);
-        let etag = tags.of_open(&path, &version, &mut file);
-        advise_sequential(&file);
-        let opened = Opened {
-            file,
-            version,
-            sending,
-        };
-        Ok((opened, etag))
+        Ok(opened(&path, file, version, sending, &tags))
     })
     .await
+}
+
+/// `file`, open at `path` with `version`, ready to stream, and its content ETag when
+/// `tags` knows it or it is small enough to hash at once.
+fn opened(
+    path: &Path,
+    mut file: File,
+    version: FileVersion,
+    sending: Sending,
+    tags: &Arc<ContentTags>,
+) -> (Opened, Option<Arc<str>>) {
+    let etag = tags.of_open(path, &version, &mut file);
+    advise_sequential(&file);
+    let opened = Opened {
+        file,
+        version,
+        sending,
+    };
+    (opened, etag)
 }
 
 /// A file read at run time, the one representation of bytes from disk: an on-disk
@@ -138,6 +152,16 @@ impl DiskFile {
         })
     }
 
+    /// A file of a folder served whole: read whole up to `whole_up_to` bytes, else
+    /// opened for streaming.
+    pub(crate) async fn fetch(
+        path: PathBuf,
+        tags: &Arc<ContentTags>,
+        whole_up_to: u64,
+    ) -> io::Result<Self> {
+        fetch(path, Arc::clone(tags), whole_up_to).await
+    }
+
     /// A dev-folder file, read whole; its ETag is the one the macro would compute for
     /// these bytes, so an unchanged file keeps its build-time ETag.
     pub(crate) async fn read(path: PathBuf) -> io::Result<Self> {
@@ -177,18 +201,67 @@ pub(crate) fn is_regular_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
 }
 
+/// Whether `path` is a directory (symbolic links followed), by a blocking `stat`, as
+/// [`is_regular_file`].
+pub(crate) fn is_directory(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
+}
+
 /// Reads a whole file and its version, on the blocking pool: for the dev folder,
 /// whose files are small enough to embed.
 async fn read_whole(path: PathBuf) -> io::Result<(Bytes, FileVersion)> {
     blocking(move || {
         let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
         let meta = self::version::settled(&file, meta)?;
-        let len = meta.len() as usize;
-        let mut bytes = Vec::with_capacity(len + room(len));
-        let start = lead(&bytes, 0, len);
-        bytes.resize(start, 0);
-        file.read_to_end(&mut bytes)?;
-        Ok((Bytes::from(bytes).slice(start..), FileVersion::of(&meta)))
+        Ok((read_all(&mut file, meta.len())?, FileVersion::of(&meta)))
+    })
+    .await
+}
+
+/// The rest of `file`, `len` bytes long when it is unchanged, in a buffer aligned as
+/// the chunks of a stream are.
+fn read_all(file: &mut File, len: u64) -> io::Result<Bytes> {
+    let len = len as usize;
+    let mut bytes = Vec::with_capacity(len + room(len));
+    let start = lead(&bytes, 0, len);
+    bytes.resize(start, 0);
+    file.read_to_end(&mut bytes)?;
+    Ok(Bytes::from(bytes).slice(start..))
+}
+
+/// A file of a folder served whole: read whole when it is no longer than `whole_up_to`
+/// (its ETag from these bytes, whether they are UTF-8 known), else opened for
+/// streaming as an on-disk asset is. Decided on the open handle's length, so a file
+/// that grows meanwhile is streamed, never read whole past the limit.
+async fn fetch(path: PathBuf, tags: Arc<ContentTags>, whole_up_to: u64) -> io::Result<DiskFile> {
+    blocking(move || {
+        // A file written to while it is read is read again: at most three times.
+        for _ in 0..3 {
+            let sending = Sending::start();
+            let (mut file, meta) = open_regular(&path, io::ErrorKind::NotFound)?;
+            let meta = self::version::settled(&file, meta)?;
+            let version = FileVersion::of(&meta);
+            if meta.len() > whole_up_to {
+                let (opened, etag) = opened(&path, file, version, sending, &tags);
+                return Ok(DiskFile {
+                    meta: FileMeta { etag, version },
+                    content: Content::Open(opened),
+                });
+            }
+            let bytes = read_all(&mut file, meta.len())?;
+            let unchanged =
+                bytes.len() as u64 == version.len && FileVersion::of(&file.metadata()?) == version;
+            if unchanged {
+                return Ok(DiskFile {
+                    meta: FileMeta {
+                        etag: Some(content_etag(&bytes).into()),
+                        version,
+                    },
+                    content: Content::Whole(bytes),
+                });
+            }
+        }
+        Err(io::Error::other(Error::Changed))
     })
     .await
 }

@@ -29,6 +29,9 @@ pub(crate) struct Reader {
     pub(crate) open: fn(PathBuf, Arc<ContentTags>) -> Reading<io::Result<DiskFile>>,
     /// A dev-folder file, read whole ([`DiskFile::read`]).
     pub(crate) read: fn(PathBuf) -> Reading<io::Result<DiskFile>>,
+    /// A file of a folder served whole, read whole up to a length, else opened
+    /// ([`DiskFile::fetch`]).
+    pub(crate) fetch: fn(PathBuf, Arc<ContentTags>, u64) -> Reading<io::Result<DiskFile>>,
     /// The media type the macro would give a dev-folder file added since the build.
     pub(crate) media_type: fn(&Path, &Content) -> String,
     /// Whether no component of a path below a folder is a symbolic link
@@ -43,6 +46,9 @@ pub(crate) struct Reader {
 pub(crate) static READER: Reader = Reader {
     open: |path, tags| Box::pin(async move { DiskFile::open(path, &tags).await }),
     read: |path| Box::pin(DiskFile::read(path)),
+    fetch: |path, tags, whole_up_to| {
+        Box::pin(async move { DiskFile::fetch(path, &tags, whole_up_to).await })
+    },
     media_type: |path, content| embed_assets_shared::content_type(path, || content.is_utf8()),
     no_link_on_the_way: |folder, relative| Box::pin(super::no_link_on_the_way(folder, relative)),
     rules: FileRules::from_patterns,

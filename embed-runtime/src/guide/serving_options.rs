@@ -24,6 +24,7 @@
 //! | [`.spa_exclude(prefix)`](crate::ServeAssets::spa_exclude) | none | keeps the `spa_fallback` page away from a path prefix and everything below it, whole segments only. With `"/api"`: `/api`, `/api/` and `/api/userz` get 404, while `/apiary` still gets the app. Call it once per prefix |
 //! | [`.clean_urls()`](crate::ServeAssets::clean_urls) | off | `/about` serves `/about.html` |
 //! | [`.dev_folder(path)`](crate::ServeAssets::dev_folder) | off | dev mode: re-read embedded assets from this folder on every request. Edits show on refresh; ETags come from the current bytes; bodies are identity; embedded bytes are used if a file is missing. Files added since the build are served too, by the macro's rules (`include`/`exclude`, dotfiles, links). Pages are not rewritten, and no preload `Link` is sent. An explicit option, never tied to debug builds |
+//! | [`ServeAssets::folder(path)`](crate::ServeAssets::folder) | | not an option but a service of its own: a folder read at run time, with no table built at compile time (see [below](#embed-or-follow-a-folder)) |
 //! | [`.disk_root(path)`](crate::ServeAssets::disk_root) | the folder the macro read | where files over `max_embed_size` are read from at run time |
 //! | [`.chunk_size(bytes)`](crate::ServeAssets::chunk_size) | [`ServeAssets::DEFAULT_CHUNK_SIZE`](crate::ServeAssets::DEFAULT_CHUNK_SIZE) (1 MiB) | read size for on-disk files. Memory per download is about one chunk. Values under 4 KiB are raised to 4 KiB |
 //! | [`.read_budget(bytes)`](crate::ServeAssets::read_budget) | [`ServeAssets::DEFAULT_READ_BUDGET`](crate::ServeAssets::DEFAULT_READ_BUDGET) (32 MiB) | what the downloads of files over `max_embed_size` may hold in full-size chunks at once, across all of them (see [big files](crate::guide::big_files)) |
@@ -54,6 +55,47 @@
 //!         )
 //! }
 //! # let _ = assets();
+//! ```
+//!
+//! # Embed, or follow a folder
+//!
+//! **Embed** what ships with the binary: the app shell, its scripts, styles, fonts and
+//! images. They are compressed at build time (br, gzip, zstd), their tags computed
+//! once, their hashed URLs and the rewritten links fixed, and they are served from
+//! memory with no file I/O, the fastest way there is; the binary is the deploy.
+//!
+//! **Follow a folder** ([`ServeAssets::folder`](crate::ServeAssets::folder)) for files
+//! known only at run time: user uploads, a media library, a frontend deployed apart
+//! from the binary, a theme swapped without a rebuild. The same service answers (the
+//! same preconditions, ranges and multipart ranges, `HEAD` and 405, index files and
+//! directory redirects, `Cache-Control` and `header` rules, the single-page app's
+//! page, every framework adapter and `serve`), with each file read when it is asked
+//! for:
+//!
+//! - its `ETag` is the SHA-256 of its current bytes, computed once per version of the
+//!   file (inode, length, modification and status change times), so a file replaced
+//!   with the same length and its mtime put back still gets a new tag, and a file
+//!   changed while it streams ends its download short rather than mixing two
+//!   versions ([big files](crate::guide::big_files));
+//! - files of one [chunk](crate::ServeAssets::chunk_size) or less are read whole, with
+//!   a `charset` for UTF-8 text; larger ones are streamed (`sendfile` under `serve`),
+//!   and their tag comes once it is computed in the background;
+//! - paths stay inside the folder: no `.`/`..` segment, backslash or control
+//!   character, no dot file or dot folder, no symbolic link on the way;
+//! - bodies go out as they are on disk: nothing is compressed at run time.
+//!
+//! The two combine: the embedded shell in front, the folder behind it. Under axum:
+//!
+//! ```rust,no_run
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! use axum::Router;
+//! use embed_assets::ServeAssets;
+//!
+//! let app = Router::new()
+//!     .nest_service("/uploads", ServeAssets::folder("/srv/uploads"))
+//!     .fallback_service(frontend::ASSETS.service());
+//! # let _: Router = app;
 //! ```
 //!
 //! # Strict Content-Security-Policy, with no nonce

@@ -11,10 +11,10 @@ use http::header;
 use http::{HeaderName, HeaderValue};
 
 use super::ServeAssets;
-use super::options::{DevFolder, HeaderRule, Options};
+use super::options::{DevFolder, FolderSite, HeaderRule, Options};
 use crate::disk;
 use crate::error::{DiskProblem, Error};
-use crate::table::Assets;
+use crate::table::{Assets, EMPTY};
 
 impl ServeAssets {
     /// The default `Cache-Control`: caches may store every response but must revalidate
@@ -51,6 +51,11 @@ impl ServeAssets {
     /// What the downloads of files over `max_embed_size` may hold in full-size chunks
     /// in all, unless [`read_budget`](Self::read_budget) says otherwise: 32 MiB.
     pub const DEFAULT_READ_BUDGET: usize = disk::DEFAULT_BUDGET;
+
+    /// Whether this service was made by [`folder`](Self::folder).
+    fn is_folder(&self) -> bool {
+        self.config.options.folder_site().is_some()
+    }
 
     fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
         Arc::make_mut(&mut self.config).change(change);
@@ -397,6 +402,12 @@ impl ServeAssets {
     /// start-up, not turn every 404 into a different error.
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn not_found_page(self, path: &str) -> Self {
+        if self.is_folder() {
+            panic!(
+                "not_found_page({path:?}): a service over a folder has no embedded page; \
+                 put the folder's service behind `with_fallback` and answer 404 there"
+            );
+        }
         let page = self.assets.get(path).filter(|page| page.is_embedded());
         let Some(page) = page else {
             panic!("not_found_page: {path:?} is not an embedded asset");
@@ -414,8 +425,28 @@ impl ServeAssets {
     ///
     /// # Panics
     /// If `path` is not an embedded asset of this table.
+    ///
+    /// On a service made by [`folder`](Self::folder), `path` is a URL path in the
+    /// folder, read when a request needs it (404 while it is missing).
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn spa_fallback(self, path: &str) -> Self {
+        if self.is_folder() {
+            if !path.starts_with('/') {
+                panic!(
+                    "spa_fallback({path:?}): a URL path starting with `/`, such as \"/index.html\""
+                );
+            }
+            let page = path.to_owned();
+            return self.configure(|options| {
+                if let Some(site) = options
+                    .dev_folder
+                    .as_mut()
+                    .and_then(|dev| dev.site.as_mut())
+                {
+                    site.spa_page = Some(page);
+                }
+            });
+        }
         let index = self
             .assets
             .index_of(path)
@@ -488,12 +519,59 @@ impl ServeAssets {
     /// bytes and `no-cache`, so they work as written; a rewritten link would name a
     /// hashed URL that changes with every edit. For the same reason no
     /// [preload links](Self::preload_links) are sent in dev mode.
+    ///
+    /// On a service made by [`folder`](Self::folder), it names another folder to serve.
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
-        let folder = DevFolder {
-            path: folder.into(),
-            reader: &disk::READER,
-        };
-        self.configure(|options| options.dev_folder = Some(folder))
+        let path = folder.into();
+        self.configure(|options| {
+            let site = options.dev_folder.take().and_then(|dev| dev.site);
+            options.dev_folder = Some(DevFolder {
+                path,
+                reader: &disk::READER,
+                site,
+            });
+        })
+    }
+
+    /// A service over a folder read at run time, with no table built at compile time:
+    /// for folders known only when the program runs (uploads, a media library, a
+    /// frontend deployed apart from the binary).
+    ///
+    /// It answers by the same rules as an embedded table's service (preconditions,
+    /// ranges, `HEAD`, 405, the `Cache-Control`, `header` and single-page app options),
+    /// with every file read from the folder when it is asked for:
+    ///
+    /// - `/dir/` serves `dir/index.html` (the [index file](Self::index_file)); `/dir`
+    ///   redirects to `dir/` when `dir` is a directory with that file in it.
+    /// - The `ETag` is the SHA-256 of the file's current bytes (computed once per
+    ///   version of the file: its inode, length, modification and status change
+    ///   times), so a file replaced, even with the same length and its mtime put back,
+    ///   gets a new tag; large files are streamed and hashed in the background, as the
+    ///   macro's on-disk files are ([big files](crate::guide::big_files)).
+    /// - Paths stay inside the folder: the decoded path may not hold `.`/`..`
+    ///   segments, backslashes or control characters, files and folders whose name
+    ///   starts with `.` are not served, and neither is a path with a symbolic link
+    ///   on its way.
+    /// - The media type comes from the file's extension (the macro's table of types).
+    /// - Bodies go out as they are on disk (identity).
+    /// - [`spa_fallback`](Self::spa_fallback) takes a URL path in the folder; the page
+    ///   is read from the folder too.
+    ///
+    /// ```no_run
+    /// use embed_assets::ServeAssets;
+    ///
+    /// let uploads = ServeAssets::folder("/srv/uploads");
+    /// # let _ = uploads;
+    /// ```
+    pub fn folder(folder: impl Into<PathBuf>) -> ServeAssets {
+        let path = folder.into();
+        EMPTY.service().configure(|options| {
+            options.dev_folder = Some(DevFolder {
+                path,
+                reader: &disk::READER,
+                site: Some(FolderSite::default()),
+            });
+        })
     }
 
     /// The folder on-disk assets (files over `max_embed_size`) are read from. The

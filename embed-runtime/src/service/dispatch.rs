@@ -2,6 +2,7 @@
 //! once or from a file read at run time (`file`). [`ServeAssets::answer`] is the one
 //! entry: it answers, or says the request is not the assets' to answer.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use embed_assets_shared::select::FileRules;
@@ -90,9 +91,17 @@ impl ServeAssets {
             // front serves them even when the application's fallback is a service
             // without dev mode; an absent one is the application's.
             Target::DevFile(relative)
-                if claim == Claim::Hits && !self.dev_file_exists(&relative) =>
+                if claim == Claim::Hits
+                    && !(route::is_get_or_head(head.method) && self.dev_file_is_hit(&relative)) =>
             {
                 return None;
+            }
+            Target::DevFile(relative) if !route::is_get_or_head(head.method) => {
+                if self.dev_file_is_hit(&relative) {
+                    respond::method_not_allowed()
+                } else {
+                    self.not_found(head.method, head.headers)
+                }
             }
             Target::DevFile(relative) => {
                 return Some(Answer::Later(self.respond_dev_file(&relative, &head)));
@@ -138,19 +147,30 @@ impl ServeAssets {
             fields: Arc::clone(policy.fields),
             vary_accept: policy.vary_accept,
             purge_tags: policy.purge_tags.cloned(),
+            stream: false,
         };
         Answer::Later(ResponseFuture::boxed(request.respond()))
     }
 
-    /// Whether a file added to the dev folder since the build exists: the one way to
-    /// tell a hit before calling the application (whose readiness is spent once it is
-    /// called), in dev mode only.
-    fn dev_file_exists(&self, relative: &str) -> bool {
-        self.config
-            .options
-            .dev_folder
-            .as_ref()
-            .is_some_and(|dev| disk::is_regular_file(&dev.path.join(relative)))
+    /// Whether a file added to the dev folder since the build exists (or, in a folder
+    /// served whole, a directory the request is redirected from): the one way to tell
+    /// a hit before calling the application (whose readiness is spent once it is
+    /// called).
+    fn dev_file_is_hit(&self, relative: &str) -> bool {
+        let options = &self.config.options;
+        let Some(dev) = &options.dev_folder else {
+            return false;
+        };
+        let path = dev.path.join(relative);
+        disk::is_regular_file(&path)
+            || (options.folder_site().is_some() && self.directory_index(&path).is_some())
+    }
+
+    /// The index file of `path` when `path` is a directory that has one, in a folder
+    /// served whole: the request for it is redirected to the directory's slash.
+    fn directory_index(&self, path: &Path) -> Option<PathBuf> {
+        let index = path.join(self.config.options.index_file.as_ref()?);
+        (disk::is_directory(path) && disk::is_regular_file(&index)).then_some(index)
     }
 
     /// Dev mode: a file of the folder added since the build, read whole and served
@@ -168,7 +188,7 @@ impl ServeAssets {
             .dev
             .as_ref()
             .is_some_and(FileRules::follows_symlinks);
-        let request = FileRequest {
+        let mut request = FileRequest {
             service: self.clone(),
             reader: dev.reader,
             asset: None,
@@ -180,9 +200,42 @@ impl ServeAssets {
             vary_accept: false,
             // Dev mode: no cache in front to purge.
             purge_tags: None,
+            // A folder served whole: a file past one chunk is streamed.
+            stream: options.folder_site().is_some(),
         };
         let (folder, reader) = (dev.path.clone(), dev.reader);
-        let relative = relative.to_owned();
+        let mut relative = relative.to_owned();
+        if let Some(site) = options.folder_site() {
+            if self.directory_index(&request.path).is_some() {
+                // `/dir` of a directory with its index: to `dir/`, links relative to it.
+                let segment = relative.rsplit('/').next().unwrap_or_default();
+                let Some(location) = route::directory_location(segment, head.query) else {
+                    return ResponseFuture::ready(self.not_found(head.method, head.headers));
+                };
+                let response = respond::redirect(location);
+                return ResponseFuture::boxed(async move {
+                    let allowed =
+                        follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
+                    if allowed {
+                        response
+                    } else {
+                        request.service.not_found(&request.method, &request.headers)
+                    }
+                });
+            }
+            let missing = !disk::is_regular_file(&request.path);
+            let spa_page = site.spa_page.as_deref().filter(|_| missing);
+            if let Some(page) =
+                spa_page.filter(|_| route::takes_spa_page(options, head, &format!("/{relative}")))
+            {
+                // The single-page app's page, read from the folder.
+                relative = page.trim_start_matches('/').to_owned();
+                request.path = dev.path.join(&relative);
+                request.cache_control = route::FALLBACK_CACHE_CONTROL.clone();
+                request.fields = options.fields_for(page);
+                request.vary_accept = true;
+            }
+        }
         ResponseFuture::boxed(async move {
             let allowed = follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
             if !allowed {

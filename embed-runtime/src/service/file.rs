@@ -35,17 +35,24 @@ pub(super) struct FileRequest {
     pub(super) fields: Fields,
     pub(super) vary_accept: bool,
     pub(super) purge_tags: Option<PurgeTags>,
+    /// A file of a folder served whole: streamed in chunks when it is larger than one,
+    /// rather than read whole as dev mode reads the files it would have embedded.
+    pub(super) stream: bool,
 }
 
 impl FileRequest {
     pub(super) async fn respond(self) -> Response<Body> {
-        // Dev mode reads embedded files, and files added since the build, whole.
-        let embedded = self.asset.is_none_or(Asset::is_embedded);
-        let read = if embedded {
+        let tags = || Arc::clone(&self.service.config.tags);
+        let read = if self.stream {
+            // A folder served whole: a file of one chunk or less read whole, a larger
+            // one streamed.
+            let whole_up_to = self.service.config.options.chunk_size as u64;
+            (self.reader.fetch)(self.path.clone(), tags(), whole_up_to).await
+        } else if self.asset.is_none_or(Asset::is_embedded) {
+            // Dev mode reads embedded files, and files added since the build, whole.
             (self.reader.read)(self.path.clone()).await
         } else {
-            let tags = Arc::clone(&self.service.config.tags);
-            (self.reader.open)(self.path.clone(), tags).await
+            (self.reader.open)(self.path.clone(), tags()).await
         };
         let policy = Policy {
             cache_control: &self.cache_control,

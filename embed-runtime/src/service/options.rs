@@ -91,15 +91,32 @@ pub(super) struct Options {
     pub(super) release_id: Option<HeaderValue>,
 }
 
-/// Dev mode's folder, and the code that reads it, which only a binary that calls
-/// `dev_folder` links.
+/// Dev mode's folder, or the folder of [`ServeAssets::folder`], and the code that reads
+/// it, which only a binary that calls `dev_folder` or `folder` links.
 #[derive(Clone, Debug)]
 pub(super) struct DevFolder {
     pub(super) path: PathBuf,
     pub(super) reader: &'static Reader,
+    /// `Some` for [`ServeAssets::folder`]: the folder is the whole site.
+    pub(super) site: Option<FolderSite>,
+}
+
+/// What a folder served by [`ServeAssets::folder`] answers beyond dev mode: its
+/// directories' index files and redirects, bodies streamed at any size, and the
+/// single-page app's page read from the folder too.
+#[derive(Clone, Debug, Default)]
+pub(super) struct FolderSite {
+    /// `spa_fallback`'s page, a URL path below the folder.
+    pub(super) spa_page: Option<String>,
 }
 
 impl Options {
+    /// What a folder served whole answers ([`ServeAssets::folder`]); `None` for an
+    /// embedded table, in dev mode or not.
+    pub(super) fn folder_site(&self) -> Option<&FolderSite> {
+        self.dev_folder.as_ref()?.site.as_ref()
+    }
+
     /// The defaults of `Assets::service`: index file `index.html`, `Cache-Control:
     /// no-cache`, a plain-text 404, on-disk files read below `disk_root`.
     pub(super) fn new(disk_root: Option<PathBuf>) -> Self {

@@ -38,7 +38,7 @@ const QUERY: &AsciiSet = &CONTROLS
 const SEGMENT: &AsciiSet = &QUERY.add(b'%').add(b'/').add(b'?');
 
 /// The fallback page is the answer at many URLs: caches must revalidate it.
-static FALLBACK_CACHE_CONTROL: HeaderValue = respond::NO_CACHE;
+pub(super) static FALLBACK_CACHE_CONTROL: HeaderValue = respond::NO_CACHE;
 
 /// What answers a request.
 #[derive(Debug)]
@@ -88,7 +88,7 @@ pub(super) fn route<'t>(
     let tables = config.tables(assets);
     let method = head.method;
     // A miss: in dev mode, a file added to the folder since the build may answer it.
-    let miss = |target| match dev_file(tables.dev.as_ref(), head) {
+    let miss = |target| match dev_file(tables.dev.as_ref(), options, head) {
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
@@ -217,14 +217,7 @@ fn find(
         return Found::OtherVersion;
     }
     match options.spa_fallback {
-        Some(index)
-            if is_get_or_head(head.method)
-                && is_page_like(&path)
-                && accepts_html(head.headers)
-                && !is_excluded(&options.spa_excluded, &path) =>
-        {
-            Found::Asset(index, Url::Fallback)
-        }
+        Some(index) if takes_spa_page(options, head, &path) => Found::Asset(index, Url::Fallback),
         _ => Found::Nothing,
     }
 }
@@ -240,16 +233,23 @@ fn is_excluded(prefixes: &[String], path: &str) -> bool {
 
 /// The path below the dev folder of a GET or HEAD for a file the table does not list,
 /// when the macro's rules would have selected it: a decoded, safe path (no `.`/`..`
-/// segments, see `path`), naming a file (no empty segment, no trailing `/`).
-fn dev_file(dev: Option<&FileRules>, head: &RequestHead<'_>) -> Option<String> {
+/// segments, see `path`), naming a file (no empty segment, no trailing `/`). In a
+/// folder served whole ([`ServeAssets::folder`](crate::ServeAssets::folder)), a path
+/// ending in `/` names its directory's index file.
+fn dev_file(dev: Option<&FileRules>, options: &Options, head: &RequestHead<'_>) -> Option<String> {
     let dev = dev?;
-    if !is_get_or_head(head.method) {
+    // A folder served whole answers other methods too: 405 where a file is, 404 else.
+    if !is_get_or_head(head.method) && options.folder_site().is_none() {
         return None;
     }
     let path = path::decode(head.path)?;
-    let relative = path.strip_prefix('/')?;
-    let names_a_file = !relative.is_empty() && !relative.split('/').any(str::is_empty);
-    (names_a_file && dev.selects(Path::new(relative))).then(|| relative.to_owned())
+    let mut relative = path.strip_prefix('/')?.to_owned();
+    if relative.is_empty() || relative.ends_with('/') {
+        let index = options.folder_site().and(options.index_file.as_ref())?;
+        relative.push_str(index);
+    }
+    let names_a_file = !relative.split('/').any(str::is_empty);
+    (names_a_file && dev.selects(Path::new(&relative))).then_some(relative)
 }
 
 fn redirect_to_directory(segment: &str, query: Option<&str>) -> Found {
@@ -264,18 +264,32 @@ fn is_page_like(path: &str) -> bool {
     !path.rsplit('/').next().unwrap_or_default().contains('.')
 }
 
-fn is_get_or_head(method: &Method) -> bool {
+pub(super) fn is_get_or_head(method: &Method) -> bool {
     method == Method::GET || method == Method::HEAD
 }
 
 /// Whether a 404 depends on `Accept` (a single-page app's fallback is configured).
 pub(super) fn varies_by_accept(config: &Config) -> bool {
-    config.options.spa_fallback.is_some()
+    let options = &config.options;
+    options.spa_fallback.is_some()
+        || options
+            .folder_site()
+            .is_some_and(|site| site.spa_page.is_some())
+}
+
+/// Whether the single-page app's page answers a request for the unknown `path`
+/// (decoded): a GET or HEAD of a page-like path from a client that accepts HTML, not
+/// below a [`spa_exclude`](crate::ServeAssets::spa_exclude) prefix.
+pub(super) fn takes_spa_page(options: &Options, head: &RequestHead<'_>, path: &str) -> bool {
+    is_get_or_head(head.method)
+        && is_page_like(path)
+        && accepts_html(head.headers)
+        && !is_excluded(&options.spa_excluded, path)
 }
 
 /// `./dir/?query`: relative to the request's own URL, so it is right under any mount
 /// prefix (`nest_service`) and can never name another host, whatever the path held.
-fn directory_location(segment: &str, query: Option<&str>) -> Option<HeaderValue> {
+pub(super) fn directory_location(segment: &str, query: Option<&str>) -> Option<HeaderValue> {
     let mut location = format!("./{}/", utf8_percent_encode(segment, SEGMENT));
     if let Some(query) = query {
         location.push('?');

@@ -1,0 +1,323 @@
+//! A folder served at run time (`ServeAssets::folder`): the same answers as an embedded
+//! table, from files read when they are asked for; the directory rules (index file,
+//! redirect to the slash); a file replaced with the same length and its mtime put back
+//! answered with its new bytes and a new tag; paths confined to the folder; the
+//! single-page app's page read from the folder; methods and ranges as RFC 9110 says.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use embed_assets::ServeAssets;
+use http::header::{
+    ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LOCATION, VARY,
+};
+use http::{Method, StatusCode};
+use integration_tests::{
+    SITE, encode_path, fixture, get, head, header, noise, parse_multipart, public_fixture_paths,
+    raw_get, send, site_dir, spawn_service,
+};
+
+/// A fresh folder in the temp folder, removed when dropped.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str) -> Self {
+        let root =
+            std::env::temp_dir().join(format!("embed-folder-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        Folder(root)
+    }
+
+    /// A small site: a page, a page in a directory, a stylesheet, a script, a dot file
+    /// and a directory without an index.
+    fn site(name: &str) -> Self {
+        let folder = Folder::new(name);
+        folder.write("index.html", b"<!doctype html><title>home</title>");
+        folder.write("about/index.html", b"<!doctype html><title>about</title>");
+        folder.write("css/app.css", b"body { color: teal }\n");
+        folder.write("js/app.js", b"console.log('app');\n");
+        folder.write(".env", b"SECRET=1\n");
+        folder.write("conf/.git/config", b"[core]\n");
+        fs::create_dir_all(folder.0.join("empty")).unwrap();
+        folder
+    }
+
+    fn write(&self, relative: &str, bytes: &[u8]) {
+        let path = self.path(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.0.join(relative)
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The fixture site's public files, copied into `folder`.
+fn copy_fixture_site(folder: &Folder) {
+    for url in public_fixture_paths() {
+        let relative = url.trim_start_matches('/');
+        folder.write(relative, &fs::read(site_dir().join(relative)).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn every_file_is_answered_as_the_embedded_table_answers_it() {
+    let folder = Folder::new("same");
+    copy_fixture_site(&folder);
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let mut compared = 0;
+    for url in public_fixture_paths() {
+        let (status, headers, body) = get(addr, &encode_path(&url), &[]).await;
+        assert_eq!(status, StatusCode::OK, "{url}");
+        assert_eq!(&body[..], &fixture(&url)[..], "{url}: the file's bytes");
+        assert_eq!(
+            header(&headers, CONTENT_LENGTH),
+            Some(body.len().to_string().as_str()),
+            "{url}"
+        );
+        let etag = header(&headers, ETAG).unwrap_or_else(|| panic!("{url}: no ETag"));
+        assert!(etag.starts_with('"'), "{url}: a strong ETag, got {etag}");
+        // Where the table embeds the same bytes, the same type and the same tag: the
+        // tag is the content's, wherever it was read from.
+        if let Some(asset) = SITE.get(&url) {
+            if asset.is_embedded() && asset.len() == body.len() as u64 {
+                assert_eq!(
+                    header(&headers, CONTENT_TYPE),
+                    Some(asset.content_type()),
+                    "{url}"
+                );
+                assert_eq!(etag, asset.etag(), "{url}");
+                compared += 1;
+            }
+        }
+        let (status, _, body) = get(addr, &encode_path(&url), &[("if-none-match", etag)]).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{url}");
+        assert!(body.is_empty());
+    }
+    assert!(
+        compared >= 5,
+        "only {compared} files compared with the table"
+    );
+}
+
+#[tokio::test]
+async fn directories_serve_their_index_and_redirect_to_their_slash() {
+    let folder = Folder::site("dirs");
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let (status, headers, body) = get(addr, "/", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"<!doctype html><title>home</title>");
+    assert_eq!(
+        header(&headers, CONTENT_TYPE),
+        Some("text/html; charset=utf-8")
+    );
+    let (status, _, body) = get(addr, "/about/", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"<!doctype html><title>about</title>");
+    let (status, headers, _) = get(addr, "/about?x=1", &[]).await;
+    assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(header(&headers, LOCATION), Some("./about/?x=1"));
+    // A directory with no index: nothing to serve, nowhere to redirect.
+    for path in ["/empty", "/empty/", "/css/", "/nothing/", "/nothing"] {
+        let (status, _, _) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+    }
+    // Without an index file, directories are not served at all.
+    let addr = spawn_service(ServeAssets::folder(&folder.0).without_index()).await;
+    for path in ["/", "/about/", "/about"] {
+        let (status, _, _) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+/// Sets `path`'s modification time back to `mtime`, as `cp -p` and `touch -r` do.
+fn put_mtime_back(path: &Path, mtime: SystemTime) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(mtime).unwrap();
+}
+
+#[tokio::test]
+async fn a_file_replaced_with_the_same_length_and_mtime_is_answered_anew() {
+    let folder = Folder::site("replace");
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let css = folder.path("css/app.css");
+    let (_, headers, body) = get(addr, "/css/app.css", &[]).await;
+    assert_eq!(&body[..], b"body { color: teal }\n");
+    let first = header(&headers, ETAG).unwrap().to_owned();
+    let mtime = fs::metadata(&css).unwrap().modified().unwrap();
+
+    // In place, same length, mtime put back.
+    fs::write(&css, b"body { color: navy }\n").unwrap();
+    put_mtime_back(&css, mtime);
+    let (status, headers, body) = get(addr, "/css/app.css", &[("if-none-match", &first)]).await;
+    assert_eq!(status, StatusCode::OK, "the old tag no longer matches");
+    assert_eq!(&body[..], b"body { color: navy }\n");
+    let second = header(&headers, ETAG).unwrap().to_owned();
+    assert_ne!(second, first);
+
+    // By a rename over it (the atomic deploy), same length, mtime put back.
+    let new = folder.path("css/app.css.new");
+    fs::write(&new, b"body { color: gold }\n").unwrap();
+    put_mtime_back(&new, mtime);
+    fs::rename(&new, &css).unwrap();
+    let (status, headers, body) = get(addr, "/css/app.css", &[("if-none-match", &second)]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"body { color: gold }\n");
+    assert_ne!(header(&headers, ETAG), Some(second.as_str()));
+
+    // A file added, then removed.
+    folder.write("js/new.js", b"1;\n");
+    let (status, _, body) = get(addr, "/js/new.js", &[]).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"1;\n"[..]));
+    fs::remove_file(folder.path("js/new.js")).unwrap();
+    let (status, _, _) = get(addr, "/js/new.js", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn paths_stay_inside_the_folder() {
+    let parent = Folder::new("confined");
+    parent.write("secret.txt", b"outside");
+    let folder = Folder(parent.path("site"));
+    folder.write("index.html", b"home");
+    folder.write("css/app.css", b"body {}");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(parent.path("secret.txt"), folder.path("link.txt")).unwrap();
+        std::os::unix::fs::symlink(parent.path("."), folder.path("up")).unwrap();
+    }
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    for target in [
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/css/..%2f..%2fsecret.txt",
+        "/css/%2e%2e/%2e%2e/secret.txt",
+        "/..%5csecret.txt",
+        "/link.txt",
+        "/up/secret.txt",
+        "/up/site/index.html",
+        "/.env",
+        "/%00",
+    ] {
+        let (status, _, body) = raw_get(addr, target).await;
+        assert!(
+            status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST,
+            "{target}: {status}"
+        );
+        assert!(
+            !body.windows(7).any(|w| w == b"outside"),
+            "{target} reached the file outside"
+        );
+    }
+    let folder_with_dots = Folder::site("dots");
+    let addr = spawn_service(ServeAssets::folder(&folder_with_dots.0)).await;
+    for path in ["/.env", "/conf/.git/config", "/%2eenv"] {
+        let (status, _, _) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_single_page_apps_page_comes_from_the_folder() {
+    let folder = Folder::site("spa");
+    let service = ServeAssets::folder(&folder.0)
+        .spa_fallback("/index.html")
+        .spa_exclude("/admin");
+    let addr = spawn_service(service).await;
+    let html = [("accept", "text/html,application/xhtml+xml")];
+    let (status, headers, body) = get(addr, "/settings/profile", &html).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(&body[..], b"<!doctype html><title>home</title>");
+    assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+    assert!(header(&headers, VARY).is_some_and(|v| v.to_ascii_lowercase().contains("accept")));
+    // Not for a script, not for a client that does not take HTML, not under /admin.
+    for (path, accept) in [
+        ("/js/missing.js", "text/html"),
+        ("/settings/profile", "application/json"),
+        ("/admin/users", "text/html"),
+    ] {
+        let (status, headers, _) = get(addr, path, &[("accept", accept)]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path} {accept}");
+        assert!(
+            header(&headers, VARY).is_some_and(|v| v.to_ascii_lowercase().contains("accept")),
+            "{path}: the 404 varies by Accept too"
+        );
+    }
+    // A file that exists is itself, and the page edited shows at once.
+    let (_, _, body) = get(addr, "/css/app.css", &html).await;
+    assert_eq!(&body[..], b"body { color: teal }\n");
+    folder.write("index.html", b"<!doctype html><title>v2</title>");
+    let (_, _, body) = get(addr, "/settings/profile", &html).await;
+    assert_eq!(&body[..], b"<!doctype html><title>v2</title>");
+}
+
+#[tokio::test]
+async fn methods_heads_and_ranges_follow_rfc_9110() {
+    let folder = Folder::site("methods");
+    let big = noise(3 << 20, 7);
+    folder.write("media/big.bin", &big);
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+
+    let (status, headers, _) = send(addr, Method::POST, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(header(&headers, ALLOW), Some("GET, HEAD"));
+    let (status, _, _) = send(addr, Method::DELETE, "/about", &[]).await;
+    assert_eq!(
+        status,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "a directory with its index"
+    );
+    let (status, _, _) = send(addr, Method::POST, "/nothing.css", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (status, headers, body) = head(addr, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(header(&headers, CONTENT_LENGTH), Some("21"));
+    assert!(body.is_empty());
+
+    let (status, headers, body) = get(addr, "/css/app.css", &[("range", "bytes=0-3")]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(&body[..], b"body");
+    assert_eq!(header(&headers, CONTENT_RANGE), Some("bytes 0-3/21"));
+    let (status, headers, body) =
+        get(addr, "/media/big.bin", &[("range", "bytes=0-9,3145718-")]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    let parts = parse_multipart(header(&headers, CONTENT_TYPE).unwrap(), &body);
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[0].bytes, &big[..10]);
+    assert_eq!(parts[1].bytes, &big[(3 << 20) - 10..]);
+    let (status, headers, _) = get(addr, "/css/app.css", &[("range", "bytes=100-")]).await;
+    assert_eq!(status, StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(header(&headers, CONTENT_RANGE), Some("bytes */21"));
+
+    // The large file, streamed whole.
+    let (status, headers, body) = get(addr, "/media/big.bin", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        header(&headers, CONTENT_TYPE),
+        Some("application/octet-stream")
+    );
+    assert!(body[..] == big[..], "the streamed body is the file");
+    // Its content tag comes once it is computed, and it validates.
+    let mut etag = None;
+    for _ in 0..100 {
+        let (_, headers, _) = head(addr, "/media/big.bin", &[]).await;
+        if let Some(tag) = header(&headers, ETAG) {
+            etag = Some(tag.to_owned());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let etag = etag.expect("a content ETag within 5 s");
+    let (status, _, _) = get(addr, "/media/big.bin", &[("if-none-match", &etag)]).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+}
