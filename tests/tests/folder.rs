@@ -10,12 +10,13 @@ use std::time::{Duration, SystemTime};
 
 use embed_assets::ServeAssets;
 use http::header::{
-    ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LOCATION, VARY,
+    ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG,
+    LOCATION, VARY,
 };
 use http::{Method, StatusCode};
 use integration_tests::{
-    SITE, encode_path, fixture, get, head, header, noise, parse_multipart, public_fixture_paths,
-    raw_get, send, site_dir, spawn_service,
+    SITE, decode_body, encode_path, fixture, get, head, header, noise, parse_multipart,
+    public_fixture_paths, raw_get, send, site_dir, spawn_service,
 };
 
 /// A fresh folder in the temp folder, removed when dropped.
@@ -320,4 +321,182 @@ async fn methods_heads_and_ranges_follow_rfc_9110() {
     let etag = etag.expect("a content ETag within 5 s");
     let (status, _, _) = get(addr, "/media/big.bin", &[("if-none-match", &etag)]).await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
+}
+
+fn brotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams::default();
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).unwrap();
+    out
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// `text` as a script of `len` bytes, so that versions of the same length differ.
+fn script(text: &str, len: usize) -> Vec<u8> {
+    let mut bytes = format!("/* {text} */\n").into_bytes();
+    while bytes.len() < len {
+        bytes.extend_from_slice(b"export const value = 42; // filler line of a bundle\n");
+    }
+    bytes.truncate(len);
+    bytes
+}
+
+fn vary_names(headers: &http::HeaderMap) -> String {
+    header(headers, VARY)
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+#[tokio::test]
+async fn precompressed_siblings_are_sent_only_while_they_decode_to_their_file() {
+    let folder = Folder::site("siblings");
+    let first = script("first", 20_000);
+    folder.write("js/bundle.js", &first);
+    folder.write("js/bundle.js.br", &brotli(&first));
+    folder.write("js/bundle.js.gz", &gzip(&first));
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let ae = |value| [("accept-encoding", value)];
+
+    let (status, headers, body) = get(addr, "/js/bundle.js", &ae("gzip, deflate, br")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
+    assert_eq!(decode_body(&headers, &body), first);
+    assert!(vary_names(&headers).contains("accept-encoding"));
+    let br_tag = header(&headers, ETAG).unwrap().to_owned();
+    let (_, headers, body) = get(addr, "/js/bundle.js", &ae("gzip")).await;
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("gzip"));
+    assert_eq!(decode_body(&headers, &body), first);
+    let gzip_tag = header(&headers, ETAG).unwrap().to_owned();
+    let (_, headers, body) = get(addr, "/js/bundle.js", &[]).await;
+    assert!(headers.get(CONTENT_ENCODING).is_none());
+    assert_eq!(&body[..], &first[..]);
+    assert!(
+        vary_names(&headers).contains("accept-encoding"),
+        "identity was chosen by Accept-Encoding too"
+    );
+    let identity_tag = header(&headers, ETAG).unwrap().to_owned();
+    assert!(br_tag != gzip_tag && br_tag != identity_tag && gzip_tag != identity_tag);
+    let (status, _, _) = get(
+        addr,
+        "/js/bundle.js",
+        &[("accept-encoding", "br"), ("if-none-match", &br_tag)],
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    let (status, headers, body) = get(
+        addr,
+        "/js/bundle.js",
+        &[("accept-encoding", "br"), ("range", "bytes=0-9")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
+    assert_eq!(&body[..], &brotli(&first)[..10], "a range of the br body");
+
+    // The file replaced (same length, mtime put back), its siblings left as they were:
+    // they are stale, so neither is sent; the new bytes go as they are.
+    let mtime = fs::metadata(folder.path("js/bundle.js"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let second = script("other", 20_000);
+    folder.write("js/bundle.js", &second);
+    put_mtime_back(&folder.path("js/bundle.js"), mtime);
+    for value in ["br", "gzip", "br, gzip"] {
+        let (status, headers, body) = get(addr, "/js/bundle.js", &ae(value)).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            headers.get(CONTENT_ENCODING).is_none(),
+            "{value}: a stale sibling was sent"
+        );
+        assert_eq!(&body[..], &second[..], "{value}");
+    }
+    // The br sibling brought up to date: br again; the gzip one still stale.
+    folder.write("js/bundle.js.br", &brotli(&second));
+    let (_, headers, body) = get(addr, "/js/bundle.js", &ae("br, gzip")).await;
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
+    assert_eq!(decode_body(&headers, &body), second);
+    let (_, headers, body) = get(addr, "/js/bundle.js", &ae("gzip")).await;
+    assert!(headers.get(CONTENT_ENCODING).is_none());
+    assert_eq!(&body[..], &second[..]);
+
+    // A sibling that decodes to more than the file (or is not of its coding at all).
+    folder.write(
+        "js/bundle.js.gz",
+        &gzip(&[second.clone(), second.clone()].concat()),
+    );
+    let (_, headers, _) = get(addr, "/js/bundle.js", &ae("gzip")).await;
+    assert!(headers.get(CONTENT_ENCODING).is_none());
+    folder.write("js/bundle.js.gz", b"not gzip");
+    let (_, headers, _) = get(addr, "/js/bundle.js", &ae("gzip")).await;
+    assert!(headers.get(CONTENT_ENCODING).is_none());
+}
+
+/// HTTP Arena's probe: a file replaced with one of the same length, and `app.js`
+/// replaced together with its siblings; the next response carries the new bytes,
+/// whichever coding the request takes, while other clients keep asking.
+#[tokio::test]
+async fn the_next_request_after_a_replace_gets_the_new_bytes_under_load() {
+    let folder = Folder::site("probe");
+    let first = script("version 1", 30_000);
+    folder.write("app.js", &first);
+    folder.write("app.js.br", &brotli(&first));
+    folder.write("app.js.gz", &gzip(&first));
+    folder.write("data.json", &script("data 1", 5_000));
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+
+    // Load: clients asking for both files all along, checking every body whole.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut load = Vec::new();
+    for n in 0..4 {
+        let stop = std::sync::Arc::clone(&stop);
+        load.push(tokio::spawn(async move {
+            let mut seen = 0;
+            let values = ["br", "gzip", "identity", "br, gzip"];
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && seen < 5_000 {
+                let value = values[(n + seen) % values.len()];
+                let (status, headers, body) =
+                    get(addr, "/app.js", &[("accept-encoding", value)]).await;
+                assert_eq!(status, StatusCode::OK);
+                let decoded = decode_body(&headers, &body);
+                let text = String::from_utf8(decoded).unwrap();
+                assert!(
+                    text.starts_with("/* version ") && text.len() == 30_000,
+                    "a body of mixed or wrong bytes ({value})"
+                );
+                seen += 1;
+            }
+        }));
+    }
+    for round in 2..6 {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        let mtime = fs::metadata(folder.path("app.js"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        let next = script(&format!("version {round}"), 30_000);
+        // Siblings first, then the file: each in place, same length, mtime put back.
+        folder.write("app.js.br", &brotli(&next));
+        folder.write("app.js.gz", &gzip(&next));
+        folder.write("app.js", &next);
+        put_mtime_back(&folder.path("app.js"), mtime);
+        let data = script(&format!("data {round}"), 5_000);
+        folder.write("data.json", &data);
+        for value in ["br", "gzip", "identity"] {
+            let (_, headers, body) = get(addr, "/app.js", &[("accept-encoding", value)]).await;
+            assert_eq!(decode_body(&headers, &body), next, "round {round}, {value}");
+        }
+        let (_, _, body) = get(addr, "/data.json", &[]).await;
+        assert_eq!(&body[..], &data[..], "round {round}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for task in load {
+        task.await.unwrap();
+    }
 }

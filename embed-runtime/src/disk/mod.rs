@@ -1,20 +1,24 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
 //! the background (`tags`), the file side of `serve`'s `sendfile` path (`sendfile`),
-//! dev-mode files read whole, the start-up check, and the link checks of dev mode, each
+//! dev-mode files read whole, the small files of a folder served whole kept while they
+//! do not change (`cache`), the start-up check, and the link checks of dev mode, each
 //! blocking call on the runtime's `pool`; a service reaches them through `reader`. What a file is, and
 //! whether it changed, is `version`. Every HTTP decision stays in `respond`.
 
 mod budget;
+mod cache;
 mod pool;
 mod reader;
 #[cfg(all(feature = "serve", target_os = "linux"))]
 pub(crate) mod sendfile;
+mod siblings;
 mod stream;
 mod tags;
 mod version;
 
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
+pub(crate) use self::cache::BodyCache;
 pub(crate) use self::pool::blocking;
 use self::pool::{Pool, Runtime};
 pub(crate) use self::reader::{READER, Reader};
@@ -152,14 +156,16 @@ impl DiskFile {
         })
     }
 
-    /// A file of a folder served whole: read whole up to `whole_up_to` bytes, else
+    /// A file of a folder served whole: read whole up to `whole_up_to` bytes (kept in
+    /// `cache` for the next requests while the file is of the same version), else
     /// opened for streaming.
     pub(crate) async fn fetch(
         path: PathBuf,
         tags: &Arc<ContentTags>,
+        cache: &Arc<BodyCache>,
         whole_up_to: u64,
     ) -> io::Result<Self> {
-        fetch(path, Arc::clone(tags), whole_up_to).await
+        fetch(path, Arc::clone(tags), Arc::clone(cache), whole_up_to).await
     }
 
     /// A dev-folder file, read whole; its ETag is the one the macro would compute for
@@ -233,7 +239,28 @@ fn read_all(file: &mut File, len: u64) -> io::Result<Bytes> {
 /// (its ETag from these bytes, whether they are UTF-8 known), else opened for
 /// streaming as an on-disk asset is. Decided on the open handle's length, so a file
 /// that grows meanwhile is streamed, never read whole past the limit.
-async fn fetch(path: PathBuf, tags: Arc<ContentTags>, whole_up_to: u64) -> io::Result<DiskFile> {
+async fn fetch(
+    path: PathBuf,
+    tags: Arc<ContentTags>,
+    cache: Arc<BodyCache>,
+    whole_up_to: u64,
+) -> io::Result<DiskFile> {
+    // Kept, and the file still of that version: no open, no read, no hop to the pool.
+    let now = std::fs::metadata(&path)
+        .ok()
+        .filter(std::fs::Metadata::is_file);
+    if let Some(meta) = now {
+        let version = FileVersion::of(&meta);
+        if let Some(cached) = cache.get(&path, &version) {
+            return Ok(DiskFile {
+                meta: FileMeta {
+                    etag: Some(cached.etag),
+                    version,
+                },
+                content: Content::Whole(cached.bytes),
+            });
+        }
+    }
     blocking(move || {
         // A file written to while it is read is read again: at most three times.
         for _ in 0..3 {
@@ -252,9 +279,11 @@ async fn fetch(path: PathBuf, tags: Arc<ContentTags>, whole_up_to: u64) -> io::R
             let unchanged =
                 bytes.len() as u64 == version.len && FileVersion::of(&file.metadata()?) == version;
             if unchanged {
+                let etag: Arc<str> = content_etag(&bytes).into();
+                cache.insert(&path, version, bytes.clone(), Arc::clone(&etag));
                 return Ok(DiskFile {
                     meta: FileMeta {
-                        etag: Some(content_etag(&bytes).into()),
+                        etag: Some(etag),
                         version,
                     },
                     content: Content::Whole(bytes),

@@ -15,13 +15,26 @@ use std::sync::Arc;
 use embed_assets_shared::glob::GlobError;
 use embed_assets_shared::select::FileRules;
 
-use super::{Content, ContentTags, DiskFile};
+use bytes::Bytes;
+
+use super::{BodyCache, Content, ContentTags, DiskFile, FileVersion};
+use crate::coding::Encoding;
 
 /// A read in flight.
 pub(crate) type Reading<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// Dev mode's file rules, or why a pattern does not read.
 pub(crate) type Rules = Result<FileRules, GlobError>;
+
+/// A folder's file read: its path, the service's content tags and cache, and the most
+/// it reads whole.
+pub(crate) type Fetch =
+    fn(PathBuf, Arc<ContentTags>, Arc<BodyCache>, u64) -> Reading<io::Result<DiskFile>>;
+
+/// A folder's file's sibling read and checked: the file's path, the coding, the file's
+/// bytes and version, the service's cache, and the most read whole.
+pub(crate) type Sibling =
+    fn(PathBuf, Encoding, Bytes, FileVersion, Arc<BodyCache>, u64) -> Reading<Option<DiskFile>>;
 
 /// What a service reads at run time, and how.
 pub(crate) struct Reader {
@@ -31,7 +44,13 @@ pub(crate) struct Reader {
     pub(crate) read: fn(PathBuf) -> Reading<io::Result<DiskFile>>,
     /// A file of a folder served whole, read whole up to a length, else opened
     /// ([`DiskFile::fetch`]).
-    pub(crate) fetch: fn(PathBuf, Arc<ContentTags>, u64) -> Reading<io::Result<DiskFile>>,
+    pub(crate) fetch: Fetch,
+    /// The codings of a folder's file's precompressed siblings that exist
+    /// ([`siblings::present`](super::siblings::present)).
+    pub(crate) siblings: fn(&Path) -> Vec<Encoding>,
+    /// A folder's file's sibling in a coding, when it decodes to the file's bytes
+    /// ([`siblings::matching`](super::siblings::matching)).
+    pub(crate) sibling: Sibling,
     /// The media type the macro would give a dev-folder file added since the build.
     pub(crate) media_type: fn(&Path, &Content) -> String,
     /// Whether no component of a path below a folder is a symbolic link
@@ -46,8 +65,19 @@ pub(crate) struct Reader {
 pub(crate) static READER: Reader = Reader {
     open: |path, tags| Box::pin(async move { DiskFile::open(path, &tags).await }),
     read: |path| Box::pin(DiskFile::read(path)),
-    fetch: |path, tags, whole_up_to| {
-        Box::pin(async move { DiskFile::fetch(path, &tags, whole_up_to).await })
+    fetch: |path, tags, cache, whole_up_to| {
+        Box::pin(async move { DiskFile::fetch(path, &tags, &cache, whole_up_to).await })
+    },
+    siblings: super::siblings::present,
+    sibling: |path, encoding, identity, version, cache, whole_up_to| {
+        Box::pin(super::siblings::matching(
+            path,
+            encoding,
+            identity,
+            version,
+            cache,
+            whole_up_to,
+        ))
     },
     media_type: |path, content| embed_assets_shared::content_type(path, || content.is_utf8()),
     no_link_on_the_way: |folder, relative| Box::pin(super::no_link_on_the_way(folder, relative)),

@@ -57,6 +57,10 @@ impl ServeAssets {
         self.config.options.folder_site().is_some()
     }
 
+    /// What a service made by [`folder`](Self::folder) keeps of its files' bytes in
+    /// memory, unless [`cache_size`](Self::cache_size) says otherwise: 64 MiB.
+    pub const DEFAULT_CACHE_SIZE: u64 = 64 << 20;
+
     fn configure(mut self, change: impl FnOnce(&mut Options)) -> Self {
         Arc::make_mut(&mut self.config).change(change);
         self
@@ -533,6 +537,17 @@ impl ServeAssets {
         })
     }
 
+    /// What a service made by [`folder`](Self::folder) keeps in memory of the files
+    /// it reads whole (those of one [chunk](Self::chunk_size) or less), in all: each
+    /// is kept with the version of the file it was read from (inode, length,
+    /// modification and status change times) and given again only while the file is
+    /// of that version, so a file replaced is read again on its next request. The
+    /// least recently used make room. Default
+    /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing.
+    pub fn cache_size(self, bytes: u64) -> Self {
+        self.configure(|options| options.cache_size = bytes)
+    }
+
     /// A service over a folder read at run time, with no table built at compile time:
     /// for folders known only when the program runs (uploads, a media library, a
     /// frontend deployed apart from the binary).
@@ -546,8 +561,11 @@ impl ServeAssets {
     /// - The `ETag` is the SHA-256 of the file's current bytes (computed once per
     ///   version of the file: its inode, length, modification and status change
     ///   times), so a file replaced, even with the same length and its mtime put back,
-    ///   gets a new tag; large files are streamed and hashed in the background, as the
-    ///   macro's on-disk files are ([big files](crate::guide::big_files)).
+    ///   gets a new tag. Files of one [chunk](Self::chunk_size) or less are read whole
+    ///   and kept in memory while they do not change ([`cache_size`](Self::cache_size)):
+    ///   a request looks at the file's metadata, and reads nothing while it is the
+    ///   same. Larger files are streamed and hashed in the background, as the macro's
+    ///   on-disk files are ([big files](crate::guide::big_files)).
     /// - Paths stay inside the folder: the decoded path may not hold `.`/`..`
     ///   segments, backslashes or control characters, files and folders whose name
     ///   starts with `.` are not served, and neither is a path with a symbolic link

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::options::Options;
 use super::tables::Tables;
-use crate::disk::{ContentTags, ReadBudget};
+use crate::disk::{BodyCache, ContentTags, ReadBudget};
 use crate::table::Assets;
 
 /// The options and, once the first request needs them, the tables derived from them.
@@ -20,12 +20,15 @@ pub(super) struct Config {
     pub(super) tags: Arc<ContentTags>,
     /// What the downloads of files on disk may hold in full-size chunks, in all.
     pub(super) budget: Arc<ReadBudget>,
+    /// The small files of a folder served whole, kept while they do not change.
+    pub(super) bodies: Arc<BodyCache>,
 }
 
 impl Config {
     pub(super) fn new(options: Options) -> Self {
         Config {
             budget: budget(&options),
+            bodies: bodies(&options),
             options,
             tables: OnceLock::new(),
             tags: Arc::default(),
@@ -38,6 +41,7 @@ impl Config {
         self.tables = OnceLock::new();
         self.tags = Arc::default();
         self.budget = budget(&self.options);
+        self.bodies = bodies(&self.options);
     }
 
     /// The tables, derived from the options on first use.
@@ -51,4 +55,9 @@ impl Config {
 /// download can get one.
 fn budget(options: &Options) -> Arc<ReadBudget> {
     ReadBudget::new(options.read_budget.max(options.chunk_size))
+}
+
+/// The cache of a folder served whole, as large as the options say.
+fn bodies(options: &Options) -> Arc<BodyCache> {
+    Arc::new(BodyCache::new(options.cache_size))
 }

@@ -6,6 +6,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use http::header::ACCEPT_ENCODING;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use super::ServeAssets;
@@ -14,8 +15,10 @@ use super::options::Fields;
 use super::route::Policy;
 use crate::asset::Asset;
 use crate::body::Body;
-use crate::disk::{DiskFile, Reader};
-use crate::representation::Representation;
+use crate::coding::Encoding;
+use crate::disk::{Content, DiskFile, Reader};
+use crate::negotiate;
+use crate::representation::{Negotiated, Representation};
 use crate::respond::{self, PurgeTags};
 
 /// A request answered from a file read at run time: an on-disk asset (streamed), or
@@ -47,7 +50,8 @@ impl FileRequest {
             // A folder served whole: a file of one chunk or less read whole, a larger
             // one streamed.
             let whole_up_to = self.service.config.options.chunk_size as u64;
-            (self.reader.fetch)(self.path.clone(), tags(), whole_up_to).await
+            let cache = Arc::clone(&self.service.config.bodies);
+            (self.reader.fetch)(self.path.clone(), tags(), cache, whole_up_to).await
         } else if self.asset.is_none_or(Asset::is_embedded) {
             // Dev mode reads embedded files, and files added since the build, whole.
             (self.reader.read)(self.path.clone()).await
@@ -66,14 +70,23 @@ impl FileRequest {
             Ok(file) => file,
             Err(err) => return self.unreadable(&err, policy),
         };
-        let DiskFile { meta, content } = file;
         let content_type = match self.asset {
             Some(asset) => Cow::Borrowed(asset.content_type()),
-            None => Cow::Owned((self.reader.media_type)(&self.path, &content)),
+            None => Cow::Owned((self.reader.media_type)(&self.path, &file.content)),
         };
-        let Some(rep) = Representation::on_disk(&meta, &content_type) else {
+        let (file, encoding, negotiated) = if self.stream {
+            self.sibling_for(file).await
+        } else {
+            (file, Encoding::Identity, false)
+        };
+        let DiskFile { meta, content } = file;
+        let Some(mut rep) = Representation::on_disk(&meta, &content_type) else {
             return respond::status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
+        rep.encoding = encoding;
+        if negotiated {
+            rep.negotiated = Negotiated::Encoding;
+        }
         let chunk_size = self.service.config.options.chunk_size;
         let budget = Arc::clone(&self.service.config.budget);
         let mut response = respond::respond(
@@ -97,6 +110,38 @@ impl FileRequest {
 }
 
 impl FileRequest {
+    /// A folder's file read whole, or in its place the precompressed sibling the
+    /// request prefers among those that decode to its bytes (a stale one is passed
+    /// over); its coding, and whether the choice depended on `Accept-Encoding` (some
+    /// sibling exists).
+    async fn sibling_for(&self, file: DiskFile) -> (DiskFile, Encoding, bool) {
+        let Content::Whole(identity) = &file.content else {
+            return (file, Encoding::Identity, false);
+        };
+        let mut present = (self.reader.siblings)(&self.path);
+        if present.is_empty() {
+            return (file, Encoding::Identity, false);
+        }
+        let options = &self.service.config.options;
+        let accept = || self.headers.get_all(ACCEPT_ENCODING);
+        while let Some(encoding) = negotiate::choose(accept(), present.iter().map(|&e| (e, e))) {
+            let sibling = (self.reader.sibling)(
+                self.path.clone(),
+                encoding,
+                identity.clone(),
+                file.meta.version,
+                Arc::clone(&self.service.config.bodies),
+                options.chunk_size as u64,
+            )
+            .await;
+            match sibling {
+                Some(sibling) => return (sibling, encoding, true),
+                None => present.retain(|&e| e != encoding),
+            }
+        }
+        (file, Encoding::Identity, true)
+    }
+
     /// The answer when the file could not be read.
     fn unreadable(&self, err: &io::Error, policy: Policy<'_>) -> Response<Body> {
         match self.asset {

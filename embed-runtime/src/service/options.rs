@@ -70,6 +70,8 @@ pub(super) struct Options {
     pub(super) chunk_size: usize,
     /// What full-size chunks of on-disk files in flight may hold in all.
     pub(super) read_budget: usize,
+    /// What a folder served whole keeps of its small files' bytes, in all.
+    pub(super) cache_size: u64,
     /// `header` rules, in the order given.
     pub(super) header_rules: Vec<HeaderRule>,
     /// `X-Content-Type-Options: nosniff` on every asset response.
@@ -136,6 +138,7 @@ impl Options {
             disk_root,
             chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
             read_budget: ServeAssets::DEFAULT_READ_BUDGET,
+            cache_size: ServeAssets::DEFAULT_CACHE_SIZE,
             header_rules: Vec::new(),
             nosniff: true,
             csp: None,

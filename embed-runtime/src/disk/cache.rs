@@ -1,0 +1,243 @@
+//! [`BodyCache`]: the bytes of the small files of a folder served whole
+//! (`ServeAssets::folder`), kept by path and version so that a request whose file has
+//! not changed is answered without opening, reading or hashing it, and bounded in
+//! bytes.
+//!
+//! It follows the disk: every request looks at the file's metadata first (one `stat`,
+//! on the request's own thread) and takes the cached bytes only when the file is still
+//! of the version they were read from: the same inode, length, mtime and ctime. A file
+//! replaced in place or by a rename, even with the same length and its mtime put back,
+//! has another ctime (which no program can set back), so its next request reads it
+//! again.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+
+use super::version::FileVersion;
+
+/// How many entries an eviction looks at to find the least recently used among them
+/// (sampled, as Redis does: a bounded cost per insert whatever the number of files).
+const SAMPLE: usize = 16;
+
+/// Cached bodies by path, at most `limit` bytes of them.
+#[derive(Debug)]
+pub(crate) struct BodyCache {
+    limit: u64,
+    entries: Mutex<Entries>,
+    /// A clock of uses, for the eviction's choice.
+    clock: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Entries {
+    by_path: HashMap<PathBuf, Cached>,
+    bytes: u64,
+}
+
+/// One file's bytes, of one version.
+#[derive(Debug, Clone)]
+pub(crate) struct Cached {
+    pub(crate) version: FileVersion,
+    pub(crate) bytes: Bytes,
+    pub(crate) etag: Arc<str>,
+    used: Arc<AtomicU64>,
+    /// For a precompressed sibling: whether it decodes to its file at this version.
+    check: Option<(FileVersion, bool)>,
+}
+
+impl BodyCache {
+    /// An empty cache that keeps at most `limit` bytes of bodies.
+    pub(crate) fn new(limit: u64) -> Self {
+        BodyCache {
+            limit,
+            entries: Mutex::default(),
+            clock: AtomicU64::new(0),
+        }
+    }
+
+    /// The bytes of `path` when they are cached for `version`.
+    pub(crate) fn get(&self, path: &Path, version: &FileVersion) -> Option<Cached> {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let cached = entries
+            .by_path
+            .get(path)
+            .filter(|cached| cached.version == *version)?;
+        cached.used.store(
+            self.clock.fetch_add(1, Ordering::Relaxed),
+            Ordering::Relaxed,
+        );
+        Some(cached.clone())
+    }
+
+    /// Keeps `bytes`, of `path` at `version`, in place of what was kept for it, when
+    /// they fit: the least recently used of a sample of others make room.
+    pub(crate) fn insert(&self, path: &Path, version: FileVersion, bytes: Bytes, etag: Arc<str>) {
+        let len = bytes.len() as u64;
+        if len > self.limit {
+            return;
+        }
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(old) = entries.by_path.remove(path) {
+            entries.bytes -= old.bytes.len() as u64;
+        }
+        while entries.bytes + len > self.limit {
+            let oldest = entries
+                .by_path
+                .iter()
+                .take(SAMPLE)
+                .min_by_key(|(_, cached)| cached.used.load(Ordering::Relaxed))
+                .map(|(path, _)| path.clone());
+            let Some(oldest) = oldest else { break };
+            if let Some(old) = entries.by_path.remove(&oldest) {
+                entries.bytes -= old.bytes.len() as u64;
+            }
+        }
+        let used = Arc::new(AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)));
+        entries.bytes += len;
+        entries.by_path.insert(
+            path.to_owned(),
+            Cached {
+                version,
+                bytes,
+                etag,
+                used,
+                check: None,
+            },
+        );
+    }
+
+    /// Whether the sibling kept at `sibling` for `version` was found to decode to its
+    /// file's bytes at `file`, if that was checked.
+    pub(crate) fn matches(
+        &self,
+        sibling: &Path,
+        version: &FileVersion,
+        file: &FileVersion,
+    ) -> Option<bool> {
+        let entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let cached = entries.by_path.get(sibling)?;
+        match cached.check {
+            Some((checked, matches)) if cached.version == *version && checked == *file => {
+                Some(matches)
+            }
+            _ => None,
+        }
+    }
+
+    /// Remembers, with the sibling kept at `sibling` for `version`, whether it decodes
+    /// to its file's bytes at `file` (forgotten with the entry).
+    pub(crate) fn checked(
+        &self,
+        sibling: &Path,
+        version: &FileVersion,
+        file: FileVersion,
+        matches: bool,
+    ) {
+        let mut entries = self
+            .entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(cached) = entries.by_path.get_mut(sibling) {
+            if cached.version == *version {
+                cached.check = Some((file, matches));
+            }
+        }
+    }
+
+    /// The bytes kept, in all.
+    #[cfg(test)]
+    fn len(&self) -> u64 {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version_of(path: &Path) -> FileVersion {
+        FileVersion::of(&std::fs::metadata(path).unwrap())
+    }
+
+    fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("embed-assets-cache-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_body_is_given_back_only_for_its_own_version() {
+        let cache = BodyCache::new(1 << 20);
+        let path = scratch("version", b"first");
+        let first = version_of(&path);
+        cache.insert(&path, first, Bytes::from_static(b"first"), "\"a\"".into());
+        assert_eq!(&cache.get(&path, &first).unwrap().bytes[..], b"first");
+        // The same length, the mtime put back: another version all the same.
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::write(&path, b"other").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(mtime).unwrap();
+        let second = version_of(&path);
+        assert_ne!(first, second);
+        assert!(cache.get(&path, &second).is_none());
+        cache.insert(&path, second, Bytes::from_static(b"other"), "\"b\"".into());
+        assert_eq!(&cache.get(&path, &second).unwrap().bytes[..], b"other");
+        assert!(cache.get(&path, &first).is_none(), "replaced, not added");
+        assert_eq!(cache.len(), 5);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn it_keeps_no_more_than_its_limit_and_evicts_the_least_used() {
+        let cache = BodyCache::new(100);
+        let paths: Vec<PathBuf> = (0..4)
+            .map(|i| scratch(&format!("limit-{i}"), &[i as u8; 40]))
+            .collect();
+        let versions: Vec<FileVersion> = paths.iter().map(|p| version_of(p)).collect();
+        for (path, version) in paths.iter().zip(&versions).take(2) {
+            cache.insert(path, *version, Bytes::from(vec![0; 40]), "\"x\"".into());
+        }
+        // The first is used again: the second is the one to go.
+        assert!(cache.get(&paths[0], &versions[0]).is_some());
+        cache.insert(
+            &paths[2],
+            versions[2],
+            Bytes::from(vec![0; 40]),
+            "\"x\"".into(),
+        );
+        assert!(cache.len() <= 100);
+        assert!(cache.get(&paths[0], &versions[0]).is_some());
+        assert!(cache.get(&paths[1], &versions[1]).is_none());
+        assert!(cache.get(&paths[2], &versions[2]).is_some());
+        // Larger than the whole cache: not kept, nothing evicted for it.
+        cache.insert(
+            &paths[3],
+            versions[3],
+            Bytes::from(vec![0; 101]),
+            "\"x\"".into(),
+        );
+        assert!(cache.get(&paths[3], &versions[3]).is_none());
+        assert_eq!(cache.len(), 80);
+        for path in &paths {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! The precompressed siblings of a folder's files (`app.js.br`, `app.js.gz`), for a
+//! folder served whole (`ServeAssets::folder`): a sibling is sent in place of its file
+//! only while it decodes to exactly the file's bytes. A sibling left from an earlier
+//! version of the file (the file replaced, its sibling not, or not yet) is ignored, not
+//! served: the check is made once per version of the file and of the sibling, by
+//! decoding the sibling (never past the file's length plus one byte, so a sibling that
+//! decodes to more is refused without being decoded whole).
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::cache::BodyCache;
+use super::version::FileVersion;
+use super::{Content, DiskFile, blocking, fetch};
+use crate::coding::Encoding;
+
+/// The codings a sibling may have, with the extension that names it, in the server's
+/// order of preference.
+const SIBLINGS: [(Encoding, &str); 2] = [(Encoding::Brotli, "br"), (Encoding::Gzip, "gz")];
+
+/// `path` with `.ext` added to its name.
+fn sibling_path(path: &Path, ext: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    name.into()
+}
+
+/// The codings of the siblings of `path` that exist now (a `stat` each, on the
+/// caller's thread, as the file's own).
+pub(crate) fn present(path: &Path) -> Vec<Encoding> {
+    SIBLINGS
+        .iter()
+        .filter(|(_, ext)| super::is_regular_file(&sibling_path(path, ext)))
+        .map(|(encoding, _)| *encoding)
+        .collect()
+}
+
+/// The sibling of `path` in `encoding`, read whole (through `cache`, like the file),
+/// when it decodes to exactly `identity`, the bytes of `path` at `version`; `None`
+/// when it is missing, larger than `whole_up_to`, or does not match.
+pub(crate) async fn matching(
+    path: PathBuf,
+    encoding: Encoding,
+    identity: Bytes,
+    version: FileVersion,
+    cache: Arc<BodyCache>,
+    whole_up_to: u64,
+) -> Option<DiskFile> {
+    let ext = SIBLINGS.iter().find(|(e, _)| *e == encoding)?.1;
+    let sibling = sibling_path(&path, ext);
+    // Larger than what is read whole: not opened at all.
+    if std::fs::metadata(&sibling).ok()?.len() > whole_up_to {
+        return None;
+    }
+    let tags = Arc::default();
+    let file = fetch(sibling.clone(), tags, Arc::clone(&cache), whole_up_to)
+        .await
+        .ok()?;
+    let Content::Whole(bytes) = &file.content else {
+        return None;
+    };
+    let sibling_version = file.meta.version;
+    if let Some(known) = cache.matches(&sibling, &sibling_version, &version) {
+        return known.then_some(file);
+    }
+    let (encoded, expected) = (bytes.clone(), identity);
+    let matches = blocking(move || Ok(decodes_to(encoding, &encoded, &expected)))
+        .await
+        .unwrap_or(false);
+    cache.checked(&sibling, &sibling_version, version, matches);
+    matches.then_some(file)
+}
+
+/// Whether `encoded`, decoded as `encoding`, is exactly `expected`.
+fn decodes_to(encoding: Encoding, encoded: &[u8], expected: &[u8]) -> bool {
+    let limit = expected.len() as u64 + 1;
+    let mut decoded = Vec::with_capacity(expected.len());
+    let read = match encoding {
+        Encoding::Gzip => flate2::read::GzDecoder::new(encoded)
+            .take(limit)
+            .read_to_end(&mut decoded),
+        Encoding::Brotli => brotli_decompressor::Decompressor::new(encoded, 4096)
+            .take(limit)
+            .read_to_end(&mut decoded),
+        _ => Err(io::Error::other("no decoder")),
+    };
+    read.is_ok() && decoded == expected
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn a_sibling_matches_only_the_bytes_it_decodes_to() {
+        let text = b"body { color: teal }\n".repeat(50);
+        let encoded = gzip(&text);
+        assert!(decodes_to(Encoding::Gzip, &encoded, &text));
+        let mut other = text.clone();
+        other[3] = b'x';
+        assert!(!decodes_to(Encoding::Gzip, &encoded, &other));
+        // Longer or shorter than the file: no match, and no more than one byte past
+        // the file is decoded.
+        assert!(!decodes_to(
+            Encoding::Gzip,
+            &encoded,
+            &text[..text.len() - 1]
+        ));
+        assert!(!decodes_to(Encoding::Gzip, &gzip(&text[..10]), &text));
+        // Not gzip at all; not brotli either.
+        assert!(!decodes_to(Encoding::Gzip, &text, &text));
+        assert!(!decodes_to(Encoding::Brotli, &encoded, &text));
+    }
+}
