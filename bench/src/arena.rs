@@ -16,10 +16,13 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
-use embed_assets::Encoding;
+use axum::serve::ListenerExt;
+use embed_assets::{Encoding, ServeAssets};
+use tower_http::services::ServeDir;
 
-use crate::serving::{serve_raw, Entry, Options, Reply, ServeMode, NOT_FOUND};
+use crate::serving::{announce, serve_raw, Entry, Options, Reply, ServeMode, NOT_FOUND};
 
 /// The 20 files as `build.rs` writes them, under `static/`.
 pub const ARENA_DIR: &str = concat!(env!("OUT_DIR"), "/arena");
@@ -105,6 +108,11 @@ pub fn lua_script(pipeline: usize) -> String {
     lua
 }
 
+/// The folder the disk modes serve ([`Mode::OursDisk`], [`Mode::ServeDir`]), read from
+/// this environment variable: `bench-arena --mode disk` gives each server a copy of
+/// [`ARENA_PRECOMPRESSED_DIR`] of its own, which its staleness probe changes.
+pub const ROOT_VAR: &str = "BENCH_ARENA_ROOT";
+
 /// Which server `bench-arena serve` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -117,17 +125,31 @@ pub enum Mode {
     /// serialized once, and the body), the responses to the requests read at once
     /// written with one `writev`; no `Date`, no checks.
     CeilingRaw,
+    /// Disk mode: `embed_assets::Server` serving `ServeAssets::folder` over the folder
+    /// [`ROOT_VAR`] names (the files with their `.br`/`.gz` siblings), in front of the
+    /// same one-route `Router`.
+    OursDisk,
+    /// Disk mode: tower-http's `ServeDir` with `precompressed_br().precompressed_gzip()`
+    /// over that folder, as axum's fallback under `axum::serve`.
+    ServeDir,
 }
 
 impl Mode {
-    /// Both modes.
-    pub const ALL: [Mode; 2] = [Mode::OursServe, Mode::CeilingRaw];
+    /// Every mode.
+    pub const ALL: [Mode; 4] = [
+        Mode::OursServe,
+        Mode::CeilingRaw,
+        Mode::OursDisk,
+        Mode::ServeDir,
+    ];
 
     /// The name on the command line and in the tables.
     pub fn name(self) -> &'static str {
         match self {
             Mode::OursServe => "ours-serve",
             Mode::CeilingRaw => "ceiling-raw",
+            Mode::OursDisk => "ours-disk",
+            Mode::ServeDir => "servedir",
         }
     }
 
@@ -138,7 +160,8 @@ impl Mode {
 }
 
 impl ServeMode for Mode {
-    const USAGE: &'static str = "--mode ours-serve|ceiling-raw [--port N] [--exit-with-stdin]";
+    const USAGE: &'static str =
+        "--mode ours-serve|ceiling-raw|ours-disk|servedir [--port N] [--exit-with-stdin]";
 
     fn from_name(name: &str) -> Option<Mode> {
         Mode::from_name(name)
@@ -153,10 +176,203 @@ impl ServeMode for Mode {
 /// The listener or the runtime failed.
 pub fn run(options: &Options<Mode>) -> io::Result<()> {
     let addr = options.start();
+    let root = || {
+        std::env::var_os(ROOT_VAR)
+            .map(PathBuf::from)
+            .ok_or_else(|| io::Error::other(format!("{ROOT_VAR} names no folder")))
+    };
     match options.mode {
         Mode::OursServe => crate::site::serve_ours(addr, files::ASSETS.service()),
         Mode::CeilingRaw => serve_raw_ceiling(addr),
+        Mode::OursDisk => crate::site::serve_ours(addr, ServeAssets::folder(root()?)),
+        Mode::ServeDir => serve_dir(addr, root()?),
     }
+}
+
+/// tower-http's `ServeDir` over `root`, with its `.br` and `.gz` siblings, as axum's
+/// fallback under `axum::serve` (tokio's default runtime: one worker per CPU the
+/// process may use), `TCP_NODELAY` on every connection.
+fn serve_dir(addr: SocketAddr, root: PathBuf) -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        announce(listener.local_addr()?)?;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let files = ServeDir::new(root).precompressed_br().precompressed_gzip();
+        axum::serve(listener, axum::Router::new().fallback_service(files)).await
+    })
+}
+
+/// One check of HTTP Arena's staleness probe on a disk server, and what came of it.
+#[derive(Debug)]
+pub struct ProbeResult {
+    /// What was changed.
+    pub what: &'static str,
+    /// `Ok` when the next responses carried the new bytes; else what they carried.
+    pub outcome: Result<(), String>,
+}
+
+/// HTTP Arena's staleness probe, on the server at `addr` serving `root` (a copy the
+/// probe may change), then one more check of ours: each change is followed at once by
+/// requests, with and without the profile's `Accept-Encoding`, that must carry the new
+/// bytes. The files are put back as they were after each check.
+///
+/// 1. `hero.webp` (no siblings) overwritten in place with other bytes of the same
+///    length, its mtime put back;
+/// 2. `app.js` replaced together with its `.br` and `.gz` siblings (the same length,
+///    the mtime put back);
+/// 3. not HTTP Arena's: `app.js` replaced alone, its siblings left stale: a server
+///    that sends a sibling must send one of the new bytes, never the stale one.
+///
+/// # Errors
+/// A file of the copy could not be read or written.
+pub fn probe(addr: SocketAddr, root: &Path) -> Result<Vec<ProbeResult>, String> {
+    let hero = root.join("static/hero.webp");
+    let app = root.join("static/app.js");
+    let mut results = Vec::new();
+    let original = read(&hero)?;
+    let changed: Vec<u8> = original.iter().rev().copied().collect();
+    replace(&hero, &changed)?;
+    results.push(ProbeResult {
+        what: "hero.webp, same length, in place, mtime put back",
+        outcome: serves(addr, "/static/hero.webp", &changed),
+    });
+    replace(&hero, &original)?;
+
+    let original = read(&app)?;
+    let siblings = [sibling(&app, "br"), sibling(&app, "gz")];
+    let kept: Vec<Vec<u8>> = siblings.iter().map(|p| read(p)).collect::<Result<_, _>>()?;
+    let mut changed = original.clone();
+    let marker = b"/* replaced by the staleness probe */";
+    changed[..marker.len()].copy_from_slice(marker);
+    write(&siblings[0], &brotli(&changed)?)?;
+    write(&siblings[1], &gzip(&changed)?)?;
+    replace(&app, &changed)?;
+    results.push(ProbeResult {
+        what: "app.js with its .br and .gz, same length, mtime put back",
+        outcome: serves(addr, "/static/app.js", &changed),
+    });
+    for (path, bytes) in siblings.iter().zip(&kept) {
+        write(path, bytes)?;
+    }
+    replace(&app, &changed)?;
+    results.push(ProbeResult {
+        what: "app.js alone, its .br and .gz left stale (not HTTP Arena's)",
+        outcome: serves(addr, "/static/app.js", &changed),
+    });
+    replace(&app, &original)?;
+    Ok(results)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn sibling(path: &Path, ext: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    name.into()
+}
+
+/// Overwrites `path` in place with `bytes` and puts its modification time back.
+fn replace(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mtime = std::fs::metadata(path)
+        .and_then(|meta| meta.modified())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    write(path, bytes)?;
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_modified(mtime))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Whether the next responses for `url`, with the profile's `Accept-Encoding` and
+/// without, decode to `expected`.
+fn serves(addr: SocketAddr, url: &str, expected: &[u8]) -> Result<(), String> {
+    let with = vec![("Accept-Encoding".to_owned(), ACCEPT_ENCODING.to_owned())];
+    for headers in [with, Vec::new()] {
+        let reply = crate::client::get(addr, url, &headers)?;
+        let coding = reply
+            .header("content-encoding")
+            .unwrap_or("identity")
+            .to_owned();
+        let body = crate::client::decode(&reply)?;
+        if reply.status != 200 || body != expected {
+            let what = if body == expected {
+                "the new bytes".to_owned()
+            } else {
+                format!("{} other bytes", body.len())
+            };
+            return Err(format!("status {}, {coding}: {what}", reply.status));
+        }
+    }
+    Ok(())
+}
+
+fn brotli(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &bytes[..], &mut out, &params).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).map_err(|e| e.to_string())?;
+    encoder.finish().map_err(|e| e.to_string())
+}
+
+/// A copy of [`ARENA_PRECOMPRESSED_DIR`] for one disk server, removed when dropped.
+#[derive(Debug)]
+pub struct FolderCopy(pub PathBuf);
+
+impl FolderCopy {
+    /// Copies the folder to a new folder in the temp folder named after `name`.
+    ///
+    /// # Errors
+    /// A file could not be read or written.
+    pub fn new(name: &str) -> Result<FolderCopy, String> {
+        let to = std::env::temp_dir().join(format!("bench-arena-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&to);
+        let copy = FolderCopy(to);
+        copy_tree(Path::new(ARENA_PRECOMPRESSED_DIR), &copy.0)?;
+        Ok(copy)
+    }
+}
+
+impl Drop for FolderCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// One prebuilt 200: the head on the wire and the body.

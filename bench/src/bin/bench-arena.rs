@@ -5,6 +5,12 @@
 //! on the same files with HTTP Arena's `.br`/`.gz` siblings, and by a hand-written raw
 //! ceiling. See `bench/README.md`.
 //!
+//! With `--mode disk`, the servers read the files from disk at run time, as HTTP
+//! Arena's rules ask of an entry: ours as `ServeAssets::folder` under
+//! `embed_assets::serve` (`ours-disk`), tower-http's `ServeDir` (`servedir`) and nginx,
+//! each over a copy of the files and siblings of its own, on which HTTP Arena's
+//! staleness probe (`bench::arena::probe`) runs before the load.
+//!
 //! Every server runs as a child process pinned to CPU 0 (one core: nginx has one
 //! worker, ours one worker thread) and wrk runs pinned to CPU 1, so the figures are
 //! per server core. Each server is checked on every URL before it is measured; rounds
@@ -26,13 +32,20 @@ use bench::wrk;
 
 /// ours-serve must reach this multiple of nginx's req/s, both on one core.
 const GOAL: f64 = 1.3;
+/// In disk mode, ours-disk must reach this multiple of nginx's req/s.
+const DISK_GOAL: f64 = 1.2;
 
 const USAGE: &str = "\
-usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections N]
-                   [--redo-noisy N] [--servers LIST] [--no-pin] [--nginx PATH]
-                   [--wrk PATH] [--raw] [--pipeline N]
-       bench-arena serve --mode ours-serve|ceiling-raw [--port N]
+usage: bench-arena [--mode embedded|disk] [--rounds N] [--duration SECS] [--warmup SECS]
+                   [--connections N] [--redo-noisy N] [--servers LIST] [--no-pin]
+                   [--nginx PATH] [--wrk PATH] [--raw] [--pipeline N]
+       bench-arena serve --mode ours-serve|ceiling-raw|ours-disk|servedir [--port N]
 
+  --mode disk        the servers read the files from disk at run time (HTTP Arena's
+                     rules): ours-disk (ServeAssets::folder under serve), servedir,
+                     nginx, each over its own copy, probed for staleness first; and
+                     ceiling-raw for reference (default: embedded: ours-serve, nginx,
+                     ceiling-raw)
   --rounds N         interleaved rounds; the table shows medians over them (default 5)
   --duration SECS    length of each wrk run, whole seconds (default 5, HTTP Arena's)
   --warmup SECS      one wrk run per server before the rounds (default 2; 0: none)
@@ -40,8 +53,8 @@ usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections
                      Arena's 4,096 connections over its 64 server CPUs, per CPU)
   --redo-noisy N     run a round again when other processes used over 10% of a CPU
                      during it, at most N times in all (default 3; 0: keep every round)
-  --servers LIST     only these, comma-separated: ours-serve, nginx, ceiling-raw
-                     (default: all)
+  --servers LIST     only these, comma-separated: ours-serve, nginx, ceiling-raw, and
+                     in disk mode ours-disk, servedir (default: all of the mode)
   --no-pin           do not pin servers to CPU 0 and wrk to CPU 1 (the figures are then
                      not per core: nginx keeps one worker, ours one per CPU)
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
@@ -51,7 +64,14 @@ usage: bench-arena [--rounds N] [--duration SECS] [--warmup SECS] [--connections
                      connection (HTTP/1.1 pipelining; HTTP Arena's script: 1, the
                      default), for servers faster than wrk can ask
 
-serve: one server by hand, e.g. `bench-arena serve --mode ours-serve --port 8080`.";
+serve: one server by hand, e.g. `bench-arena serve --mode ours-serve --port 8080`
+(ours-disk and servedir serve the folder named by BENCH_ARENA_ROOT).";
+
+struct Args {
+    common: WrkArgs,
+    /// `--mode disk`: the servers read the files at run time.
+    disk: bool,
+}
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -59,14 +79,44 @@ fn main() -> ExitCode {
         return driver::serve("bench-arena", argv[1..].to_vec(), arena::run);
     }
     let known = |name: &str| Mode::from_name(name).is_some();
-    let parsed = WrkArgs::new(5, 2).parse(argv, known, |_, _| Ok(false));
+    let mut disk = false;
+    let parsed = WrkArgs::new(5, 2).parse(argv, known, |arg, value| match arg {
+        "--mode" => {
+            disk = match value()?.as_str() {
+                "disk" => true,
+                "embedded" => false,
+                other => return Err(format!("--mode takes embedded or disk, not `{other}`")),
+            };
+            Ok(true)
+        }
+        _ => Ok(false),
+    });
+    let parsed = parsed.map(|common| common.map(|common| Args { common, disk }));
     driver::main("bench-arena", USAGE, parsed, run)
+}
+
+/// A disk server over `copy`: this executable's `serve --mode NAME`, the folder named
+/// in its environment.
+fn start_disk(mode: Mode, copy: &Path, cpu: Option<usize>) -> Result<ChildServer, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    let mut command = bench::procs::pinned(cpu, &exe);
+    command
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--exit-with-stdin",
+            "--mode",
+            mode.name(),
+        ])
+        .env(arena::ROOT_VAR, copy);
+    ChildServer::start_listening(mode.name().to_owned(), command)
 }
 
 /// nginx as HTTP Arena configures it for this test (`frameworks/nginx/nginx.conf`:
 /// `sendfile`, `tcp_nopush`, `brotli_static`, `gzip_static`, `etag off`, its MIME
 /// types), plus `open_file_cache`, on one worker.
-fn start_nginx(nginx: &Path, cpu: Option<usize>) -> Result<ChildServer, String> {
+fn start_nginx(nginx: &Path, root: &str, cpu: Option<usize>) -> Result<ChildServer, String> {
     let http = "\x20   server_tokens off;\n\
                 \x20   msie_padding off;\n\
                 \x20   etag off;\n\
@@ -80,7 +130,7 @@ fn start_nginx(nginx: &Path, cpu: Option<usize>) -> Result<ChildServer, String> 
                 \x20       image/svg+xml svg;\n\
                 \x20       font/woff2 woff2;\n\
                 \x20   }\n";
-    ChildServer::start_nginx_static(nginx, cpu, ARENA_PRECOMPRESSED_DIR, "bench-arena", http)
+    ChildServer::start_nginx_static(nginx, cpu, root, "bench-arena", http)
 }
 
 /// What one server sent for one URL of the profile.
@@ -163,7 +213,9 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
     })
 }
 
-fn run(args: &WrkArgs) -> Result<bool, String> {
+fn run(args: &Args) -> Result<bool, String> {
+    let disk = args.disk;
+    let args = &args.common;
     let Setup {
         cpus,
         server_cpu,
@@ -201,15 +253,33 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
 
     let mut servers: Vec<ChildServer> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
-    if args.wants("ours-serve") {
+    // Disk mode: each server over a copy of its own, which its probe changes.
+    let mut copies: Vec<(String, arena::FolderCopy)> = Vec::new();
+    if disk {
+        for mode in [Mode::OursDisk, Mode::ServeDir] {
+            if args.wants(mode.name()) {
+                let copy = arena::FolderCopy::new(mode.name())?;
+                servers.push(start_disk(mode, &copy.0, server_cpu)?);
+                copies.push((mode.name().to_owned(), copy));
+            }
+        }
+    } else if args.wants("ours-serve") {
         servers.push(ChildServer::start_serve(
             Mode::OursServe.name(),
             server_cpu,
         )?);
     }
     if args.wants("nginx") {
+        let root = if disk {
+            let copy = arena::FolderCopy::new("nginx")?;
+            let root = copy.0.display().to_string();
+            copies.push(("nginx".to_owned(), copy));
+            root
+        } else {
+            ARENA_PRECOMPRESSED_DIR.to_owned()
+        };
         match args.nginx_path() {
-            Some(nginx) => match start_nginx(&nginx, server_cpu) {
+            Some(nginx) => match start_nginx(&nginx, &root, server_cpu) {
                 Ok(server) => servers.push(server),
                 Err(message) => notes.push(format!("nginx not measured: {message}")),
             },
@@ -278,6 +348,40 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
         wire.push(failed.map_or(Ok(mean), Err));
     }
 
+    // 2. Disk mode: HTTP Arena's staleness probe on each disk server, before the load.
+    let mut probes: Vec<(String, String)> = Vec::new();
+    if disk {
+        println!(
+            "\n== staleness probe (HTTP Arena's, and a stale sibling): the next response after \
+             each change"
+        );
+        for server in &servers {
+            let Some((_, copy)) = copies
+                .iter()
+                .find(|(name, _)| server.name.starts_with(name.as_str()))
+            else {
+                continue;
+            };
+            let mut failed = Vec::new();
+            for result in arena::probe(server.addr, &copy.0)? {
+                let verdict = match &result.outcome {
+                    Ok(()) => "new bytes".to_owned(),
+                    Err(problem) => {
+                        failed.push(result.what);
+                        format!("STALE: {problem}")
+                    }
+                };
+                println!("  {:<12} {:<58} {verdict}", server.name, result.what);
+            }
+            let summary = if failed.is_empty() {
+                "passed".to_owned()
+            } else {
+                format!("failed on {}", failed.join("; "))
+            };
+            probes.push((server.name.clone(), summary));
+        }
+    }
+
     let script = std::env::temp_dir().join(format!("bench-arena-{}.lua", std::process::id()));
     std::fs::write(&script, arena::lua_script(args.pipeline))
         .map_err(|e| format!("{}: {e}", script.display()))?;
@@ -319,8 +423,11 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
             println!("  {:<12} {}", server.name, list.join(" "));
         }
     }
-    let (text, ok) = report(args, server_cpu.is_some(), &servers, &wire, &cells);
+    let (text, ok) = report(args, disk, server_cpu.is_some(), &servers, &wire, &cells);
     println!("{text}");
+    for (name, summary) in &probes {
+        println!("bench-arena: staleness probe, {name}: {summary}");
+    }
     for note in &notes {
         println!("bench-arena: {note}");
     }
@@ -329,11 +436,13 @@ fn run(args: &WrkArgs) -> Result<bool, String> {
         started.elapsed().as_secs_f64()
     );
     drop(servers);
+    drop(copies);
     Ok(ok)
 }
 
 fn report(
     args: &WrkArgs,
+    disk: bool,
     pinned: bool,
     servers: &[ChildServer],
     wire: &[Result<f64, String>],
@@ -428,10 +537,15 @@ fn report(
         );
     }
 
-    let ours = index("ours-serve");
+    let (name, goal) = if disk {
+        ("ours-disk", DISK_GOAL)
+    } else {
+        ("ours-serve", GOAL)
+    };
+    let ours = index(name);
     let _ = writeln!(
         out,
-        "\n== goal: ours-serve >= {GOAL:.1}x nginx per core on HTTP Arena's static profile"
+        "\n== goal: {name} >= {goal:.1}x nginx per core on HTTP Arena's static profile"
     );
     let verdict = match (
         ours.and_then(|o| medians[o]),
@@ -440,10 +554,10 @@ fn report(
         (Some(mine), Some(theirs)) if theirs > 0.0 => {
             let r = mine / theirs;
             format!(
-                "  ours-serve {} req/s, nginx {} req/s: {r:.2}x, {}{}",
+                "  {name} {} req/s, nginx {} req/s: {r:.2}x, {}{}",
                 thousands(mine),
                 thousands(theirs),
-                if r >= GOAL { "PASS" } else { "MISS" },
+                if r >= goal { "PASS" } else { "MISS" },
                 if pinned {
                     ""
                 } else {
@@ -451,7 +565,7 @@ fn report(
                 }
             )
         }
-        _ => "  - (ours-serve or nginx not measured)".into(),
+        _ => format!("  - ({name} or nginx not measured)"),
     };
     let _ = writeln!(out, "{verdict}");
     // The server CPU time per response: steadier than req/s when other processes share
@@ -461,9 +575,9 @@ fn report(
         let r = theirs / mine;
         let _ = writeln!(
             out,
-            "  by server CPU time per response: ours-serve {mine:.1} us, nginx {theirs:.1} us: \
+            "  by server CPU time per response: {name} {mine:.1} us, nginx {theirs:.1} us: \
              {r:.2}x, {} (loopback work in soft interrupts is counted for neither)",
-            if r >= GOAL { "PASS" } else { "MISS" }
+            if r >= goal { "PASS" } else { "MISS" }
         );
     }
 

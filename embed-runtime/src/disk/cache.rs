@@ -44,6 +44,8 @@ pub(crate) struct Cached {
     pub(crate) version: FileVersion,
     pub(crate) bytes: Bytes,
     pub(crate) etag: Arc<str>,
+    /// The media type the file's path and bytes give (a charset for UTF-8 text).
+    pub(crate) content_type: Arc<str>,
     used: Arc<AtomicU64>,
     /// For a precompressed sibling: whether it decodes to its file at this version.
     check: Option<(FileVersion, bool)>,
@@ -79,6 +81,8 @@ impl BodyCache {
     /// Keeps `bytes`, of `path` at `version`, in place of what was kept for it, when
     /// they fit: the least recently used of a sample of others make room.
     pub(crate) fn insert(&self, path: &Path, version: FileVersion, bytes: Bytes, etag: Arc<str>) {
+        let content_type =
+            embed_assets_shared::content_type(path, || std::str::from_utf8(&bytes).is_ok()).into();
         let len = bytes.len() as u64;
         if len > self.limit {
             return;
@@ -110,6 +114,7 @@ impl BodyCache {
                 version,
                 bytes,
                 etag,
+                content_type,
                 used,
                 check: None,
             },

@@ -8,6 +8,7 @@
 
 mod budget;
 mod cache;
+mod kept;
 mod pool;
 mod reader;
 #[cfg(all(feature = "serve", target_os = "linux"))]
@@ -19,6 +20,7 @@ mod version;
 
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
 pub(crate) use self::cache::BodyCache;
+pub(crate) use self::kept::Kept;
 pub(crate) use self::pool::blocking;
 use self::pool::{Pool, Runtime};
 pub(crate) use self::reader::{READER, Reader};

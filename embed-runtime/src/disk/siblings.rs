@@ -19,10 +19,11 @@ use crate::coding::Encoding;
 
 /// The codings a sibling may have, with the extension that names it, in the server's
 /// order of preference.
-const SIBLINGS: [(Encoding, &str); 2] = [(Encoding::Brotli, "br"), (Encoding::Gzip, "gz")];
+pub(super) const SIBLINGS: [(Encoding, &str); 2] =
+    [(Encoding::Brotli, "br"), (Encoding::Gzip, "gz")];
 
 /// `path` with `.ext` added to its name.
-fn sibling_path(path: &Path, ext: &str) -> PathBuf {
+pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".");
     name.push(ext);

@@ -90,24 +90,37 @@ impl ServeAssets {
             // Dev mode's files added since the build are hits when they exist, so the
             // front serves them even when the application's fallback is a service
             // without dev mode; an absent one is the application's.
-            Target::DevFile(relative)
-                if claim == Claim::Hits
-                    && !(route::is_get_or_head(head.method) && self.dev_file_is_hit(&relative)) =>
-            {
-                return None;
-            }
-            Target::DevFile(relative) if !route::is_get_or_head(head.method) => {
-                if self.dev_file_is_hit(&relative) {
-                    respond::method_not_allowed()
-                } else {
-                    self.not_found(head.method, head.headers)
-                }
-            }
-            Target::DevFile(relative) => {
-                return Some(Answer::Later(self.respond_dev_file(&relative, &head)));
-            }
+            Target::DevFile(relative) => return self.answer_dev_file(&relative, &head, claim),
         };
         Some(Answer::Response(response))
+    }
+
+    /// A path below the dev folder, or the folder served whole: from the folder's
+    /// cache at once when nothing needs reading, else read. A file there that
+    /// exists is a hit; other methods get 405 on it, 404 elsewhere.
+    fn answer_dev_file<'a>(
+        &self,
+        relative: &str,
+        head: &RequestHead<'_>,
+        claim: Claim,
+    ) -> Option<Answer<'a>> {
+        let get_or_head = route::is_get_or_head(head.method);
+        if get_or_head {
+            if let Some(response) = self.folder_hit(relative, head) {
+                return Some(Answer::Response(response));
+            }
+        }
+        if claim == Claim::Hits && !(get_or_head && self.dev_file_is_hit(relative)) {
+            return None;
+        }
+        if !get_or_head {
+            return Some(Answer::Response(if self.dev_file_is_hit(relative) {
+                respond::method_not_allowed()
+            } else {
+                self.not_found(head.method, head.headers)
+            }));
+        }
+        Some(Answer::Later(self.respond_dev_file(relative, head)))
     }
 
     /// Whether the 404 says nothing but "not here": no page of ours, and no choice made

@@ -21,6 +21,7 @@ mod builder;
 mod config;
 mod dispatch;
 mod file;
+mod folder;
 mod future;
 mod head;
 mod memory;
