@@ -25,6 +25,7 @@
 //! | [`.clean_urls()`](crate::ServeAssets::clean_urls) | off | `/about` serves `/about.html` |
 //! | [`.dev_folder(path)`](crate::ServeAssets::dev_folder) | off | dev mode: re-read embedded assets from this folder on every request. Edits show on refresh; ETags come from the current bytes; bodies are identity; embedded bytes are used if a file is missing. Files added since the build are served too, by the macro's rules (`include`/`exclude`, dotfiles, links). Pages are not rewritten, and no preload `Link` is sent. An explicit option, never tied to debug builds |
 //! | [`ServeAssets::folder(path)`](crate::ServeAssets::folder) | | not an option but a service of its own: a folder read at run time, with no table built at compile time (see [below](#embed-or-follow-a-folder)) |
+//! | [`.cache_size(bytes)`](crate::ServeAssets::cache_size) | [`ServeAssets::DEFAULT_CACHE_SIZE`](crate::ServeAssets::DEFAULT_CACHE_SIZE) (64 MiB) | what a folder's service keeps in memory of the small files it read, each with its file's version, given again only while the file is unchanged |
 //! | [`.disk_root(path)`](crate::ServeAssets::disk_root) | the folder the macro read | where files over `max_embed_size` are read from at run time |
 //! | [`.chunk_size(bytes)`](crate::ServeAssets::chunk_size) | [`ServeAssets::DEFAULT_CHUNK_SIZE`](crate::ServeAssets::DEFAULT_CHUNK_SIZE) (1 MiB) | read size for on-disk files. Memory per download is about one chunk. Values under 4 KiB are raised to 4 KiB |
 //! | [`.read_budget(bytes)`](crate::ServeAssets::read_budget) | [`ServeAssets::DEFAULT_READ_BUDGET`](crate::ServeAssets::DEFAULT_READ_BUDGET) (32 MiB) | what the downloads of files over `max_embed_size` may hold in full-size chunks at once, across all of them (see [big files](crate::guide::big_files)) |
@@ -78,11 +79,19 @@
 //!   changed while it streams ends its download short rather than mixing two
 //!   versions ([big files](crate::guide::big_files));
 //! - files of one [chunk](crate::ServeAssets::chunk_size) or less are read whole, with
-//!   a `charset` for UTF-8 text; larger ones are streamed (`sendfile` under `serve`),
-//!   and their tag comes once it is computed in the background;
+//!   a `charset` for UTF-8 text, and kept in memory
+//!   ([`.cache_size`](crate::ServeAssets::cache_size), 64 MiB by default) with the
+//!   version they were read from: a request looks at the file's metadata (an `lstat`
+//!   per path component, which also refuses a symbolic link on the way) and reads
+//!   nothing while the version is the same; larger files are streamed (`sendfile`
+//!   under `serve`), and their tag comes once it is computed in the background;
+//! - a `.br` or `.gz` sibling (`app.js.br`) is sent to a client that accepts its coding,
+//!   with `Vary: Accept-Encoding` and a tag of its own, but only once it has been found
+//!   to decode to exactly the file's bytes (checked once per version of both): a
+//!   sibling left from an earlier version of the file is passed over, never sent;
 //! - paths stay inside the folder: no `.`/`..` segment, backslash or control
 //!   character, no dot file or dot folder, no symbolic link on the way;
-//! - bodies go out as they are on disk: nothing is compressed at run time.
+//! - nothing is compressed at run time: a file with no sibling goes as it is.
 //!
 //! The two combine: the embedded shell in front, the folder behind it. Under axum:
 //!

@@ -571,7 +571,10 @@ impl ServeAssets {
     ///   starts with `.` are not served, and neither is a path with a symbolic link
     ///   on its way.
     /// - The media type comes from the file's extension (the macro's table of types).
-    /// - Bodies go out as they are on disk (identity).
+    /// - A `.br` or `.gz` sibling (`app.js.br`) is sent to a client that accepts its
+    ///   coding, with `Vary: Accept-Encoding` and a tag of its own, only once it has
+    ///   been found to decode to exactly the file's bytes (checked once per version of
+    ///   both): a stale sibling is passed over. Nothing is compressed at run time.
     /// - [`spa_fallback`](Self::spa_fallback) takes a URL path in the folder; the page
     ///   is read from the folder too.
     ///
