@@ -74,9 +74,7 @@ impl<'a> Representation<'a> {
     /// later change falls in a later second. (Git calls the same case "racily clean".)
     pub(crate) fn on_disk(meta: &'a FileMeta, content_type: &'a str) -> Option<Self> {
         let version = meta.version;
-        let dated = SystemTime::now()
-            .duration_since(version.stated)
-            .is_ok_and(|age| age >= Duration::from_secs(1));
+        let dated = Self::is_dated(meta);
         Some(Representation {
             content_type,
             encoding: Encoding::Identity,
@@ -101,6 +99,36 @@ impl<'a> Representation<'a> {
             negotiated: Negotiated::No,
             dictionary_match: None,
         })
+    }
+
+    /// Whether a file read at run time has a date to state: it last changed a second
+    /// ago or more (see [`on_disk`](Self::on_disk)).
+    pub(crate) fn is_dated(meta: &FileMeta) -> bool {
+        SystemTime::now()
+            .duration_since(meta.version.stated)
+            .is_ok_and(|age| age >= Duration::from_secs(1))
+    }
+
+    /// [`on_disk`](Self::on_disk) of a file that [`is_dated`](Self::is_dated), with
+    /// the header values built before for this version of it.
+    pub(crate) fn on_disk_with(
+        meta: &'a FileMeta,
+        content_type: &'a str,
+        values: HeaderValues,
+    ) -> Self {
+        let version = meta.version;
+        Representation {
+            content_type,
+            encoding: Encoding::Identity,
+            validators: Validators {
+                etag: meta.etag.as_deref(),
+                modified: Some(version.modified_secs()),
+            },
+            len: version.len,
+            values,
+            negotiated: Negotiated::No,
+            dictionary_match: None,
+        }
     }
 
     /// The stored variant of an embedded asset, its header values built from the

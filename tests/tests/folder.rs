@@ -500,3 +500,73 @@ async fn the_next_request_after_a_replace_gets_the_new_bytes_under_load() {
         task.await.unwrap();
     }
 }
+
+/// Files a second old or more: their responses come from the fields built once per
+/// version (a whole 200, a 304), the same as the fields built per request.
+#[tokio::test]
+async fn settled_files_answer_the_same_from_their_kept_fields() {
+    let folder = Folder::site("settled");
+    let text = script("settled", 12_000);
+    folder.write("js/app.js", &text);
+    folder.write("js/app.js.br", &brotli(&text));
+    std::thread::sleep(Duration::from_millis(1_100));
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    for value in ["br", "identity"] {
+        let ae = [("accept-encoding", value)];
+        // The first reads and keeps; the next come from what was kept.
+        let (_, first, first_body) = get(addr, "/js/app.js", &ae).await;
+        for _ in 0..3 {
+            let (status, headers, body) = get(addr, "/js/app.js", &ae).await;
+            assert_eq!(status, StatusCode::OK);
+            assert_eq!(body, first_body, "{value}");
+            for name in [
+                ETAG,
+                http::header::LAST_MODIFIED,
+                CONTENT_TYPE,
+                CONTENT_LENGTH,
+                VARY,
+            ] {
+                assert_eq!(headers.get(&name), first.get(&name), "{value}: {name}");
+                assert!(headers.get(&name).is_some(), "{value}: {name}");
+            }
+            assert_eq!(headers.get(CONTENT_ENCODING), first.get(CONTENT_ENCODING));
+            assert_eq!(decode_body(&headers, &body), text);
+        }
+        let etag = header(&first, ETAG).unwrap().to_owned();
+        let (status, headers, body) = get(
+            addr,
+            "/js/app.js",
+            &[("accept-encoding", value), ("if-none-match", &etag)],
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{value}");
+        assert!(body.is_empty());
+        assert_eq!(header(&headers, ETAG), Some(etag.as_str()));
+        assert!(headers.get(CONTENT_LENGTH).is_none_or(|v| v == "0"));
+        let (status, headers, body) = head(addr, "/js/app.js", &ae).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.is_empty());
+        assert_eq!(headers.get(CONTENT_LENGTH), first.get(CONTENT_LENGTH));
+        let (status, _, body) = get(
+            addr,
+            "/js/app.js",
+            &[("accept-encoding", value), ("range", "bytes=0-4")],
+        )
+        .await;
+        assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+        assert_eq!(&body[..], &first_body[..5]);
+    }
+    // The sibling asked for by its own name is a file like any other: no coding, and
+    // not the fields it is sent with in its file's place.
+    for _ in 0..2 {
+        let (status, headers, body) =
+            get(addr, "/js/app.js.br", &[("accept-encoding", "br")]).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(headers.get(CONTENT_ENCODING).is_none());
+        assert_ne!(
+            header(&headers, CONTENT_TYPE),
+            Some("text/javascript; charset=utf-8")
+        );
+        assert_eq!(&body[..], &brotli(&text)[..]);
+    }
+}

@@ -13,11 +13,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use bytes::Bytes;
 
 use super::version::FileVersion;
+use crate::respond::PrebuiltHeaders;
 
 /// How many entries an eviction looks at to find the least recently used among them
 /// (sampled, as Redis does: a bounded cost per insert whatever the number of files).
@@ -46,6 +47,10 @@ pub(crate) struct Cached {
     pub(crate) etag: Arc<str>,
     /// The media type the file's path and bytes give (a charset for UTF-8 text).
     pub(crate) content_type: Arc<str>,
+    /// The header fields of its 200 and 304, built on first use: as itself without
+    /// and with `Vary: Accept-Encoding` (whether a sibling exists can change while the
+    /// bytes do not), and as the precompressed sibling of its file.
+    pub(crate) heads: Arc<[OnceLock<Arc<PrebuiltHeaders>>; 3]>,
     used: Arc<AtomicU64>,
     /// For a precompressed sibling: whether it decodes to its file at this version.
     check: Option<(FileVersion, bool)>,
@@ -115,6 +120,7 @@ impl BodyCache {
                 bytes,
                 etag,
                 content_type,
+                heads: Arc::default(),
                 used,
                 check: None,
             },

@@ -3,6 +3,9 @@
 //! ([`Prebuilt`], which copies nothing), or any other answer (206, 412, 416, a policy
 //! assembled per request) made by [`respond_to`](super::respond_to).
 
+use std::ops::Deref;
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http::{HeaderMap, Method, Response, StatusCode};
 
@@ -17,9 +20,29 @@ use crate::representation::Representation;
 pub(crate) struct Prebuilt<'a> {
     /// 200 or 304.
     pub(crate) status: StatusCode,
-    pub(crate) fields: &'a PrebuiltHeaders,
+    pub(crate) fields: PrebuiltFields<'a>,
     /// Empty for a HEAD and a 304.
     pub(crate) body: Bytes,
+}
+
+/// Where a prebuilt answer's fields live: with the service's tables (an embedded
+/// asset), or shared with a cache entry (a file of a folder served whole, kept while
+/// it does not change).
+#[derive(Debug, Clone)]
+pub(crate) enum PrebuiltFields<'a> {
+    Borrowed(&'a PrebuiltHeaders),
+    Shared(Arc<PrebuiltHeaders>),
+}
+
+impl Deref for PrebuiltFields<'_> {
+    type Target = PrebuiltHeaders;
+
+    fn deref(&self) -> &PrebuiltHeaders {
+        match self {
+            PrebuiltFields::Borrowed(fields) => fields,
+            PrebuiltFields::Shared(fields) => fields,
+        }
+    }
 }
 
 impl Prebuilt<'_> {
@@ -97,14 +120,14 @@ pub(crate) fn answer<'a>(
                 };
                 return Embedded::Prebuilt(Prebuilt {
                     status: StatusCode::OK,
-                    fields,
+                    fields: PrebuiltFields::Borrowed(fields),
                     body,
                 });
             }
             Outcome::NotModified => {
                 return Embedded::Prebuilt(Prebuilt {
                     status: StatusCode::NOT_MODIFIED,
-                    fields,
+                    fields: PrebuiltFields::Borrowed(fields),
                     body: Bytes::new(),
                 });
             }

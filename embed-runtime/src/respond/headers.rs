@@ -123,7 +123,12 @@ impl std::fmt::Debug for PrebuiltHeaders {
 impl PrebuiltHeaders {
     /// The headers of `variant`, a stored body of `asset`.
     pub(crate) fn new(asset: &Asset, variant: &'static Variant, added: Added<'_>) -> Self {
-        let rep = &Representation::embedded(asset, variant);
+        Self::of(&Representation::embedded(asset, variant), added)
+    }
+
+    /// The headers of `rep`, with `added`: a file of a folder served whole keeps
+    /// them with its bytes while it does not change.
+    pub(crate) fn of(rep: &Representation<'_>, added: Added<'_>) -> Self {
         let not_modified = representation_headers(rep, added, Part::NotModified);
         let ok = representation_headers(rep, added, Part::Whole);
         PrebuiltHeaders {
@@ -141,6 +146,11 @@ impl PrebuiltHeaders {
         } else {
             &self.ok
         }
+    }
+
+    /// The header values the maps were built from.
+    pub(crate) fn values(&self) -> &HeaderValues {
+        &self.values
     }
 
     /// The representation of `variant` (of `asset`, which these headers were built

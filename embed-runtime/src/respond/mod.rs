@@ -27,7 +27,9 @@ pub(crate) use canned::{
     add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, release_list,
     status_only,
 };
-pub(crate) use embedded::{Embedded, EmbeddedPolicy, Prebuilt, answer as answer_embedded};
+pub(crate) use embedded::{
+    Embedded, EmbeddedPolicy, Prebuilt, PrebuiltFields, answer as answer_embedded,
+};
 pub(crate) use headers::{
     Added, NO_CACHE, Part, PrebuiltHeaders, PurgeTags, RELEASE_ID, SERVICE_FIELDS,
     representation_headers,

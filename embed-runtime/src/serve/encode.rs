@@ -157,9 +157,9 @@ pub(super) fn encode_prebuilt(
 /// field this server adds or rewrites (`Connection`, `Date`, `Transfer-Encoding`,
 /// `Trailer`, a `Content-Length` other than the 200's one): that head is then written
 /// field by field.
-fn field_lines<'a>(prebuilt: &Prebuilt<'a>) -> Option<&'a [u8]> {
+fn field_lines<'p>(prebuilt: &'p Prebuilt<'_>) -> Option<&'p [u8]> {
     let not_modified = prebuilt.status == StatusCode::NOT_MODIFIED;
-    let fields = prebuilt.fields;
+    let fields = &*prebuilt.fields;
     let map = fields.fields(not_modified);
     let lengths = usize::from(!not_modified);
     fields.wire[usize::from(not_modified)]

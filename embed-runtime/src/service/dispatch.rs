@@ -106,8 +106,8 @@ impl ServeAssets {
     ) -> Option<Answer<'a>> {
         let get_or_head = route::is_get_or_head(head.method);
         if get_or_head {
-            if let Some(response) = self.folder_hit(relative, head) {
-                return Some(Answer::Response(response));
+            if let Some(answer) = self.folder_hit(relative, head) {
+                return Some(answer);
             }
         }
         if claim == Claim::Hits && !(get_or_head && self.dev_file_is_hit(relative)) {
