@@ -101,10 +101,12 @@
 //! use axum::Router;
 //! use embed_assets::ServeAssets;
 //!
-//! let app = Router::new()
+//! # #[cfg(feature = "axum")]
+//! # fn app() -> Router {
+//! Router::new()
 //!     .nest_service("/uploads", ServeAssets::folder("/srv/uploads"))
-//!     .fallback_service(frontend::ASSETS.service());
-//! # let _: Router = app;
+//!     .fallback_service(frontend::ASSETS.service())
+//! # }
 //! ```
 //!
 //! # Strict Content-Security-Policy, with no nonce
