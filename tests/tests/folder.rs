@@ -570,3 +570,31 @@ async fn settled_files_answer_the_same_from_their_kept_fields() {
         assert_eq!(&body[..], &brotli(&text)[..]);
     }
 }
+
+/// A deploy that writes a file before its sibling (rsync's order: `app.js`, then
+/// `app.js.br`): the sibling is used once it is there, at most a second later.
+#[tokio::test]
+async fn a_sibling_written_after_its_file_is_used_once_there() {
+    let folder = Folder::site("late-sibling");
+    let text = script("late", 8_000);
+    folder.write("js/late.js", &text);
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let br = [("accept-encoding", "br")];
+    for _ in 0..2 {
+        let (_, headers, body) = get(addr, "/js/late.js", &br).await;
+        assert!(headers.get(CONTENT_ENCODING).is_none());
+        assert_eq!(&body[..], &text[..]);
+    }
+    folder.write("js/late.js.br", &brotli(&text));
+    let mut coded = false;
+    for _ in 0..30 {
+        let (_, headers, body) = get(addr, "/js/late.js", &br).await;
+        assert_eq!(decode_body(&headers, &body), text);
+        if header(&headers, CONTENT_ENCODING) == Some("br") {
+            coded = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(coded, "the sibling was not used within 3 s");
+}

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use bytes::Bytes;
 
@@ -52,8 +53,23 @@ pub(crate) struct Cached {
     /// bytes do not), and as the precompressed sibling of its file.
     pub(crate) heads: Arc<[OnceLock<Arc<PrebuiltHeaders>>; 3]>,
     used: Arc<AtomicU64>,
-    /// For a precompressed sibling: whether it decodes to its file at this version.
-    check: Option<(FileVersion, bool)>,
+    /// What is known of its precompressed siblings (`siblings::SIBLINGS`' order) at
+    /// this version of it.
+    pub(crate) siblings: [Sibling; 2],
+}
+
+/// What a kept file knows of one of its precompressed siblings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sibling {
+    /// Not looked at since this version of the file was read.
+    Unknown,
+    /// None there when last looked at, at this instant (looked at again a second on,
+    /// for a sibling written after its file).
+    Absent(Instant),
+    /// This version of the sibling does not decode to the file: passed over.
+    Stale(FileVersion),
+    /// This version of the sibling decodes to exactly the file's bytes.
+    Matches(FileVersion),
 }
 
 impl BodyCache {
@@ -122,48 +138,29 @@ impl BodyCache {
                 content_type,
                 heads: Arc::default(),
                 used,
-                check: None,
+                siblings: [Sibling::Unknown; 2],
             },
         );
     }
 
-    /// Whether the sibling kept at `sibling` for `version` was found to decode to its
-    /// file's bytes at `file`, if that was checked.
-    pub(crate) fn matches(
+    /// Notes, with the file kept at `path` for `version`, what is known of its sibling
+    /// number `index` (forgotten with the entry, or when the file changes).
+    pub(crate) fn note_sibling(
         &self,
-        sibling: &Path,
+        path: &Path,
         version: &FileVersion,
-        file: &FileVersion,
-    ) -> Option<bool> {
-        let entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let cached = entries.by_path.get(sibling)?;
-        match cached.check {
-            Some((checked, matches)) if cached.version == *version && checked == *file => {
-                Some(matches)
-            }
-            _ => None,
-        }
-    }
-
-    /// Remembers, with the sibling kept at `sibling` for `version`, whether it decodes
-    /// to its file's bytes at `file` (forgotten with the entry).
-    pub(crate) fn checked(
-        &self,
-        sibling: &Path,
-        version: &FileVersion,
-        file: FileVersion,
-        matches: bool,
+        index: usize,
+        sibling: Sibling,
     ) {
         let mut entries = self
             .entries
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(cached) = entries.by_path.get_mut(sibling) {
+        if let Some(cached) = entries.by_path.get_mut(path) {
             if cached.version == *version {
-                cached.check = Some((file, matches));
+                if let Some(slot) = cached.siblings.get_mut(index) {
+                    *slot = sibling;
+                }
             }
         }
     }

@@ -1,24 +1,29 @@
 //! A request of a folder served whole answered from what its [`BodyCache`] keeps, with
-//! no read and no hop to the blocking pool: the path's components looked at with one
-//! `lstat` each on the request's own thread (which also tells that no symbolic link is
-//! on the way, and gives the file's version), then the file and each of its
-//! precompressed siblings taken from the cache at their current versions. Anything not
+//! no read and no hop to the blocking pool: the file looked at with one `lstat` on the
+//! request's own thread (which gives its version, and tells a link from a file), then
+//! it and the precompressed siblings found to match that version taken from the cache. Anything not
 //! known yet (a file or sibling not kept, or kept for another version, or a sibling not
 //! checked against the file) leaves the request to the path that reads.
 
 use std::path::Path;
+use std::time::Duration;
 
-use super::cache::{BodyCache, Cached};
+use super::cache::{BodyCache, Cached, Sibling};
 use super::siblings::{SIBLINGS, sibling_path};
 use super::version::FileVersion;
 use crate::coding::Encoding;
+
+/// How long a sibling found absent is taken as absent before it is looked for again.
+const RECHECK: Duration = Duration::from_secs(1);
 
 /// A file kept at its current version, with its siblings that decode to it.
 #[derive(Debug)]
 pub(crate) struct Kept {
     pub(crate) file: Cached,
-    /// The siblings kept and checked, in the server's order of preference.
-    pub(crate) siblings: Vec<(Encoding, Cached)>,
+    /// The siblings that exist and are not known to differ from the file, in the
+    /// server's order of preference: kept and checked (`Some`), or still to be read or
+    /// checked (`None`: a request that prefers it goes the way that reads).
+    pub(crate) siblings: Vec<(Encoding, Option<Cached>)>,
     /// Whether any sibling exists, matching or not: the choice then depends on
     /// `Accept-Encoding`.
     pub(crate) negotiated: bool,
@@ -34,37 +39,40 @@ pub(crate) fn kept(
     follow_symlinks: bool,
 ) -> Option<Kept> {
     let path = folder.join(relative);
-    let version = if follow_symlinks {
-        version_of(&path, false)?
-    } else {
-        // Every folder on the way, then the file itself, not a link.
-        let mut at = folder.to_path_buf();
-        let mut parts = relative.split('/').peekable();
-        loop {
-            at.push(parts.next()?);
-            if parts.peek().is_none() {
-                break version_of(&at, true)?;
-            }
-            let meta = std::fs::symlink_metadata(&at).ok()?;
-            if !meta.is_dir() {
-                return None;
-            }
-        }
-    };
+    // The file itself, not a link (`lstat`). The folders on the way need no look of
+    // their own: an entry is kept only by the way that reads, after it found no link
+    // on the way, and a folder on the way swapped for a link since would lead to
+    // another file (another device, inode or ctime: another version), unless to this
+    // very file, unchanged, whose bytes are the ones kept.
+    let version = version_of(&path, !follow_symlinks)?;
     let file = cache.get(&path, &version)?;
+    // The siblings as last looked at with this version of the file. One found to
+    // match is not looked at again: it is right for these bytes whatever happens to it
+    // on disk since (the copy kept is what is sent). One found stale is looked at
+    // again (a sibling written after its file), and one absent a second on. `None`:
+    // offered, and read if the request prefers it.
     let mut siblings = Vec::new();
     let mut negotiated = false;
-    for (encoding, ext) in SIBLINGS {
-        let sibling = sibling_path(&path, ext);
-        let Some(sibling_version) = version_of(&sibling, !follow_symlinks) else {
-            continue;
-        };
-        negotiated = true;
-        // Checked against this version of the file: kept if it matches, passed over
-        // if not; not checked yet: read.
-        if cache.matches(&sibling, &sibling_version, &version)? {
-            siblings.push((encoding, cache.get(&sibling, &sibling_version)?));
+    for (&(encoding, ext), known) in SIBLINGS.iter().zip(file.siblings) {
+        match known {
+            Sibling::Absent(at) if at.elapsed() < RECHECK => continue,
+            Sibling::Absent(_) => {
+                siblings.push((encoding, None));
+                continue;
+            }
+            Sibling::Stale(checked) => {
+                let now = version_of(&sibling_path(&path, ext), !follow_symlinks);
+                if now != Some(checked) {
+                    siblings.push((encoding, None));
+                }
+            }
+            Sibling::Unknown => siblings.push((encoding, None)),
+            Sibling::Matches(checked) => {
+                let kept = cache.get(&sibling_path(&path, ext), &checked);
+                siblings.push((encoding, kept));
+            }
         }
+        negotiated = true;
     }
     Some(Kept {
         file,

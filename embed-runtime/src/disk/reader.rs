@@ -47,7 +47,7 @@ pub(crate) struct Reader {
     pub(crate) fetch: Fetch,
     /// The codings of a folder's file's precompressed siblings that exist
     /// ([`siblings::present`](super::siblings::present)).
-    pub(crate) siblings: fn(&Path) -> Vec<Encoding>,
+    pub(crate) siblings: fn(&BodyCache, &Path, &FileVersion, bool) -> Vec<Encoding>,
     /// A folder's file's sibling in a coding, when it decodes to the file's bytes
     /// ([`siblings::matching`](super::siblings::matching)).
     pub(crate) sibling: Sibling,

@@ -9,10 +9,11 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::cache::BodyCache;
+use super::cache::{BodyCache, Sibling};
 use super::version::FileVersion;
 use super::{Content, DiskFile, blocking, fetch};
 use crate::coding::Encoding;
@@ -30,14 +31,30 @@ pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
     name.into()
 }
 
-/// The codings of the siblings of `path` that exist now (a `stat` each, on the
-/// caller's thread, as the file's own).
-pub(crate) fn present(path: &Path) -> Vec<Encoding> {
-    SIBLINGS
-        .iter()
-        .filter(|(_, ext)| super::is_regular_file(&sibling_path(path, ext)))
-        .map(|(encoding, _)| *encoding)
-        .collect()
+/// The codings of the siblings of `path` (kept in `cache` at `version`) that exist now
+/// as regular files (an `lstat` each, so a link is none unless `follow_symlinks`, on
+/// the caller's thread); those that do not are noted as absent with the file.
+pub(crate) fn present(
+    cache: &BodyCache,
+    path: &Path,
+    version: &FileVersion,
+    follow_symlinks: bool,
+) -> Vec<Encoding> {
+    let mut present = Vec::new();
+    for (index, (encoding, ext)) in SIBLINGS.iter().enumerate() {
+        let sibling = sibling_path(path, ext);
+        let meta = if follow_symlinks {
+            std::fs::metadata(&sibling)
+        } else {
+            std::fs::symlink_metadata(&sibling)
+        };
+        if meta.is_ok_and(|meta| meta.is_file()) {
+            present.push(*encoding);
+        } else {
+            cache.note_sibling(path, version, index, Sibling::Absent(Instant::now()));
+        }
+    }
+    present
 }
 
 /// The sibling of `path` in `encoding`, read whole (through `cache`, like the file),
@@ -51,8 +68,8 @@ pub(crate) async fn matching(
     cache: Arc<BodyCache>,
     whole_up_to: u64,
 ) -> Option<DiskFile> {
-    let ext = SIBLINGS.iter().find(|(e, _)| *e == encoding)?.1;
-    let sibling = sibling_path(&path, ext);
+    let index = SIBLINGS.iter().position(|(e, _)| *e == encoding)?;
+    let sibling = sibling_path(&path, SIBLINGS[index].1);
     // Larger than what is read whole: not opened at all.
     if std::fs::metadata(&sibling).ok()?.len() > whole_up_to {
         return None;
@@ -65,14 +82,24 @@ pub(crate) async fn matching(
         return None;
     };
     let sibling_version = file.meta.version;
-    if let Some(known) = cache.matches(&sibling, &sibling_version, &version) {
-        return known.then_some(file);
+    let known = cache
+        .get(&path, &version)
+        .and_then(|kept| kept.siblings.get(index).copied());
+    match known {
+        Some(Sibling::Matches(checked)) if checked == sibling_version => return Some(file),
+        Some(Sibling::Stale(checked)) if checked == sibling_version => return None,
+        _ => {}
     }
     let (encoded, expected) = (bytes.clone(), identity);
     let matches = blocking(move || Ok(decodes_to(encoding, &encoded, &expected)))
         .await
         .unwrap_or(false);
-    cache.checked(&sibling, &sibling_version, version, matches);
+    let noted = if matches {
+        Sibling::Matches(sibling_version)
+    } else {
+        Sibling::Stale(sibling_version)
+    };
+    cache.note_sibling(&path, &version, index, noted);
     matches.then_some(file)
 }
 

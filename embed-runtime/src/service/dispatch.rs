@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use embed_assets_shared::select::FileRules;
 use http::{StatusCode, Version};
 
 use super::Answer;
@@ -195,12 +194,7 @@ impl ServeAssets {
         let Some(dev) = &options.dev_folder else {
             return ResponseFuture::ready(self.not_found(head.method, head.headers));
         };
-        let follow_symlinks = self
-            .config
-            .tables(self.assets)
-            .dev
-            .as_ref()
-            .is_some_and(FileRules::follows_symlinks);
+        let follow_symlinks = self.follows_symlinks();
         let mut request = FileRequest {
             service: self.clone(),
             reader: dev.reader,

@@ -118,7 +118,12 @@ impl FileRequest {
         let Content::Whole(identity) = &file.content else {
             return (file, Encoding::Identity, false);
         };
-        let mut present = (self.reader.siblings)(&self.path);
+        let mut present = (self.reader.siblings)(
+            &self.service.config.bodies,
+            &self.path,
+            &file.meta.version,
+            self.service.follows_symlinks(),
+        );
         if present.is_empty() {
             return (file, Encoding::Identity, false);
         }

@@ -23,6 +23,16 @@ use crate::representation::{Negotiated, Representation};
 use crate::respond::{self, Outcome, Prebuilt, PrebuiltFields, PrebuiltHeaders};
 
 impl ServeAssets {
+    /// Whether the dev folder's (or the folder's) symbolic links are followed: the
+    /// macro's `follow_symlinks`; never for a folder served whole.
+    pub(super) fn follows_symlinks(&self) -> bool {
+        self.config
+            .tables(self.assets)
+            .dev
+            .as_ref()
+            .is_some_and(FileRules::follows_symlinks)
+    }
+
     /// The answer to a GET or HEAD of `relative` in a folder served whole, from its
     /// cache, or `None` when something must be read first (or it is not such a folder).
     pub(super) fn folder_hit(
@@ -38,19 +48,19 @@ impl ServeAssets {
         if !route::is_get_or_head(head.method) {
             return None;
         }
-        let follow_symlinks = self
-            .config
-            .tables(self.assets)
-            .dev
-            .as_ref()
-            .is_some_and(FileRules::follows_symlinks);
+        let follow_symlinks = self.follows_symlinks();
         let kept = (dev.reader.kept)(&self.config.bodies, &dev.path, relative, follow_symlinks)?;
         let offered = kept
             .siblings
             .iter()
-            .map(|(encoding, cached)| ((*encoding, cached), *encoding));
-        let (encoding, cached) = negotiate::choose(head.headers.get_all(ACCEPT_ENCODING), offered)
-            .unwrap_or((Encoding::Identity, &kept.file));
+            .map(|(encoding, cached)| ((*encoding, cached.as_ref()), *encoding));
+        let (encoding, cached) =
+            match negotiate::choose(head.headers.get_all(ACCEPT_ENCODING), offered) {
+                // The sibling the request prefers, not read or checked yet: read it.
+                Some((_, None)) => return None,
+                Some((encoding, Some(cached))) => (encoding, cached),
+                None => (Encoding::Identity, &kept.file),
+            };
         let meta = FileMeta {
             etag: Some(Arc::clone(&cached.etag)),
             version: cached.version,
