@@ -20,6 +20,9 @@ pub enum Mode {
     /// own server, `embed_assets::Server`, one worker per CPU the process may use: on
     /// Linux it sends the files with `sendfile`.
     OursServe,
+    /// `ServeAssets::folder(MEDIA_DIR)` (no table built at compile time: the disk mode)
+    /// under `embed_assets::Server`, as [`Mode::OursServe`].
+    OursFolder,
 }
 
 /// What `bench-server` was asked to do.
@@ -45,7 +48,7 @@ pub struct Options {
 }
 
 /// The usage line of the server's arguments.
-pub const USAGE: &str = "--mode ours|servedir|ours-serve [--port N] [--chunk BYTES] \
+pub const USAGE: &str = "--mode ours|servedir|ours-serve|ours-folder [--port N] [--chunk BYTES] \
                          [--read-budget BYTES] [--workers N] [--exit-with-stdin] [--cold DIR] \
                          [--sendfile-whole]";
 
@@ -78,6 +81,7 @@ impl Options {
                         "ours" => Mode::Ours,
                         "servedir" => Mode::ServeDir,
                         "ours-serve" => Mode::OursServe,
+                        "ours-folder" => Mode::OursFolder,
                         other => return Err(format!("unknown mode `{other}`; usage: {USAGE}")),
                     })
                 }
@@ -133,8 +137,11 @@ pub fn run(options: &Options) -> io::Result<()> {
         Some(dir) => dir.display().to_string(),
         None => MEDIA_DIR.to_owned(),
     };
-    if options.mode == Mode::OursServe {
-        let service = ours()?;
+    if matches!(options.mode, Mode::OursServe | Mode::OursFolder) {
+        let service = match options.mode {
+            Mode::OursFolder => embed_assets::ServeAssets::folder(folder()),
+            _ => ours()?,
+        };
         let mut server =
             embed_assets::Server::bind(SocketAddr::from(([127, 0, 0, 1], options.port)))?;
         if let Some(workers) = options.workers {
@@ -151,7 +158,9 @@ pub fn run(options: &Options) -> io::Result<()> {
     }
     let runtime = runtime.build()?;
     let app = match options.mode {
-        Mode::Ours | Mode::OursServe => axum::Router::new().fallback_service(ours()?),
+        Mode::Ours | Mode::OursServe | Mode::OursFolder => {
+            axum::Router::new().fallback_service(ours()?)
+        }
         Mode::ServeDir => axum::Router::new().fallback_service(ServeDir::new(folder())),
     };
     runtime.block_on(async move {

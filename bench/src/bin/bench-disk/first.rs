@@ -33,9 +33,10 @@ usage: bench-disk first [--rounds N] [--downloads N] [--curl] [--no-pin]
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The servers, in the order of each round.
-const SERVERS: [(&str, Option<Kind>); 5] = [
+const SERVERS: [(&str, Option<Kind>); 6] = [
     ("nginx (sendfile)", None),
     ("user binary, serve", Some(Kind::User)),
+    ("ours, folder (disk mode)", Some(Kind::OursFolder)),
     ("ours, serve", Some(Kind::OursServe { whole: false })),
     ("ours, serve, whole", Some(Kind::OursServe { whole: true })),
     ("ServeDir", Some(Kind::ServeDir)),

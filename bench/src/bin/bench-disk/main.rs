@@ -327,6 +327,12 @@ fn run(args: &Args) -> Result<bool, String> {
             &args.server_env,
         )?);
     }
+    servers.push(Server::start_rust(
+        "ours, folder (disk mode)".into(),
+        Kind::OursFolder,
+        server_cpu,
+        &args.server_env,
+    )?);
     servers.push(Server::start_user(
         "user binary, serve",
         &bench::user::build()?,
@@ -862,7 +868,9 @@ fn report(args: &Args, servers: &[Server], results: &[Results], pin: bool) -> St
         (result.bytes > 0).then(|| 1000.0 * cpu / (result.bytes as f64 / 1e9))
     };
     for (i, server) in servers.iter().enumerate() {
-        let (Kind::OursServe { .. } | Kind::User, Some(nginx)) = (server.kind, nginx) else {
+        let (Kind::OursServe { .. } | Kind::OursFolder | Kind::User, Some(nginx)) =
+            (server.kind, nginx)
+        else {
             continue;
         };
         let result = &results[i];

@@ -22,6 +22,9 @@ pub(crate) enum Kind {
     OursServe {
         whole: bool,
     },
+    /// `ServeAssets::folder` over the media folder (disk mode, no table) under
+    /// `embed_assets::Server`.
+    OursFolder,
     /// The user-style binary (`bench::user`): the same service under the default
     /// `Server`, in a crate of its own.
     User,
@@ -98,6 +101,9 @@ impl Server {
                 if whole {
                     command.arg("--sendfile-whole");
                 }
+            }
+            Kind::OursFolder => {
+                command.arg("ours-folder");
             }
             Kind::Nginx => return Err("nginx is started by start_nginx".into()),
             Kind::User => return Err("the user-style binary is started by start_user".into()),
