@@ -1,25 +1,33 @@
 //! `serve` sends embedded bodies of 16 KiB and more with `sendfile` from sealed memory
 //! (`Server::sendfile_embedded`, on by default): the memory exists while the server
 //! runs and only then, and responses from it arrive whole and in order among others,
-//! pipelined. One test, alone in its binary, so that no other server of this process
-//! holds such memory while it looks at the process's descriptors.
+//! pipelined. The same for the bodies a folder served whole keeps, each in memory of
+//! its own. Alone in their binary, so that no other server of this process holds such
+//! memory while they look at the process's descriptors (each counts its own kind).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use axum::Router;
-use embed_assets::{Encoding, Server};
+use embed_assets::{Encoding, ServeAssets, Server};
 use integration_tests::{SITE, fixture};
 
 /// What the kernel names the memory (`/proc/self/fd/N` → `/memfd:NAME (deleted)`).
 const MEMORY: &str = "/memfd:embed-assets-bodies";
 
+/// What it names the memory of a body a folder's service keeps.
+const KEPT: &str = "/memfd:embed-assets-kept";
+
 fn memory_files() -> usize {
+    files_named(MEMORY)
+}
+
+fn files_named(prefix: &str) -> usize {
     std::fs::read_dir("/proc/self/fd")
         .expect("/proc/self/fd")
         .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
-        .filter(|target| target.to_string_lossy().starts_with(MEMORY))
+        .filter(|target| target.to_string_lossy().starts_with(prefix))
         .count()
 }
 
@@ -126,4 +134,67 @@ fn large_bodies_go_from_sealed_memory_whole_and_in_order_and_only_while_serving(
     drop(stream);
     stop.shutdown();
     thread.join().unwrap().unwrap();
+}
+
+#[test]
+fn a_folders_kept_bodies_go_from_sealed_memory_of_their_own() {
+    let folder = std::env::temp_dir().join(format!("embed-kept-pages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let big = integration_tests::noise(64 * 1024, 11);
+    let other = integration_tests::noise(64 * 1024, 12);
+    std::fs::write(folder.join("big.bin"), &big).unwrap();
+    std::fs::write(folder.join("tiny.txt"), b"tiny\n").unwrap();
+    // Kept fields are built for a file a second old: the bodies that use them.
+    std::thread::sleep(Duration::from_millis(1_100));
+    assert_eq!(files_named(KEPT), 0);
+
+    let server = Server::bind("127.0.0.1:0")
+        .unwrap()
+        .shutdown_on_signals(false)
+        .workers(1);
+    let addr = server.local_addr();
+    let stop = server.shutdown_handle();
+    let service = ServeAssets::folder(&folder);
+    let thread = std::thread::spawn(move || server.serve(service, Router::new()));
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // The first reads and keeps it; the others come from what is kept.
+    stream
+        .write_all(b"GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n")
+        .unwrap();
+    assert_eq!(read_response(&mut stream, false), (200, big.clone()));
+    let requests = "GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n\
+                    GET /tiny.txt HTTP/1.1\r\nHost: a\r\n\r\n\
+                    HEAD /big.bin HTTP/1.1\r\nHost: a\r\n\r\n\
+                    GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n";
+    stream.write_all(requests.as_bytes()).unwrap();
+    assert_eq!(read_response(&mut stream, false), (200, big.clone()));
+    assert_eq!(read_response(&mut stream, false), (200, b"tiny\n".to_vec()));
+    assert_eq!(read_response(&mut stream, true), (200, Vec::new()));
+    assert_eq!(read_response(&mut stream, false), (200, big.clone()));
+    assert_eq!(files_named(KEPT), 1, "the kept body, in memory of its own");
+
+    // Replaced in place, the same length, its mtime put back: the new bytes at once.
+    let path = folder.join("big.bin");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, &other).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    for _ in 0..2 {
+        stream
+            .write_all(b"GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n")
+            .unwrap();
+        assert_eq!(read_response(&mut stream, false), (200, other.clone()));
+    }
+    drop(stream);
+    stop.shutdown();
+    thread.join().unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(&folder);
 }

@@ -92,7 +92,6 @@ impl PurgeTags {
 /// the common answers clone a finished map instead of inserting field by field. A
 /// service keeps them per asset in the order of its bodies (`Asset::bodies`), so the
 /// index negotiation gives finds them.
-#[derive(Clone)]
 pub(crate) struct PrebuiltHeaders {
     values: HeaderValues,
     /// The fields of a whole 200.
@@ -104,6 +103,25 @@ pub(crate) struct PrebuiltHeaders {
     /// reads from then on, kept with the maps so it lives as long as they do. The core
     /// never fills it (`None` inside: the server found the map not writable as it is).
     pub(crate) wire: [std::sync::OnceLock<Option<Box<[u8]>>>; 2],
+    /// The same kind of hook for the body these fields go with, where fields and body
+    /// are kept together (a file of a folder served whole): `serve` copies the body
+    /// once into sealed memory of its own, to send it with `sendfile`. Opaque to the
+    /// core, which never fills it.
+    pub(crate) body_pages: std::sync::OnceLock<Option<Box<dyn std::any::Any + Send + Sync>>>,
+}
+
+impl Clone for PrebuiltHeaders {
+    /// A copy of the fields and their wire forms; the body's sealed copy is the
+    /// original's own, not copied.
+    fn clone(&self) -> Self {
+        PrebuiltHeaders {
+            values: self.values.clone(),
+            ok: self.ok.clone(),
+            not_modified: self.not_modified.clone(),
+            wire: self.wire.clone(),
+            body_pages: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl std::fmt::Debug for PrebuiltHeaders {
@@ -136,6 +154,7 @@ impl PrebuiltHeaders {
             ok,
             not_modified,
             wire: Default::default(),
+            body_pages: std::sync::OnceLock::new(),
         }
     }
 

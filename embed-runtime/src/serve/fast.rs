@@ -24,10 +24,12 @@ use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
 use super::out::{Batch, Writing, write_response};
+use super::pages::{self, Pages};
 use super::parse::{MAX_HEAD, Next, Scratch, next};
 use super::ready::clear_readiness;
 use super::{Serving, encode};
 use crate::ServeAssets;
+use crate::respond::{Prebuilt, PrebuiltFields};
 use crate::service::Answer;
 
 /// Room made in the read buffer before each read.
@@ -113,18 +115,19 @@ pub(super) async fn serve_hits(
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
                 let len = encode::encode_prebuilt(&prebuilt, &hit.method, last, batch.head());
-                let paged = serving
-                    .pages
-                    .filter(|_| len > 0)
-                    .and_then(|pages| Some((pages, pages.offset_of(&prebuilt.body)?)));
-                match paged {
+                match sealed(&prebuilt, len, serving) {
                     // The responses held and this head with `MSG_MORE`, then the body
                     // from memory with `sendfile`.
-                    Some((pages, offset)) => {
+                    Some(source) => {
                         batch.push(Bytes::new());
                         async {
                             batch.write_more(&mut stream).await?;
-                            pages.send(&stream, offset, len).await
+                            match source {
+                                Sealed::Pages(pages, offset) => {
+                                    pages.send(&stream, offset, len).await
+                                }
+                                Sealed::Body(body) => body.send(&stream, len).await,
+                            }
                         }
                         .await
                     }
@@ -165,6 +168,42 @@ pub(super) async fn serve_hits(
         }
         deadline.restart(between_requests);
     }
+}
+
+/// Where a prebuilt answer's body is in sealed memory, to be sent from with `sendfile`.
+enum Sealed<'a> {
+    /// One of the table's bodies, at this offset of the pages.
+    Pages(&'a Pages, u64),
+    /// A body kept at run time, in memory of its own.
+    Body(&'a pages::Body),
+}
+
+/// The sealed memory a whole 200's body of `len` bytes is sent from, if any: the
+/// table's pages hold it, or it is a body kept with its fields (a file of a folder
+/// served whole) large enough to be worth its own, made on first use.
+fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Option<Sealed<'a>> {
+    if len == 0 || !serving.limits.sendfile_embedded {
+        return None;
+    }
+    if let Some(pages) = serving.pages {
+        if let Some(offset) = pages.offset_of(&prebuilt.body) {
+            return Some(Sealed::Pages(pages, offset));
+        }
+    }
+    let PrebuiltFields::Shared(fields) = &prebuilt.fields else {
+        return None;
+    };
+    if prebuilt.body.len() < Pages::FROM {
+        return None;
+    }
+    let body = fields
+        .body_pages
+        .get_or_init(|| {
+            pages::Body::of(&prebuilt.body)
+                .map(|body| Box::new(body) as Box<dyn std::any::Any + Send + Sync>)
+        })
+        .as_ref()?;
+    body.downcast_ref::<pages::Body>().map(Sealed::Body)
 }
 
 /// Reads more of the stream into `read`. `false` when the connection is to close: the

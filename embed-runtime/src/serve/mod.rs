@@ -52,6 +52,19 @@ mod pages {
             match *self {}
         }
     }
+
+    #[derive(Debug)]
+    pub(crate) enum Body {}
+
+    impl Body {
+        pub(crate) fn of(_: &[u8]) -> Option<Body> {
+            None
+        }
+
+        pub(crate) async fn send(&self, _: &TcpStream, _: u64) -> io::Result<()> {
+            match *self {}
+        }
+    }
 }
 mod parse;
 mod ready;
@@ -172,8 +185,6 @@ pub struct Server {
     local_addr: SocketAddr,
     workers: NonZeroUsize,
     limits: Limits,
-    /// Large embedded bodies go with `sendfile` from sealed memory.
-    sendfile_embedded: bool,
     drain_timeout: Duration,
     signals: bool,
     shutdown: ShutdownHandle,
@@ -191,6 +202,9 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
     /// On-disk files go whole with `sendfile`, with no copied tail.
     pub(crate) sendfile_whole: bool,
+    /// `Server::sendfile_embedded`: large bodies kept in memory (the table's, a
+    /// folder's kept files) go with `sendfile` from sealed memory.
+    pub(crate) sendfile_embedded: bool,
 }
 
 /// What a connection is served with: its bounds, and the large bodies sent from memory
@@ -254,8 +268,8 @@ impl Server {
                             idle: Self::DEFAULT_IDLE_TIMEOUT,
                             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
                             sendfile_whole: false,
+                            sendfile_embedded: true,
                         },
-                        sendfile_embedded: true,
                         drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
                         signals: true,
                         shutdown: ShutdownHandle::new(),
@@ -376,8 +390,12 @@ impl Server {
     /// response, as nginx's `sendfile` of a `.br` file does. That saves CPU from a few
     /// tens of KB on; the price is memory the size of those bodies, held for as long as
     /// the server runs. Off, every body is written from the binary's own bytes.
+    ///
+    /// The same goes for the bodies a [folder's service](crate::ServeAssets::folder)
+    /// keeps in memory: each of 16 KiB or more is copied into sealed memory of its own
+    /// the first time it is sent whole, and let go with it (at most 512 at once).
     pub fn sendfile_embedded(mut self, on: bool) -> Self {
-        self.sendfile_embedded = on;
+        self.limits.sendfile_embedded = on;
         self
     }
 
@@ -438,7 +456,7 @@ impl Server {
         self.announce();
         // Where the kernel refuses a memory file (an old kernel, a sandbox), every body
         // is written from the binary, as with the option off.
-        let pages = if self.sendfile_embedded {
+        let pages = if self.limits.sendfile_embedded {
             Pages::of(service.assets(), Pages::FROM)
                 .ok()
                 .flatten()
@@ -568,7 +586,7 @@ impl fmt::Debug for Server {
             .field("idle_timeout", &self.limits.idle)
             .field("max_connections", &self.limits.max_connections)
             .field("sendfile_whole_files", &self.limits.sendfile_whole)
-            .field("sendfile_embedded", &self.sendfile_embedded)
+            .field("sendfile_embedded", &self.limits.sendfile_embedded)
             .field("drain_timeout", &self.drain_timeout)
             .field("shutdown_on_signals", &self.signals)
             .finish()

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::io::{self, IoSlice};
 use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use rustix::fs::{MemfdFlags, SealFlags};
@@ -63,27 +64,7 @@ impl Pages {
         if bodies.is_empty() {
             return Ok(None);
         }
-        let memory = rustix::fs::memfd_create(
-            "embed-assets-bodies",
-            MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING,
-        )?;
-        rustix::fs::ftruncate(&memory, end)?;
-        let mut offset = 0u64;
-        for body in bodies {
-            let mut written = 0;
-            while written < body.len() {
-                let n = rustix::io::pwrite(&memory, &body[written..], offset + written as u64)?;
-                if n == 0 {
-                    return Err(io::ErrorKind::WriteZero.into());
-                }
-                written += n;
-            }
-            offset += body.len() as u64;
-        }
-        rustix::fs::fcntl_add_seals(
-            &memory,
-            SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
-        )?;
+        let memory = sealed("embed-assets-bodies", &bodies, end)?;
         Ok(Some(Pages { memory, from, at }))
     }
 
@@ -104,23 +85,96 @@ impl Pages {
 
     /// Sends `len` bytes of the pages from `offset` to `stream` with `sendfile`.
     pub(crate) async fn send(&self, stream: &TcpStream, offset: u64, len: u64) -> io::Result<()> {
-        let end = offset + len;
-        let mut at = offset;
-        while at < end {
-            let want = (end - at) as usize;
-            let sent = write_some(stream, want, || {
-                let mut from = at;
-                rustix::fs::sendfile(stream, &self.memory, Some(&mut from), want)
-                    .map_err(io::Error::from)
-            })
-            .await?;
-            if sent == 0 {
+        send_from(&self.memory, stream, offset, len).await
+    }
+}
+
+/// `bodies` one after the other (`len` bytes in all) in a new memory file named
+/// `name`, sealed against writes, shrinking and growing.
+fn sealed(name: &str, bodies: &[&[u8]], len: u64) -> io::Result<OwnedFd> {
+    let memory = rustix::fs::memfd_create(name, MemfdFlags::CLOEXEC | MemfdFlags::ALLOW_SEALING)?;
+    rustix::fs::ftruncate(&memory, len)?;
+    let mut offset = 0u64;
+    for body in bodies {
+        let mut written = 0;
+        while written < body.len() {
+            let n = rustix::io::pwrite(&memory, &body[written..], offset + written as u64)?;
+            if n == 0 {
                 return Err(io::ErrorKind::WriteZero.into());
             }
-            at += sent as u64;
+            written += n;
         }
-        Ok(())
+        offset += body.len() as u64;
     }
+    rustix::fs::fcntl_add_seals(
+        &memory,
+        SealFlags::WRITE | SealFlags::SHRINK | SealFlags::GROW | SealFlags::SEAL,
+    )?;
+    Ok(memory)
+}
+
+/// A body kept by the service at run time (a file of a folder served whole), copied
+/// once into sealed memory of its own when `serve` first sends it whole, and sent from
+/// there with `sendfile` as the table's bodies are. At most [`Body::MOST`] exist at
+/// once, so that a large folder does not take a file descriptor per file; past that,
+/// bodies are written as before.
+#[derive(Debug)]
+pub(crate) struct Body {
+    memory: OwnedFd,
+}
+
+/// How many [`Body`]s exist.
+static BODIES: AtomicUsize = AtomicUsize::new(0);
+
+impl Body {
+    /// The most that exist at once, across all services of the process.
+    const MOST: usize = 512;
+
+    /// `bytes` in sealed memory of its own; `None` past [`Body::MOST`] or when the
+    /// kernel refuses.
+    pub(crate) fn of(bytes: &[u8]) -> Option<Body> {
+        if BODIES.fetch_add(1, Ordering::Relaxed) >= Self::MOST {
+            BODIES.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        match sealed("embed-assets-kept", &[bytes], bytes.len() as u64) {
+            Ok(memory) => Some(Body { memory }),
+            Err(_) => {
+                BODIES.fetch_sub(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// Sends its first `len` bytes to `stream` with `sendfile`.
+    pub(crate) async fn send(&self, stream: &TcpStream, len: u64) -> io::Result<()> {
+        send_from(&self.memory, stream, 0, len).await
+    }
+}
+
+impl Drop for Body {
+    fn drop(&mut self) {
+        BODIES.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Sends `len` bytes of `memory` from `offset` to `stream` with `sendfile`.
+async fn send_from(memory: &OwnedFd, stream: &TcpStream, offset: u64, len: u64) -> io::Result<()> {
+    let end = offset + len;
+    let mut at = offset;
+    while at < end {
+        let want = (end - at) as usize;
+        let sent = write_some(stream, want, || {
+            let mut from = at;
+            rustix::fs::sendfile(stream, memory, Some(&mut from), want).map_err(io::Error::from)
+        })
+        .await?;
+        if sent == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        at += sent as u64;
+    }
+    Ok(())
 }
 
 /// Writes `slices` with `MSG_MORE`: the kernel holds a segment that is not full for

@@ -543,7 +543,11 @@ impl ServeAssets {
     /// modification and status change times) and given again only while the file is
     /// of that version, so a file replaced is read again on its next request. The
     /// least recently used make room. Default
-    /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing.
+    /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing. Under
+    /// [`serve`](crate::serve), a kept body of 16 KiB or more that is sent whole is
+    /// also copied once into sealed memory of its own, to go with `sendfile`
+    /// ([`Server::sendfile_embedded`](crate::Server::sendfile_embedded)), as much
+    /// memory again, for at most 512 bodies.
     pub fn cache_size(self, bytes: u64) -> Self {
         self.configure(|options| options.cache_size = bytes)
     }
