@@ -598,3 +598,32 @@ async fn a_sibling_written_after_its_file_is_used_once_there() {
     }
     assert!(coded, "the sibling was not used within 3 s");
 }
+
+/// Symbolic links: refused by default, followed when the folder's policy says so.
+#[cfg(unix)]
+#[tokio::test]
+async fn links_are_followed_only_when_the_policy_says_so() {
+    let parent = Folder::new("links");
+    parent.write("shared/lib.js", b"export const shared = 1;\n");
+    let folder = Folder(parent.path("site"));
+    folder.write("index.html", b"home");
+    std::os::unix::fs::symlink(parent.path("shared/lib.js"), folder.path("lib.js")).unwrap();
+    std::os::unix::fs::symlink(parent.path("shared"), folder.path("vendor")).unwrap();
+    let refused = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let followed = spawn_service(ServeAssets::folder(&folder.0).follow_symlinks(true)).await;
+    for path in ["/lib.js", "/vendor/lib.js"] {
+        for _ in 0..2 {
+            let (status, _, _) = get(refused, path, &[]).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+            let (status, _, body) = get(followed, path, &[]).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            assert_eq!(&body[..], b"export const shared = 1;\n");
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "is for a service made by ServeAssets::folder")]
+fn the_link_policy_is_refused_on_an_embedded_table() {
+    let _ = SITE.service().follow_symlinks(true);
+}

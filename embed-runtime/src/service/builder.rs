@@ -552,6 +552,34 @@ impl ServeAssets {
         self.configure(|options| options.cache_size = bytes)
     }
 
+    /// On a service made by [`folder`](Self::folder): serve files reached through
+    /// symbolic links too (off by default: a path with a link on its way, or naming
+    /// one, is a 404, so that a link cannot lead out of the folder). On, a link is
+    /// followed wherever it points, outside the folder included: turn it on only for
+    /// a folder whose links you trust (a deploy that links shared assets in).
+    ///
+    /// # Panics
+    /// On a service of an embedded table, whose links the macro's `follow_symlinks`
+    /// option decides at build time.
+    #[allow(clippy::panic)] // a configuration mistake, documented above
+    pub fn follow_symlinks(self, follow: bool) -> Self {
+        if !self.is_folder() {
+            panic!(
+                "follow_symlinks({follow}) is for a service made by ServeAssets::folder; \
+                 an embedded table follows links as the macro's `follow_symlinks` option says"
+            );
+        }
+        self.configure(|options| {
+            if let Some(site) = options
+                .dev_folder
+                .as_mut()
+                .and_then(|dev| dev.site.as_mut())
+            {
+                site.follow_symlinks = follow;
+            }
+        })
+    }
+
     /// A service over a folder read at run time, with no table built at compile time:
     /// for folders known only when the program runs (uploads, a media library, a
     /// frontend deployed apart from the binary).
@@ -573,7 +601,7 @@ impl ServeAssets {
     /// - Paths stay inside the folder: the decoded path may not hold `.`/`..`
     ///   segments, backslashes or control characters, files and folders whose name
     ///   starts with `.` are not served, and neither is a path with a symbolic link
-    ///   on its way.
+    ///   on its way (unless [`follow_symlinks`](Self::follow_symlinks) says so).
     /// - The media type comes from the file's extension (the macro's table of types).
     /// - A `.br` or `.gz` sibling (`app.js.br`) is sent to a client that accepts its
     ///   coding, with `Vary: Accept-Encoding` and a tag of its own, only once it has

@@ -24,7 +24,7 @@ use crate::respond::{self, Outcome, Prebuilt, PrebuiltFields, PrebuiltHeaders};
 
 impl ServeAssets {
     /// Whether the dev folder's (or the folder's) symbolic links are followed: the
-    /// macro's `follow_symlinks`; never for a folder served whole.
+    /// macro's `follow_symlinks`, or the folder's own policy.
     pub(super) fn follows_symlinks(&self) -> bool {
         self.config
             .tables(self.assets)

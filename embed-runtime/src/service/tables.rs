@@ -137,9 +137,15 @@ impl Tables {
             hashed: hashed_names(assets),
             dev: options.dev_folder.as_ref().and_then(|dev| {
                 let selection = assets.selection();
+                // A folder served whole has its own policy for links; dev mode, the
+                // macro's.
+                let follow_symlinks = dev
+                    .site
+                    .as_ref()
+                    .map_or(selection.follow_symlinks, |site| site.follow_symlinks);
                 (dev.reader.rules)(
                     selection.dotfiles,
-                    selection.follow_symlinks,
+                    follow_symlinks,
                     selection.include,
                     selection.exclude,
                 )
