@@ -627,3 +627,54 @@ async fn links_are_followed_only_when_the_policy_says_so() {
 fn the_link_policy_is_refused_on_an_embedded_table() {
     let _ = SITE.service().follow_symlinks(true);
 }
+
+/// In front of an application (`with_fallback`, under `axum::serve` as the README sets
+/// it up): the folder's files, their directories' redirects and their 405s are the
+/// folder's; every other path is the application's, the single-page app's page too.
+#[tokio::test]
+async fn in_front_of_an_application_only_the_folders_files_are_answered() {
+    use axum::routing::get as route_get;
+    let folder = Folder::site("front");
+    let app = axum::Router::new()
+        .route("/api/health", route_get(|| async { "ok" }))
+        .fallback(|| async { (StatusCode::IM_A_TEAPOT, "the application") });
+    let front = ServeAssets::folder(&folder.0)
+        .spa_fallback("/index.html")
+        .with_fallback(app);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, front.into_make_service())
+            .await
+            .unwrap()
+    });
+
+    let (status, _, body) = get(addr, "/css/app.css", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"body { color: teal }\n"[..])
+    );
+    let (status, _, body) = get(addr, "/", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"<!doctype html><title>home</title>"[..])
+    );
+    let (status, headers, _) = get(addr, "/about", &[]).await;
+    assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(header(&headers, LOCATION), Some("./about/"));
+    let (status, _, body) = get(addr, "/api/health", &[]).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &b"ok"[..]));
+    for (path, accept) in [
+        ("/nothing.js", "*/*"),
+        ("/settings", "text/html"),
+        ("/empty", "*/*"),
+    ] {
+        let (status, _, body) = get(addr, path, &[("accept", accept)]).await;
+        assert_eq!(status, StatusCode::IM_A_TEAPOT, "{path}");
+        assert_eq!(&body[..], b"the application");
+    }
+    // Another method on a file of the folder: the application's too, as for any
+    // hit-only front.
+    let (status, _, _) = send(addr, Method::POST, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::IM_A_TEAPOT);
+}
