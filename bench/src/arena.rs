@@ -349,7 +349,7 @@ impl FolderCopy {
         let to = std::env::temp_dir().join(format!("bench-arena-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&to);
         let copy = FolderCopy(to);
-        copy_tree(Path::new(ARENA_PRECOMPRESSED_DIR), &copy.0)?;
+        crate::user::copy_tree(Path::new(ARENA_PRECOMPRESSED_DIR), &copy.0)?;
         Ok(copy)
     }
 }
@@ -358,21 +358,6 @@ impl Drop for FolderCopy {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
-        let path = entry.path();
-        let target = to.join(entry.file_name());
-        if path.is_dir() {
-            copy_tree(&path, &target)?;
-        } else {
-            std::fs::copy(&path, &target).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-    }
-    Ok(())
 }
 
 /// One prebuilt 200: the head on the wire and the body.

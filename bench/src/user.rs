@@ -70,9 +70,12 @@ fn cargo_toml() -> String {
     )
 }
 
-/// Writes `bytes` at `path` unless it already holds exactly them (so cargo sees no
-/// change and the binary is not rebuilt).
-fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// Writes `bytes` at `path` (and the folders above it) unless it already holds exactly
+/// them, so that cargo sees no change and a binary is not rebuilt.
+///
+/// # Errors
+/// A folder or the file could not be written.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(());
     }
@@ -83,7 +86,10 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Copies the files under `from` into `to`, each written only when it differs.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+///
+/// # Errors
+/// A file could not be read or written.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
     let entries = fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("{}: {e}", from.display()))?;
