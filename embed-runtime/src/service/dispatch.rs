@@ -185,10 +185,12 @@ impl ServeAssets {
         (disk::is_directory(path) && disk::is_regular_file(&index)).then_some(index)
     }
 
-    /// Dev mode: a file of the folder added since the build, read whole and served
-    /// as its own bytes, with the type the macro would give it and the cache rules of
-    /// its path. 404 when it does not exist, is not a regular file, or (unless the
-    /// macro followed symbolic links) a link lies on its way.
+    /// A file read from the folder: in dev mode one added since the build, read whole;
+    /// in a folder served whole any file, read whole or streamed, a directory's
+    /// redirect to its slash, or the single-page app's page. Served as its own bytes
+    /// (or a checked sibling's), with the type the macro would give it and the cache
+    /// rules of its path. 404 when it does not exist, is not a regular file, or (unless
+    /// links are followed) a link lies on its way.
     fn respond_dev_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
         let options = &self.config.options;
         let Some(dev) = &options.dev_folder else {
