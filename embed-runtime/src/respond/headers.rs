@@ -134,6 +134,10 @@ impl std::fmt::Debug for PrebuiltHeaders {
                 "wire_forms_made",
                 &self.wire.iter().filter(|slot| slot.get().is_some()).count(),
             )
+            .field(
+                "body_in_sealed_memory",
+                &self.body_pages.get().is_some_and(Option::is_some),
+            )
             .finish()
     }
 }
