@@ -16,7 +16,7 @@ use http::header::{
 use http::{Method, StatusCode};
 use integration_tests::{
     SITE, decode_body, encode_path, fixture, get, head, header, noise, parse_multipart,
-    public_fixture_paths, raw_get, send, site_dir, spawn_service,
+    public_fixture_paths, raw_get, send, site_dir, spawn_mounted, spawn_service,
 };
 
 /// A fresh folder in the temp folder, removed when dropped.
@@ -677,4 +677,28 @@ async fn in_front_of_an_application_only_the_folders_files_are_answered() {
     // hit-only front.
     let (status, _, _) = send(addr, Method::POST, "/css/app.css", &[]).await;
     assert_eq!(status, StatusCode::IM_A_TEAPOT);
+}
+
+/// Mounted under a prefix, the mount point is the folder's root: redirected to its
+/// slash (as a table's is), so the index page's relative links resolve below it.
+#[tokio::test]
+async fn mounted_the_mount_point_redirects_to_its_slash() {
+    let folder = Folder::site("mounted");
+    let addr = spawn_mounted(ServeAssets::folder(&folder.0), "/static").await;
+    let (status, headers, _) = get(addr, "/static", &[]).await;
+    assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(header(&headers, LOCATION), Some("./static/"));
+    let (status, _, body) = get(addr, "/static/", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"<!doctype html><title>home</title>"[..])
+    );
+    let (status, _, body) = get(addr, "/static/css/app.css", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"body { color: teal }\n"[..])
+    );
+    let (status, headers, _) = get(addr, "/static/about", &[]).await;
+    assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(header(&headers, LOCATION), Some("./about/"));
 }

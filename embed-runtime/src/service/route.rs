@@ -104,6 +104,17 @@ pub(super) fn route<'t>(
             Target::MethodNotAllowed
         };
     }
+    // A folder served whole, mounted (`nest_service("/static", ..)`): the mount point
+    // itself is its root folder, redirected to its slash as a table's would be.
+    if options.folder_site().is_some() && options.index_file.is_some() && head.path == "/" {
+        if let Some(mount) = head.mount {
+            return match redirect_to_directory(mount, head.query) {
+                Found::Redirect(location) if is_get_or_head(method) => Target::Redirect(location),
+                Found::Redirect(_) => Target::MethodNotAllowed,
+                _ => Target::NotFound,
+            };
+        }
+    }
     let (index, url) = match find(assets, options, tables, head) {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
