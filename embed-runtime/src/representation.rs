@@ -75,30 +75,24 @@ impl<'a> Representation<'a> {
     pub(crate) fn on_disk(meta: &'a FileMeta, content_type: &'a str) -> Option<Self> {
         let version = meta.version;
         let dated = Self::is_dated(meta);
-        Some(Representation {
-            content_type,
-            encoding: Encoding::Identity,
-            validators: Validators {
-                etag: meta.etag.as_deref(),
-                modified: dated.then(|| version.modified_secs()),
+        let values = HeaderValues {
+            etag: match &meta.etag {
+                Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
+                None => None,
             },
-            len: version.len,
-            values: HeaderValues {
-                etag: match &meta.etag {
-                    Some(etag) => Some(HeaderValue::try_from(&**etag).ok()?),
-                    None => None,
-                },
-                last_modified: if dated {
-                    Some(HeaderValue::try_from(httpdate::fmt_http_date(version.stated)).ok()?)
-                } else {
-                    None
-                },
-                content_type: HeaderValue::try_from(content_type).ok()?,
-                content_length: HeaderValue::from(version.len),
+            last_modified: if dated {
+                Some(HeaderValue::try_from(httpdate::fmt_http_date(version.stated)).ok()?)
+            } else {
+                None
             },
-            negotiated: Negotiated::No,
-            dictionary_match: None,
-        })
+            content_type: HeaderValue::try_from(content_type).ok()?,
+            content_length: HeaderValue::from(version.len),
+        };
+        let mut rep = Self::on_disk_with(meta, content_type, values);
+        if !dated {
+            rep.validators.modified = None;
+        }
+        Some(rep)
     }
 
     /// Whether a file read at run time has a date to state: it last changed a second
@@ -110,7 +104,7 @@ impl<'a> Representation<'a> {
     }
 
     /// [`on_disk`](Self::on_disk) of a file that [`is_dated`](Self::is_dated), with
-    /// the header values built before for this version of it.
+    /// `values` (built before for this version of it, or by `on_disk`).
     pub(crate) fn on_disk_with(
         meta: &'a FileMeta,
         content_type: &'a str,

@@ -58,6 +58,15 @@ fn read_response(stream: &mut TcpStream, head_request: bool) -> (u16, Vec<u8>) {
     (status, body)
 }
 
+/// A connection to `addr` whose reads give up after 10 s.
+fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
 fn start(
     server: Server,
 ) -> (
@@ -85,10 +94,7 @@ fn large_bodies_go_from_sealed_memory_whole_and_in_order_and_only_while_serving(
         .etag();
 
     let (addr, stop, thread) = start(Server::bind("127.0.0.1:0").unwrap());
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    let mut stream = connect(addr);
     // Written at once: the server answers them together, the large bodies by
     // `sendfile` between the others.
     let requests = format!(
@@ -122,10 +128,7 @@ fn large_bodies_go_from_sealed_memory_whole_and_in_order_and_only_while_serving(
             .unwrap()
             .sendfile_embedded(false),
     );
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    let mut stream = connect(addr);
     stream
         .write_all(b"GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n")
         .unwrap();
@@ -157,10 +160,7 @@ fn a_folders_kept_bodies_go_from_sealed_memory_of_their_own() {
     let stop = server.shutdown_handle();
     let service = ServeAssets::folder(&folder);
     let thread = std::thread::spawn(move || server.serve(service, Router::new()));
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    let mut stream = connect(addr);
     // The first reads and keeps it; the others come from what is kept.
     stream
         .write_all(b"GET /big.bin HTTP/1.1\r\nHost: a\r\n\r\n")

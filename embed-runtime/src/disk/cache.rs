@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -82,12 +82,17 @@ impl BodyCache {
         }
     }
 
+    /// The entries, locked (a panic elsewhere while holding them leaves them whole:
+    /// each change is one insert or removal).
+    fn entries(&self) -> MutexGuard<'_, Entries> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The bytes of `path` when they are cached for `version`.
     pub(crate) fn get(&self, path: &Path, version: &FileVersion) -> Option<Cached> {
-        let entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entries = self.entries();
         let cached = entries
             .by_path
             .get(path)
@@ -108,10 +113,7 @@ impl BodyCache {
         if len > self.limit {
             return;
         }
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut entries = self.entries();
         if let Some(old) = entries.by_path.remove(path) {
             entries.bytes -= old.bytes.len() as u64;
         }
@@ -152,10 +154,7 @@ impl BodyCache {
         index: usize,
         sibling: Sibling,
     ) {
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut entries = self.entries();
         if let Some(cached) = entries.by_path.get_mut(path) {
             if cached.version == *version {
                 if let Some(slot) = cached.siblings.get_mut(index) {
@@ -168,10 +167,7 @@ impl BodyCache {
     /// The bytes kept, in all.
     #[cfg(test)]
     fn len(&self) -> u64 {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .bytes
+        self.entries().bytes
     }
 }
 

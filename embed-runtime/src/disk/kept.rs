@@ -44,7 +44,7 @@ pub(crate) fn kept(
     // on the way, and a folder on the way swapped for a link since would lead to
     // another file (another device, inode or ctime: another version), unless to this
     // very file, unchanged, whose bytes are the ones kept.
-    let version = version_of(&path, !follow_symlinks)?;
+    let version = FileVersion::of_regular(&path, !follow_symlinks)?;
     let file = cache.get(&path, &version)?;
     // The siblings as last looked at with this version of the file. One found to
     // match is not looked at again: it is right for these bytes whatever happens to it
@@ -61,7 +61,7 @@ pub(crate) fn kept(
                 continue;
             }
             Sibling::Stale(checked) => {
-                let now = version_of(&sibling_path(&path, ext), !follow_symlinks);
+                let now = FileVersion::of_regular(&sibling_path(&path, ext), !follow_symlinks);
                 if now != Some(checked) {
                     siblings.push((encoding, None));
                 }
@@ -79,17 +79,4 @@ pub(crate) fn kept(
         siblings,
         negotiated,
     })
-}
-
-/// The version of the regular file at `path` (by `lstat` when `no_link`, so a link is
-/// no regular file), or `None`.
-fn version_of(path: &Path, no_link: bool) -> Option<FileVersion> {
-    let meta = if no_link {
-        std::fs::symlink_metadata(path)
-    } else {
-        std::fs::metadata(path)
-    };
-    meta.ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|meta| FileVersion::of(&meta))
 }

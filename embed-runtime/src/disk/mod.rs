@@ -248,11 +248,7 @@ async fn fetch(
     whole_up_to: u64,
 ) -> io::Result<DiskFile> {
     // Kept, and the file still of that version: no open, no read, no hop to the pool.
-    let now = std::fs::metadata(&path)
-        .ok()
-        .filter(std::fs::Metadata::is_file);
-    if let Some(meta) = now {
-        let version = FileVersion::of(&meta);
+    if let Some(version) = FileVersion::of_regular(&path, false) {
         if let Some(cached) = cache.get(&path, &version) {
             return Ok(DiskFile {
                 meta: FileMeta {

@@ -42,13 +42,7 @@ pub(crate) fn present(
 ) -> Vec<Encoding> {
     let mut present = Vec::new();
     for (index, (encoding, ext)) in SIBLINGS.iter().enumerate() {
-        let sibling = sibling_path(path, ext);
-        let meta = if follow_symlinks {
-            std::fs::metadata(&sibling)
-        } else {
-            std::fs::symlink_metadata(&sibling)
-        };
-        if meta.is_ok_and(|meta| meta.is_file()) {
+        if FileVersion::of_regular(&sibling_path(path, ext), !follow_symlinks).is_some() {
             present.push(*encoding);
         } else {
             cache.note_sibling(path, version, index, Sibling::Absent(Instant::now()));

@@ -55,6 +55,20 @@ struct Unix {
 }
 
 impl FileVersion {
+    /// The version of the regular file at `path` now, by a `stat` on the caller's
+    /// thread (`lstat` when `no_link`, so that a link is no regular file); `None` when
+    /// there is none.
+    pub(crate) fn of_regular(path: &std::path::Path, no_link: bool) -> Option<Self> {
+        let meta = if no_link {
+            std::fs::symlink_metadata(path)
+        } else {
+            std::fs::metadata(path)
+        };
+        meta.ok()
+            .filter(Metadata::is_file)
+            .map(|meta| FileVersion::of(&meta))
+    }
+
     pub(crate) fn of(meta: &Metadata) -> Self {
         FileVersion {
             len: meta.len(),

@@ -232,11 +232,11 @@ impl ServeAssets {
                     }
                 });
             }
-            let missing = !disk::is_regular_file(&request.path);
-            let spa_page = site.spa_page.as_deref().filter(|_| missing);
-            if let Some(page) =
-                spa_page.filter(|_| route::takes_spa_page(options, head, &format!("/{relative}")))
-            {
+            let spa_page = site.spa_page.as_deref().filter(|_| {
+                route::takes_spa_page(options, head, &format!("/{relative}"))
+                    && !disk::is_regular_file(&request.path)
+            });
+            if let Some(page) = spa_page {
                 // The single-page app's page, read from the folder.
                 relative = page.trim_start_matches('/').to_owned();
                 request.path = dev.path.join(&relative);
