@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use embed_assets::ServeAssets;
 use http::header::{
     ALLOW, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG,
-    LOCATION, VARY,
+    LAST_MODIFIED, LOCATION, VARY,
 };
 use http::{Method, StatusCode};
 use integration_tests::{
@@ -259,6 +259,76 @@ async fn the_single_page_apps_page_comes_from_the_folder() {
     folder.write("index.html", b"<!doctype html><title>v2</title>");
     let (_, _, body) = get(addr, "/settings/profile", &html).await;
     assert_eq!(&body[..], b"<!doctype html><title>v2</title>");
+}
+
+#[tokio::test]
+async fn the_404_page_comes_from_the_folder_without_validators() {
+    let folder = Folder::site("not-found");
+    folder.write("404.html", b"<!doctype html><title>lost</title>");
+    folder.write("404.html.gz", &gzip(b"<!doctype html><title>lost</title>"));
+    let service = ServeAssets::folder(&folder.0).not_found_page("/404.html");
+    let addr = spawn_service(service).await;
+    // Whatever the request asks of the file it did not find: the whole page, 404.
+    for fields in [
+        &[][..],
+        &[("range", "bytes=0-3")][..],
+        &[("if-none-match", "*")][..],
+        &[("if-match", "\"nope\"")][..],
+        &[("accept-encoding", "gzip")][..],
+    ] {
+        let (status, headers, body) = get(addr, "/no/such/page", fields).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{fields:?}");
+        assert_eq!(
+            decode_body(&headers, &body),
+            b"<!doctype html><title>lost</title>",
+            "{fields:?}"
+        );
+        assert_eq!(
+            header(&headers, CONTENT_TYPE),
+            Some("text/html; charset=utf-8")
+        );
+        assert_eq!(header(&headers, CACHE_CONTROL), Some("no-cache"));
+        for name in [ETAG, LAST_MODIFIED, CONTENT_RANGE] {
+            assert_eq!(
+                header(&headers, name.clone()),
+                None,
+                "{name} on the 404 page"
+            );
+        }
+    }
+    let (status, headers, body) = head(addr, "/missing.css", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body.is_empty());
+    assert_eq!(header(&headers, CONTENT_LENGTH), Some("34"));
+    // Other methods on a missing path get the page too; on a file, 405.
+    let (status, _, body) = send(addr, Method::POST, "/nowhere", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (
+            StatusCode::NOT_FOUND,
+            &b"<!doctype html><title>lost</title>"[..]
+        )
+    );
+    let (status, _, _) = send(addr, Method::POST, "/css/app.css", &[]).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    // The page is read when needed: edited, the new bytes; gone, the plain 404.
+    folder.write("404.html", b"<!doctype html><title>lost, v2</title>");
+    let (_, _, body) = get(addr, "/gone", &[]).await;
+    assert_eq!(&body[..], b"<!doctype html><title>lost, v2</title>");
+    fs::remove_file(folder.path("404.html")).unwrap();
+    let (status, headers, body) = get(addr, "/gone", &[]).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        header(&headers, CONTENT_TYPE),
+        Some("text/plain; charset=utf-8")
+    );
+    assert_eq!(&body[..], b"404 Not Found\n");
+    // Files are themselves.
+    let (status, _, body) = get(addr, "/js/app.js", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (StatusCode::OK, &b"console.log('app');\n"[..])
+    );
 }
 
 #[tokio::test]

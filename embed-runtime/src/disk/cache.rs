@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::siblings::SIBLINGS;
 use super::version::FileVersion;
 use crate::respond::PrebuiltHeaders;
 
@@ -55,7 +56,7 @@ pub(crate) struct Cached {
     used: Arc<AtomicU64>,
     /// What is known of its precompressed siblings (`siblings::SIBLINGS`' order) at
     /// this version of it.
-    pub(crate) siblings: [Sibling; 2],
+    pub(crate) siblings: [Sibling; SIBLINGS.len()],
 }
 
 /// What a kept file knows of one of its precompressed siblings.
@@ -140,7 +141,7 @@ impl BodyCache {
                 content_type,
                 heads: Arc::default(),
                 used,
-                siblings: [Sibling::Unknown; 2],
+                siblings: [Sibling::Unknown; SIBLINGS.len()],
             },
         );
     }

@@ -19,9 +19,14 @@ use super::{Content, DiskFile, blocking, fetch};
 use crate::coding::Encoding;
 
 /// The codings a sibling may have, with the extension that names it, in the server's
-/// order of preference.
-pub(super) const SIBLINGS: [(Encoding, &str); 2] =
-    [(Encoding::Brotli, "br"), (Encoding::Gzip, "gz")];
+/// order of preference (as for the embedded bodies: br, zstd, gzip). A `.zst` sibling
+/// is looked for with the `zstd` feature, which links a zstd decoder to check it.
+pub(super) const SIBLINGS: &[(Encoding, &str)] = &[
+    (Encoding::Brotli, "br"),
+    #[cfg(feature = "zstd")]
+    (Encoding::Zstd, "zst"),
+    (Encoding::Gzip, "gz"),
+];
 
 /// `path` with `.ext` added to its name.
 pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
@@ -108,6 +113,9 @@ fn decodes_to(encoding: Encoding, encoded: &[u8], expected: &[u8]) -> bool {
         Encoding::Brotli => brotli_decompressor::Decompressor::new(encoded, 4096)
             .take(limit)
             .read_to_end(&mut decoded),
+        #[cfg(feature = "zstd")]
+        Encoding::Zstd => zstd::stream::read::Decoder::with_buffer(encoded)
+            .and_then(|decoder| decoder.take(limit).read_to_end(&mut decoded)),
         _ => Err(io::Error::other("no decoder")),
     };
     read.is_ok() && decoded == expected
@@ -144,5 +152,18 @@ mod tests {
         // Not gzip at all; not brotli either.
         assert!(!decodes_to(Encoding::Gzip, &text, &text));
         assert!(!decodes_to(Encoding::Brotli, &encoded, &text));
+    }
+
+    #[cfg(feature = "zstd")]
+    #[test]
+    fn a_zstd_sibling_matches_only_its_own_bytes() {
+        let text = b"console.log('app');\n".repeat(40);
+        let encoded = zstd::encode_all(&text[..], 19).unwrap();
+        assert!(decodes_to(Encoding::Zstd, &encoded, &text));
+        assert!(!decodes_to(Encoding::Zstd, &encoded, &text[1..]));
+        assert!(!decodes_to(Encoding::Zstd, &gzip(&text), &text));
+        // A frame that decodes to far more than the file stops one byte past it.
+        let long = zstd::encode_all(&vec![b'a'; 1 << 20][..], 3).unwrap();
+        assert!(!decodes_to(Encoding::Zstd, &long, b"a"));
     }
 }

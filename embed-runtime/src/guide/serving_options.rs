@@ -81,14 +81,15 @@
 //! - files of one [chunk](crate::ServeAssets::chunk_size) or less are read whole, with
 //!   a `charset` for UTF-8 text, and kept in memory
 //!   ([`.cache_size`](crate::ServeAssets::cache_size), 64 MiB by default) with the
-//!   version they were read from: a request looks at the file's metadata (an `lstat`
-//!   per path component, which also refuses a symbolic link on the way) and reads
-//!   nothing while the version is the same; larger files are streamed (`sendfile`
+//!   version they were read from: a request looks at the file's metadata (one
+//!   `lstat`; the folders on the way were checked for links when it was read) and
+//!   reads nothing while the version is the same; larger files are streamed (`sendfile`
 //!   under `serve`), and their tag comes once it is computed in the background;
-//! - a `.br` or `.gz` sibling (`app.js.br`) is sent to a client that accepts its coding,
-//!   with `Vary: Accept-Encoding` and a tag of its own, but only once it has been found
-//!   to decode to exactly the file's bytes (checked once per version of both): a
-//!   sibling left from an earlier version of the file is passed over, never sent;
+//! - a `.br` or `.gz` sibling (`app.js.br`), and `.zst` with the `zstd` feature, is
+//!   sent to a client that accepts its coding, with `Vary: Accept-Encoding` and a tag
+//!   of its own, but only once it has been found to decode to exactly the file's bytes
+//!   (checked once per version of both): a sibling left from an earlier version of the
+//!   file is passed over, never sent;
 //! - paths stay inside the folder: no `.`/`..` segment, backslash or control
 //!   character, no dot file or dot folder, no symbolic link on the way;
 //! - nothing is compressed at run time: a file with no sibling goes as it is.

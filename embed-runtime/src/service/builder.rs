@@ -404,13 +404,28 @@ impl ServeAssets {
     /// # Panics
     /// If `path` is not an embedded asset of this table: a typo should fail at
     /// start-up, not turn every 404 into a different error.
+    ///
+    /// On a service made by [`folder`](Self::folder), `path` is a URL path in the
+    /// folder, read when a 404 is answered (the plain 404 while it is missing); it
+    /// panics if `path` does not start with `/`.
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn not_found_page(self, path: &str) -> Self {
         if self.is_folder() {
-            panic!(
-                "not_found_page({path:?}): a service over a folder has no embedded page; \
-                 put the folder's service behind `with_fallback` and answer 404 there"
-            );
+            if !path.starts_with('/') {
+                panic!(
+                    "not_found_page({path:?}): a URL path starting with `/`, such as \"/404.html\""
+                );
+            }
+            let page = path.to_owned();
+            return self.configure(|options| {
+                if let Some(site) = options
+                    .dev_folder
+                    .as_mut()
+                    .and_then(|dev| dev.site.as_mut())
+                {
+                    site.not_found_page = Some(page);
+                }
+            });
         }
         let page = self.assets.get(path).filter(|page| page.is_embedded());
         let Some(page) = page else {
@@ -603,12 +618,14 @@ impl ServeAssets {
     ///   starts with `.` are not served, and neither is a path with a symbolic link
     ///   on its way (unless [`follow_symlinks`](Self::follow_symlinks) says so).
     /// - The media type comes from the file's extension (the macro's table of types).
-    /// - A `.br` or `.gz` sibling (`app.js.br`) is sent to a client that accepts its
-    ///   coding, with `Vary: Accept-Encoding` and a tag of its own, only once it has
-    ///   been found to decode to exactly the file's bytes (checked once per version of
-    ///   both): a stale sibling is passed over. Nothing is compressed at run time.
-    /// - [`spa_fallback`](Self::spa_fallback) takes a URL path in the folder; the page
-    ///   is read from the folder too.
+    /// - A `.br` or `.gz` sibling (`app.js.br`), and `.zst` with the `zstd` feature, is
+    ///   sent to a client that accepts its coding, with `Vary: Accept-Encoding` and a
+    ///   tag of its own, only once it has been found to decode to exactly the file's
+    ///   bytes (checked once per version of both): a stale sibling is passed over.
+    ///   Nothing is compressed at run time.
+    /// - [`spa_fallback`](Self::spa_fallback) and
+    ///   [`not_found_page`](Self::not_found_page) take a URL path in the folder; the
+    ///   page is read from the folder too.
     ///
     /// ```no_run
     /// use embed_assets::ServeAssets;

@@ -62,6 +62,12 @@ impl ServeAssets {
         head: RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'_>> {
+        let answer = self.answer_plain(head, claim)?;
+        Some(self.with_folder_not_found_page(answer, &head))
+    }
+
+    /// [`answer_borrowed`](Self::answer_borrowed) with the plain 404.
+    fn answer_plain(&self, head: RequestHead<'_>, claim: Claim) -> Option<Answer<'_>> {
         if !has_valid_host(&head) {
             return (claim != Claim::Hits)
                 .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
@@ -125,7 +131,12 @@ impl ServeAssets {
     /// Whether the 404 says nothing but "not here": no page of ours, and no choice made
     /// by `Accept` (a single-page app's 404 varies by it, and a cache must learn so).
     fn is_plain_not_found(&self) -> bool {
-        self.config.options.not_found_page.is_none() && !route::varies_by_accept(&self.config)
+        let options = &self.config.options;
+        options.not_found_page.is_none()
+            && options
+                .folder_site()
+                .is_none_or(|site| site.not_found_page.is_none())
+            && !route::varies_by_accept(&self.config)
     }
 
     fn respond_asset<'a>(

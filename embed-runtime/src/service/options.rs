@@ -110,6 +110,8 @@ pub(super) struct DevFolder {
 pub(super) struct FolderSite {
     /// `spa_fallback`'s page, a URL path below the folder.
     pub(super) spa_page: Option<String>,
+    /// `not_found_page`'s page, a URL path below the folder.
+    pub(super) not_found_page: Option<String>,
     /// `follow_symlinks`: files reached through symbolic links are served.
     pub(super) follow_symlinks: bool,
 }
