@@ -109,6 +109,16 @@ for framework in $frameworks; do
   [ "$framework" = axum ] && continue
   EMBED_TEST_FRAMEWORK=$framework run cargo test --workspace --all-features "${targets[@]}"
 done
+# The same HTTP tests over a folder read at run time (`ServeAssets::folder` over a copy
+# of the fixture site, with the table's compressed bodies as siblings), in every
+# framework: the folder must answer as the embedded table does.
+folder_tests=(conditional range negotiation methods paths hostile)
+folder_targets=()
+for t in "${folder_tests[@]}"; do folder_targets+=(--test "$t"); done
+for framework in $frameworks; do
+  EMBED_TEST_SOURCE=folder EMBED_TEST_FRAMEWORK=$framework \
+    run cargo test --workspace --all-features "${folder_targets[@]}"
+done
 # Those the harness serves over HTTP/2 too (h2c, prior knowledge). `hostile` stays
 # HTTP/1.1: it probes the HTTP/1 parser, and HTTP/2 caps header lists itself.
 h2_targets=()

@@ -29,6 +29,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
+use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -120,10 +121,153 @@ pub fn app(service: ServeAssets) -> Router {
         .fallback_service(service)
 }
 
-/// Serves [`SITE`] with default options and returns the address, in the framework
-/// of this run (see [`frameworks`]).
+/// Serves [`site_service`] and returns the address, in the framework of this run (see
+/// [`frameworks`]).
 pub async fn spawn_site() -> SocketAddr {
-    spawn_service(SITE.service()).await
+    spawn_service(site_service()).await
+}
+
+/// Whether this run serves the fixture site from a folder read at run time
+/// (`EMBED_TEST_SOURCE=folder`) instead of the embedded [`SITE`] (`embedded`, the
+/// default). `tests/run.sh` runs the HTTP tests written against [`site_service`] both
+/// ways in every framework: the folder must answer as the table does.
+///
+/// # Panics
+/// On any other value.
+pub fn serves_folder() -> bool {
+    match std::env::var("EMBED_TEST_SOURCE").as_deref() {
+        Err(_) | Ok("" | "embedded") => false,
+        Ok("folder") => true,
+        Ok(other) => panic!("EMBED_TEST_SOURCE={other:?}: expected `embedded` or `folder`"),
+    }
+}
+
+/// The fixture site's service with default options: [`SITE`]'s, or with
+/// `EMBED_TEST_SOURCE=folder` a [`ServeAssets::folder`] over a copy of the site
+/// ([`site_folder`]).
+pub fn site_service() -> ServeAssets {
+    if serves_folder() {
+        ServeAssets::folder(site_folder())
+    } else {
+        SITE.service()
+    }
+}
+
+/// A copy of the fixture site for [`ServeAssets::folder`]: every file of
+/// `fixtures/site` (dot files too, which must stay unserved), `outside/` beside it as
+/// in the fixtures, and beside each file the table stores compressed, siblings with
+/// the table's own compressed bodies (`app.css.br`, `.gz`, and `.zst` with the `zstd`
+/// feature), so that the folder can answer every coding the table answers.
+///
+/// It is made once in the temp folder under a name taken from the fixtures' bytes and
+/// shared by every test process after (each made the same way; a copy is complete
+/// before it gets its name), so runs do not pile up copies. Tests only read it. A
+/// fresh copy is returned once it is a second old, when its files have their dates.
+///
+/// # Panics
+/// If the copy cannot be written.
+pub fn site_folder() -> PathBuf {
+    static FOLDER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FOLDER
+        .get_or_init(|| {
+            let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+            let (outside, site) = (fixtures.join("outside"), site_dir());
+            let mut hasher = Sha256::new();
+            hash_tree(&outside, &mut hasher);
+            hash_tree(&site, &mut hasher);
+            hasher.update(format!("{}", cfg!(feature = "zstd")));
+            let digest = hasher.finalize();
+            let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+            let top = std::env::temp_dir().join(format!("embed-assets-test-site-{name}"));
+            if !top.join("written").is_file() {
+                let _ = std::fs::remove_dir_all(&top);
+                let building = top.with_extension(format!("part-{}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&building);
+                copy_tree(&outside, &building.join("outside"));
+                copy_tree(&site, &building.join("site"));
+                write_siblings(&building.join("site"));
+                write_file(&building.join("written"), b"");
+                // Another process may have named its copy first: then ours goes.
+                if std::fs::rename(&building, &top).is_err() {
+                    let _ = std::fs::remove_dir_all(&building);
+                }
+            }
+            // A file changed within the last second has no `Last-Modified` yet (its
+            // time could still hide a change in the same second): the tests expect one.
+            let written = std::fs::metadata(top.join("written"))
+                .and_then(|meta| meta.modified())
+                .expect("the copy's time");
+            let age = SystemTime::now()
+                .duration_since(written)
+                .unwrap_or_default();
+            std::thread::sleep(Duration::from_millis(1100).saturating_sub(age));
+            top.join("site")
+        })
+        .clone()
+}
+
+/// Writes beside each of [`SITE`]'s files under `root` its compressed bodies.
+fn write_siblings(root: &Path) {
+    for asset in SITE.iter() {
+        let file = root.join(asset.path().trim_start_matches('/'));
+        for (encoding, ext) in [
+            (embed_assets::Encoding::Brotli, "br"),
+            (embed_assets::Encoding::Gzip, "gz"),
+            (embed_assets::Encoding::Zstd, "zst"),
+        ] {
+            if let Some(body) = asset.body(encoding) {
+                let mut name = file.clone().into_os_string();
+                name.push(format!(".{ext}"));
+                write_file(Path::new(&name), body);
+            }
+        }
+    }
+}
+
+/// Feeds every file under `dir` (names and bytes, in name order) to `hasher`.
+fn hash_tree(dir: &Path, hasher: &mut Sha256) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("cannot list {}: {err}", dir.display()))
+        .map(|entry| entry.expect("directory entry"))
+        .collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        hasher.update(entry.file_name().as_encoded_bytes());
+        if entry.file_type().expect("file type").is_dir() {
+            hash_tree(&entry.path(), hasher);
+        } else {
+            hasher.update(std::fs::read(entry.path()).expect("fixture bytes"));
+        }
+    }
+}
+
+/// Copies the folder `from` to `to`, every file and folder, dot files included.
+fn copy_tree(from: &Path, to: &Path) {
+    let entries = std::fs::read_dir(from)
+        .unwrap_or_else(|err| panic!("cannot list {}: {err}", from.display()));
+    std::fs::create_dir_all(to)
+        .unwrap_or_else(|err| panic!("cannot create {}: {err}", to.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|err| panic!("cannot list {}: {err}", from.display()));
+        let kind = entry.file_type().expect("file type");
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap_or_else(|err| {
+                panic!(
+                    "cannot copy {} to {}: {err}",
+                    entry.path().display(),
+                    target.display()
+                )
+            });
+        }
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes)
+        .unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
 }
 
 /// Serves `service` at the root, beside `GET /api/health`, on `127.0.0.1:0` in the

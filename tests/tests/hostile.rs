@@ -24,7 +24,7 @@ use http::{HeaderMap, StatusCode};
 use integration_tests::frameworks::Framework;
 use integration_tests::{
     Reply, SITE, assert_no_secret, contains, decode_body, fixture, get, header, parse_multipart,
-    resolve_location, site_dir, spawn_service,
+    resolve_location, site_dir, site_service, spawn_service,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -94,6 +94,9 @@ impl Secrets {
         write(&root.join(".git/HEAD"), "TEMP-GIT-HEAD");
         write(&root.join(".hidden/secret.txt"), "TEMP-HIDDEN");
         write(&root.join("etc/passwd"), "TEMP-ETC-PASSWD-UNLISTED");
+        // The file every server is first asked for (a folder served whole has only
+        // what is in it).
+        std::fs::copy(site_dir().join("tiny.txt"), root.join("tiny.txt")).unwrap();
         for file in ON_DISK {
             let to = root.join(file);
             std::fs::create_dir_all(to.parent().unwrap()).unwrap();
@@ -503,7 +506,7 @@ async fn run_corpus(
 async fn the_traversal_corpus_never_reaches_a_file_outside_the_table() {
     let secrets = Arc::new(Secrets::plant("corpus"));
     let targets = corpus();
-    let servers: [(&str, ServeAssets); 3] = [
+    let servers: [(&str, ServeAssets); 4] = [
         ("embedded + on-disk from the build folder", SMALL.service()),
         (
             "embedded + on-disk from a temporary disk root",
@@ -512,6 +515,10 @@ async fn the_traversal_corpus_never_reaches_a_file_outside_the_table() {
         (
             "dev folder over a temporary root",
             SITE.service().dev_folder(secrets.root()),
+        ),
+        (
+            "a folder served at run time",
+            ServeAssets::folder(secrets.root()),
         ),
     ];
     let started = Instant::now();
@@ -810,7 +817,7 @@ async fn a_head_over_hypers_limit_gets_431_and_the_server_keeps_answering() {
 
 #[tokio::test]
 async fn garbage_q_values_still_give_a_body_that_decodes_to_the_file() {
-    let addr = spawn_service(SITE.service()).await;
+    let addr = spawn_service(site_service()).await;
     let css = fixture(CSS);
     for accept in [
         "br;q=2",

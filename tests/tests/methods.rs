@@ -11,8 +11,8 @@ use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use integration_tests::frameworks::Framework;
 use integration_tests::{
-    SITE, decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
-    resolve_location, send, spawn_hyper, spawn_mounted, spawn_service, spawn_site,
+    decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
+    resolve_location, send, site_service, spawn_hyper, spawn_mounted, spawn_service, spawn_site,
 };
 
 /// `Content-Type` compared the way RFC 9110 §8.3.1 allows: type, subtype and parameter
@@ -312,11 +312,7 @@ async fn default_cache_control_is_no_cache_on_200_and_304() {
 #[tokio::test]
 async fn cache_control_option_applies_to_every_asset_and_its_304() {
     let policy = "public, max-age=600";
-    let addr = spawn_service(
-        SITE.service()
-            .cache_control(HeaderValue::from_static(policy)),
-    )
-    .await;
+    let addr = spawn_service(site_service().cache_control(HeaderValue::from_static(policy))).await;
     for path in ["/tiny.txt", "/css/app.css", "/docs/", "/image.png"] {
         let (status, headers, _) = get(addr, path, &[]).await;
         assert_eq!(status, StatusCode::OK, "GET {path}");
@@ -341,11 +337,11 @@ async fn the_longest_cache_control_prefix_wins_whatever_the_order_given() {
         ("/js/", "public, max-age=31536000, immutable"),
     ];
     let forward = rules.iter().fold(
-        SITE.service().cache_control(value("max-age=1")),
+        site_service().cache_control(value("max-age=1")),
         |service, (prefix, policy)| service.cache_control_for(prefix, value(policy)),
     );
     let backward = rules.iter().rev().fold(
-        SITE.service().cache_control(value("max-age=1")),
+        site_service().cache_control(value("max-age=1")),
         |service, (prefix, policy)| service.cache_control_for(prefix, value(policy)),
     );
     for service in [forward, backward] {
@@ -372,7 +368,7 @@ async fn the_longest_cache_control_prefix_wins_whatever_the_order_given() {
 
 #[tokio::test]
 async fn index_file_option_changes_the_file_served_for_a_directory() {
-    let addr = spawn_service(SITE.service().index_file("guide.html")).await;
+    let addr = spawn_service(site_service().index_file("guide.html")).await;
     let (status, _, body) = get(addr, "/docs/", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body[..] == fixture("/docs/guide.html")[..]);
@@ -390,7 +386,7 @@ async fn index_file_option_changes_the_file_served_for_a_directory() {
 
 #[tokio::test]
 async fn without_index_serves_no_directory_and_redirects_nowhere() {
-    let addr = spawn_service(SITE.service().without_index()).await;
+    let addr = spawn_service(site_service().without_index()).await;
     for path in ["/", "/docs/", "/docs"] {
         let (status, headers, _) = get(addr, path, &[]).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "GET {path}");
@@ -405,7 +401,7 @@ async fn without_index_serves_no_directory_and_redirects_nowhere() {
 
 #[tokio::test]
 async fn not_found_page_is_sent_with_404_and_no_validators() {
-    let addr = spawn_service(SITE.service().not_found_page("/docs/guide.html")).await;
+    let addr = spawn_service(site_service().not_found_page("/docs/guide.html")).await;
     let page = fixture("/docs/guide.html");
     for accept in [None, Some("gzip"), Some("br")] {
         let fields: Vec<(&str, &str)> =
@@ -445,7 +441,7 @@ async fn not_found_page_is_sent_with_404_and_no_validators() {
 
 #[tokio::test]
 async fn nested_service_serves_assets_index_and_redirect_under_the_prefix() {
-    let addr = spawn_mounted(SITE.service(), "/static").await;
+    let addr = spawn_mounted(site_service(), "/static").await;
     let authority = addr.to_string();
 
     let (status, _, body) = get(addr, "/static/tiny.txt", &[]).await;
@@ -482,7 +478,7 @@ async fn nested_service_serves_assets_index_and_redirect_under_the_prefix() {
 
 #[tokio::test]
 async fn respond_serves_plain_hyper_without_axum() {
-    let addr = spawn_hyper(SITE.service()).await;
+    let addr = spawn_hyper(site_service()).await;
     let (status, headers, body) = get(addr, "/css/app.css", &[("accept-encoding", "gzip")]).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(header(&headers, CONTENT_ENCODING), Some("gzip"));
@@ -496,7 +492,7 @@ async fn respond_serves_plain_hyper_without_axum() {
 
 #[tokio::test]
 async fn respond_answers_a_request_value_without_any_server() {
-    let service = SITE.service();
+    let service = site_service();
     let request = Request::get("/css/app.css")
         .header(HOST, "example.com")
         .header(ACCEPT_ENCODING, "br")
@@ -589,7 +585,7 @@ async fn http_1_0_needs_no_host() {
 
 #[tokio::test]
 async fn respond_answers_400_to_an_http_1_1_request_without_host() {
-    let service = SITE.service();
+    let service = site_service();
     let request = Request::get("/tiny.txt").body(()).expect("request");
     let response = service.respond(&request).await;
     assert_eq!(response.status(), StatusCode::BAD_REQUEST);
