@@ -90,11 +90,15 @@ pub enum Mode {
     /// (head and body serialized once, at start) to the requests read at once with one
     /// `writev`; no `Date`, no checks. The machine's limit for these responses.
     CeilingRaw,
+    /// `ServeAssets::folder` over [`SITE_PRECOMPRESSED_DIR`] (the same files as nginx's,
+    /// br and gzip siblings beside them) under `embed_assets::Server`, in front of the
+    /// same API route as [`Mode::OursServe`]: the disk-following mode on small files.
+    OursFolder,
 }
 
 impl Mode {
     /// Every mode, in the order `bench-static` lists them.
-    pub const ALL: [Mode; 12] = [
+    pub const ALL: [Mode; 13] = [
         Mode::Ceiling,
         Mode::Ours,
         Mode::CeilingServe,
@@ -103,6 +107,7 @@ impl Mode {
         Mode::OursHyper,
         Mode::CeilingRaw,
         Mode::OursServe,
+        Mode::OursFolder,
         Mode::MemoryServe,
         Mode::StaticServe,
         Mode::RustEmbed,
@@ -124,6 +129,7 @@ impl Mode {
             Mode::CeilingHyper => "ceiling-hyper",
             Mode::OursServe => "ours-serve",
             Mode::CeilingRaw => "ceiling-raw",
+            Mode::OursFolder => "ours-folder",
         }
     }
 
@@ -132,7 +138,7 @@ impl Mode {
         match self {
             Mode::OursFront | Mode::CeilingServe => Mode::CeilingServe,
             Mode::OursHyper | Mode::CeilingHyper => Mode::CeilingHyper,
-            Mode::OursServe | Mode::CeilingRaw => Mode::CeilingRaw,
+            Mode::OursServe | Mode::OursFolder | Mode::CeilingRaw => Mode::CeilingRaw,
             _ => Mode::Ceiling,
         }
     }
@@ -163,7 +169,7 @@ pub fn app(mode: Mode) -> Router {
             .index_file(Some("/index.html"))
             .into_router(),
         Mode::StaticServe => generated::static_router(),
-        Mode::OursFront | Mode::OursHyper | Mode::OursServe => api(),
+        Mode::OursFront | Mode::OursHyper | Mode::OursServe | Mode::OursFolder => api(),
         Mode::CeilingServe | Mode::CeilingHyper | Mode::CeilingRaw => Router::new(),
     }
 }
@@ -331,7 +337,8 @@ pub type Options = crate::serving::Options<Mode>;
 
 /// The usage line of the server's arguments.
 pub const USAGE: &str = "--mode ceiling|ours|ceiling-serve|ours-front|ceiling-hyper|ours-hyper|\
-                         ceiling-raw|ours-serve|memory-serve|static-serve|rust-embed|servedir [--port N] \
+                         ceiling-raw|ours-serve|ours-folder|memory-serve|static-serve|rust-embed|servedir \
+                         [--port N] \
                          [--exit-with-stdin]";
 
 impl ServeMode for Mode {
@@ -353,6 +360,7 @@ pub fn run(options: &Options) -> io::Result<()> {
     let addr = options.start();
     match options.mode {
         Mode::OursServe => return serve_ours(addr, SITE.service()),
+        Mode::OursFolder => return serve_ours(addr, ServeAssets::folder(SITE_PRECOMPRESSED_DIR)),
         Mode::CeilingRaw => return raw::serve(addr),
         _ => {}
     }
@@ -441,7 +449,9 @@ mod tests {
     use http_body_util::BodyExt;
     use tower_service::Service;
 
-    use super::{app, front, CeilingService, Mode, SITE_DIR};
+    use embed_assets::ServeAssets;
+
+    use super::{app, front, CeilingService, Mode, SITE_DIR, SITE_PRECOMPRESSED_DIR};
 
     async fn get(mode: Mode, path: &str, headers: &[(&str, &str)]) -> axum::response::Response {
         let mut request = Request::get(path).header(axum::http::header::HOST, "127.0.0.1");
@@ -455,6 +465,12 @@ mod tests {
             Mode::OursFront | Mode::OursHyper | Mode::OursServe => {
                 front().call(request).await.unwrap().map(Body::new)
             }
+            Mode::OursFolder => ServeAssets::folder(SITE_PRECOMPRESSED_DIR)
+                .with_fallback(super::api())
+                .call(request)
+                .await
+                .unwrap()
+                .map(Body::new),
             Mode::CeilingServe | Mode::CeilingHyper | Mode::CeilingRaw => {
                 CeilingService.call(request).await.unwrap().map(Body::new)
             }

@@ -11,7 +11,8 @@
 //! again.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
@@ -37,7 +38,9 @@ pub(crate) struct BodyCache {
 
 #[derive(Debug, Default)]
 struct Entries {
-    by_path: HashMap<PathBuf, Cached>,
+    /// By the path's bytes (hashed as one string, not component by component as a
+    /// `Path` is).
+    by_path: HashMap<OsString, Cached>,
     bytes: u64,
 }
 
@@ -96,7 +99,7 @@ impl BodyCache {
         let entries = self.entries();
         let cached = entries
             .by_path
-            .get(path)
+            .get(path.as_os_str())
             .filter(|cached| cached.version == *version)?;
         cached.used.store(
             self.clock.fetch_add(1, Ordering::Relaxed),
@@ -115,7 +118,7 @@ impl BodyCache {
             return;
         }
         let mut entries = self.entries();
-        if let Some(old) = entries.by_path.remove(path) {
+        if let Some(old) = entries.by_path.remove(path.as_os_str()) {
             entries.bytes -= old.bytes.len() as u64;
         }
         while entries.bytes + len > self.limit {
@@ -133,7 +136,7 @@ impl BodyCache {
         let used = Arc::new(AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)));
         entries.bytes += len;
         entries.by_path.insert(
-            path.to_owned(),
+            path.as_os_str().to_owned(),
             Cached {
                 version,
                 bytes,
@@ -156,7 +159,7 @@ impl BodyCache {
         sibling: Sibling,
     ) {
         let mut entries = self.entries();
-        if let Some(cached) = entries.by_path.get_mut(path) {
+        if let Some(cached) = entries.by_path.get_mut(path.as_os_str()) {
             if cached.version == *version {
                 if let Some(slot) = cached.siblings.get_mut(index) {
                     *slot = sibling;
@@ -174,6 +177,8 @@ impl BodyCache {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn version_of(path: &Path) -> FileVersion {

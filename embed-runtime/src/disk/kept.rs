@@ -5,7 +5,7 @@
 //! known yet (a file or sibling not kept, or kept for another version, or a sibling not
 //! checked against the file) leaves the request to the path that reads.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::cache::{BodyCache, Cached, Sibling};
@@ -16,17 +16,37 @@ use crate::coding::Encoding;
 /// How long a sibling found absent is taken as absent before it is looked for again.
 const RECHECK: Duration = Duration::from_secs(1);
 
-/// A file kept at its current version, with its siblings that decode to it.
+/// A file kept at its current version, with its siblings that may stand for it.
 #[derive(Debug)]
 pub(crate) struct Kept {
     pub(crate) file: Cached,
+    /// The file's path, which names its siblings.
+    path: PathBuf,
     /// The siblings that exist and are not known to differ from the file, in the
-    /// server's order of preference: kept and checked (`Some`), or still to be read or
-    /// checked (`None`: a request that prefers it goes the way that reads).
-    pub(crate) siblings: Vec<(Encoding, Option<Cached>)>,
+    /// server's order of preference (the rest `None`).
+    pub(crate) siblings: [Option<Offered>; SIBLINGS.len()],
     /// Whether any sibling exists, matching or not: the choice then depends on
     /// `Accept-Encoding`.
     pub(crate) negotiated: bool,
+}
+
+/// A sibling a request may be answered with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Offered {
+    pub(crate) encoding: Encoding,
+    /// The version of it found to decode to the file, whose bytes the cache keeps;
+    /// `None` while it is still to be read or checked (a request that prefers it goes
+    /// the way that reads).
+    checked: Option<FileVersion>,
+}
+
+impl Kept {
+    /// The kept bytes of `offered`, the sibling a request chose; `None` when they must
+    /// be read first. Only the chosen sibling is looked up, so a request pays for one.
+    pub(crate) fn sibling(&self, cache: &BodyCache, offered: Offered) -> Option<Cached> {
+        let (_, ext) = SIBLINGS.iter().find(|(e, _)| *e == offered.encoding)?;
+        cache.get(&sibling_path(&self.path, ext), &offered.checked?)
+    }
 }
 
 /// The file at `relative` below `folder` and its siblings, when all are kept at their
@@ -49,33 +69,39 @@ pub(crate) fn kept(
     // The siblings as last looked at with this version of the file. One found to
     // match is not looked at again: it is right for these bytes whatever happens to it
     // on disk since (the copy kept is what is sent). One found stale is looked at
-    // again (a sibling written after its file), and one absent a second on. `None`:
+    // again (a sibling written after its file), and one absent a second on. Unchecked:
     // offered, and read if the request prefers it.
-    let mut siblings = Vec::new();
+    let mut siblings = [None; SIBLINGS.len()];
     let mut negotiated = false;
-    for (&(encoding, ext), known) in SIBLINGS.iter().zip(file.siblings) {
-        match known {
+    for ((&(encoding, ext), known), slot) in SIBLINGS.iter().zip(file.siblings).zip(&mut siblings) {
+        let checked = match known {
             Sibling::Absent(at) if at.elapsed() < RECHECK => continue,
+            // Looked for again if the request prefers it; until it is found, the
+            // answer does not depend on `Accept-Encoding`.
             Sibling::Absent(_) => {
-                siblings.push((encoding, None));
+                *slot = Some(Offered {
+                    encoding,
+                    checked: None,
+                });
                 continue;
             }
+            Sibling::Unknown => None,
             Sibling::Stale(checked) => {
+                negotiated = true;
                 let now = FileVersion::of_regular(&sibling_path(&path, ext), !follow_symlinks);
-                if now != Some(checked) {
-                    siblings.push((encoding, None));
+                if now == Some(checked) {
+                    continue;
                 }
+                None
             }
-            Sibling::Unknown => siblings.push((encoding, None)),
-            Sibling::Matches(checked) => {
-                let kept = cache.get(&sibling_path(&path, ext), &checked);
-                siblings.push((encoding, kept));
-            }
-        }
+            Sibling::Matches(checked) => Some(checked),
+        };
         negotiated = true;
+        *slot = Some(Offered { encoding, checked });
     }
     Some(Kept {
         file,
+        path,
         siblings,
         negotiated,
     })

@@ -13,11 +13,12 @@ use http::header::{
     ACCEPT_ENCODING, ACCEPT_RANGES, ETAG, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE,
     IF_UNMODIFIED_SINCE, LAST_MODIFIED, RANGE,
 };
-use http::{HeaderMap, Method, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use super::file::FileRequest;
 use super::future::{Answer, ResponseFuture};
 use super::head::RequestHead;
+use super::options::Fields;
 use super::{ServeAssets, route};
 use crate::body::Body;
 use crate::coding::Encoding;
@@ -57,12 +58,17 @@ impl ServeAssets {
         let offered = kept
             .siblings
             .iter()
-            .map(|(encoding, cached)| ((*encoding, cached.as_ref()), *encoding));
+            .flatten()
+            .map(|offered| (*offered, offered.encoding));
+        let sibling;
         let (encoding, cached) =
             match negotiate::choose(head.headers.get_all(ACCEPT_ENCODING), offered) {
-                // The sibling the request prefers, not read or checked yet: read it.
-                Some((_, None)) => return None,
-                Some((encoding, Some(cached))) => (encoding, cached),
+                // The sibling the request prefers, unless it must be read or checked
+                // first (then the way that reads does).
+                Some(offered) => {
+                    sibling = kept.sibling(&self.config.bodies, offered)?;
+                    (offered.encoding, &sibling)
+                }
                 None => (Encoding::Identity, &kept.file),
             };
         let meta = FileMeta {
@@ -70,13 +76,11 @@ impl ServeAssets {
             version: cached.version,
         };
         let content_type = &*kept.file.content_type;
-        let url = format!("/{relative}");
-        let fields = options.fields_for(&url);
-        let added = respond::Added {
-            cache_control: options.cache_control_for(&url),
-            fields: &fields,
-            shared_deltas: false,
-            purge_tags: None,
+        // The URL's cache rule and header fields: needed only where fields are built,
+        // not for an answer whose fields were built before.
+        let policy = || {
+            let url = format!("/{relative}");
+            (options.cache_control_for(&url), options.fields_for(&url))
         };
         let negotiated = kept.negotiated;
         // A file that changed under a second ago states no date yet: its fields are
@@ -94,9 +98,9 @@ impl ServeAssets {
                     encoding,
                     negotiated,
                 );
-                Some(Arc::clone(
-                    slot.get_or_init(|| Arc::new(PrebuiltHeaders::of(&rep, added))),
-                ))
+                Some(Arc::clone(slot.get_or_init(|| {
+                    Arc::new(PrebuiltHeaders::of(&rep, added(&policy())))
+                })))
             }
             None => None,
         };
@@ -134,7 +138,8 @@ impl ServeAssets {
                 let content = Content::Whole(cached.bytes.clone());
                 let chunk_size = options.chunk_size;
                 let budget = Arc::clone(&self.config.budget);
-                respond::respond_to(outcome, &rep, head.method, added, |slices| {
+                let policy = policy();
+                respond::respond_to(outcome, &rep, head.method, added(&policy), |slices| {
                     Body::from_file(content, slices, chunk_size, budget)
                 })
             }
@@ -249,6 +254,16 @@ impl NotFoundPage {
             out.remove(name);
         }
         response
+    }
+}
+
+/// What a folder's file adds to its fields: its URL's cache rule and header fields.
+fn added<'a>((cache_control, fields): &'a (&'a HeaderValue, Fields)) -> respond::Added<'a> {
+    respond::Added {
+        cache_control,
+        fields,
+        shared_deltas: false,
+        purge_tags: None,
     }
 }
 
