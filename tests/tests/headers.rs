@@ -10,7 +10,7 @@ use http::header::{
 };
 use http::{HeaderValue, StatusCode};
 use integration_tests::frameworks::Framework;
-use integration_tests::{SITE, get, head, header, site_dir, spawn_service};
+use integration_tests::{SITE, get, head, header, site_dir, site_service, spawn_service};
 
 static FINGERPRINTED: Assets = embed_assets!("fixtures/site", fingerprint = true);
 static ON_DISK: Assets =
@@ -38,8 +38,7 @@ type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, StatusCode);
 
 #[tokio::test]
 async fn nosniff_is_on_every_asset_response_unless_turned_off() {
-    let service = SITE
-        .service()
+    let service = site_service()
         .spa_fallback("/index.html")
         .not_found_page("/docs/index.html");
     let addr = spawn_service(service.clone()).await;
@@ -98,7 +97,7 @@ async fn nosniff_is_on_every_asset_response_unless_turned_off() {
 
 #[tokio::test]
 async fn rules_match_by_path_or_file_name_and_the_last_matching_rule_wins() {
-    let addr = spawn_service(with_rules(SITE.service())).await;
+    let addr = spawn_service(with_rules(site_service())).await;
     let (status, headers, _) = get(addr, "/css/app.css", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(header(&headers, X_FRAME_OPTIONS), Some("DENY"));
@@ -122,7 +121,7 @@ async fn rules_match_by_path_or_file_name_and_the_last_matching_rule_wins() {
         assert_eq!(values, ["SAMEORIGIN"], "{path}");
     }
     // `*` stays within a segment: `/*.html` is no rule for `/docs/guide.html`.
-    let addr = spawn_service(SITE.service().header(
+    let addr = spawn_service(site_service().header(
         "/*.html",
         X_KIND,
         HeaderValue::from_static("top-page"),
@@ -143,7 +142,7 @@ async fn rules_match_by_path_or_file_name_and_the_last_matching_rule_wins() {
 
 #[tokio::test]
 async fn a_304_and_partial_responses_repeat_the_fields() {
-    let addr = spawn_service(with_rules(SITE.service())).await;
+    let addr = spawn_service(with_rules(site_service())).await;
     let (_, headers, _) = get(addr, "/css/app.css", &[("accept-encoding", "br")]).await;
     let etag = header(&headers, http::header::ETAG).unwrap().to_owned();
     for request in [
@@ -167,7 +166,7 @@ async fn a_304_and_partial_responses_repeat_the_fields() {
 
 #[tokio::test]
 async fn the_fallback_page_and_the_404_page_carry_their_own_pages_fields() {
-    let service = with_rules(SITE.service())
+    let service = with_rules(site_service())
         .spa_fallback("/index.html")
         .not_found_page("/docs/index.html");
     let addr = spawn_service(service).await;
