@@ -223,6 +223,13 @@ fn run(args: &Args) -> Result<bool, String> {
         )?);
     }
     servers.push(Server::start_rust_with(
+        "ours, folder (disk mode)".into(),
+        Kind::OursFolder,
+        server_cpu,
+        &[],
+        &[cold, folder],
+    )?);
+    servers.push(Server::start_rust_with(
         "ServeDir (64 KiB reads)".into(),
         Kind::ServeDir,
         server_cpu,

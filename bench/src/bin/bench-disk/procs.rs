@@ -35,7 +35,7 @@ impl Kind {
     pub(crate) fn is_ours(self) -> bool {
         matches!(
             self,
-            Kind::Ours { .. } | Kind::OursServe { .. } | Kind::User
+            Kind::Ours { .. } | Kind::OursServe { .. } | Kind::OursFolder | Kind::User
         )
     }
 }
