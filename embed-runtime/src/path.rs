@@ -24,7 +24,9 @@ pub(crate) fn decode(raw: &str) -> Option<Cow<'_, str>> {
     is_safe(&decoded).then_some(decoded)
 }
 
-fn is_safe(path: &str) -> bool {
+/// Whether a decoded URL path can only name a file below the root: it starts with `/`
+/// and has no `.` or `..` segment, backslash or control character.
+pub(crate) fn is_safe(path: &str) -> bool {
     path.starts_with('/')
         && !path.contains(|c: char| c == '\\' || c.is_control())
         && !path

@@ -331,6 +331,36 @@ async fn the_404_page_comes_from_the_folder_without_validators() {
     );
 }
 
+#[test]
+fn a_page_that_is_not_a_path_in_the_folder_is_refused_at_start_up() {
+    let folder = Folder::site("bad-pages");
+    let refused = |configure: &dyn Fn(ServeAssets) -> ServeAssets| {
+        let service = ServeAssets::folder(&folder.0);
+        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| configure(service)))
+            .expect_err("the page was taken");
+        panic.downcast_ref::<String>().cloned().unwrap_or_default()
+    };
+    for page in [
+        "404.html",
+        "/../outside.html",
+        "/a/./b.html",
+        "/docs/",
+        "/a\\b.html",
+    ] {
+        let message = refused(&|service| service.not_found_page(page));
+        assert!(
+            message.starts_with(&format!("not_found_page({page:?})"))
+                && message.contains("such as"),
+            "{message}"
+        );
+        let message = refused(&|service| service.spa_fallback(page));
+        assert!(
+            message.starts_with(&format!("spa_fallback({page:?})")),
+            "{message}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn methods_heads_and_ranges_follow_rfc_9110() {
     let folder = Folder::site("methods");

@@ -57,6 +57,36 @@ impl ServeAssets {
         self.config.options.folder_site().is_some()
     }
 
+    /// Sets a page of a service made by [`folder`](Self::folder) (`option` names the
+    /// option for the message): `path` must be a URL path below the folder, such as
+    /// `example`: starting with `/`, without `.` or `..` segments, backslashes or
+    /// control characters (as a request's decoded path must be).
+    #[allow(clippy::panic)] // a configuration mistake, documented by each option
+    fn folder_page(
+        self,
+        option: &str,
+        path: &str,
+        example: &str,
+        set: impl FnOnce(&mut FolderSite, String),
+    ) -> Self {
+        if !crate::path::is_safe(path) || path.ends_with('/') {
+            panic!(
+                "{option}({path:?}): the URL path of a file in the folder, starting with `/` \
+                 and without `.` or `..` segments, such as {example:?}"
+            );
+        }
+        let page = path.to_owned();
+        self.configure(|options| {
+            if let Some(site) = options
+                .dev_folder
+                .as_mut()
+                .and_then(|dev| dev.site.as_mut())
+            {
+                set(site, page);
+            }
+        })
+    }
+
     /// What a service made by [`folder`](Self::folder) keeps of its files' bytes in
     /// memory, unless [`cache_size`](Self::cache_size) says otherwise: 64 MiB.
     pub const DEFAULT_CACHE_SIZE: u64 = 64 << 20;
@@ -407,24 +437,12 @@ impl ServeAssets {
     ///
     /// On a service made by [`folder`](Self::folder), `path` is a URL path in the
     /// folder, read when a 404 is answered (the plain 404 while it is missing); it
-    /// panics if `path` does not start with `/`.
+    /// panics if `path` is not a URL path of a file below the folder.
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn not_found_page(self, path: &str) -> Self {
         if self.is_folder() {
-            if !path.starts_with('/') {
-                panic!(
-                    "not_found_page({path:?}): a URL path starting with `/`, such as \"/404.html\""
-                );
-            }
-            let page = path.to_owned();
-            return self.configure(|options| {
-                if let Some(site) = options
-                    .dev_folder
-                    .as_mut()
-                    .and_then(|dev| dev.site.as_mut())
-                {
-                    site.not_found_page = Some(page);
-                }
+            return self.folder_page("not_found_page", path, "/404.html", |site, page| {
+                site.not_found_page = Some(page);
             });
         }
         let page = self.assets.get(path).filter(|page| page.is_embedded());
@@ -450,20 +468,8 @@ impl ServeAssets {
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn spa_fallback(self, path: &str) -> Self {
         if self.is_folder() {
-            if !path.starts_with('/') {
-                panic!(
-                    "spa_fallback({path:?}): a URL path starting with `/`, such as \"/index.html\""
-                );
-            }
-            let page = path.to_owned();
-            return self.configure(|options| {
-                if let Some(site) = options
-                    .dev_folder
-                    .as_mut()
-                    .and_then(|dev| dev.site.as_mut())
-                {
-                    site.spa_page = Some(page);
-                }
+            return self.folder_page("spa_fallback", path, "/index.html", |site, page| {
+                site.spa_page = Some(page);
             });
         }
         let index = self
