@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::siblings::SIBLINGS;
 use super::version::FileVersion;
+use crate::coding::Encoding;
 use crate::respond::PrebuiltHeaders;
 
 /// How many entries an eviction looks at to find the least recently used among them
@@ -57,10 +57,21 @@ pub(crate) struct Cached {
     /// bytes do not), and as the precompressed sibling of its file.
     pub(crate) heads: Arc<[OnceLock<Arc<PrebuiltHeaders>>; 3]>,
     used: Arc<AtomicU64>,
-    /// What is known of its precompressed siblings (`siblings::SIBLINGS`' order) at
+    /// What is known of its precompressed siblings ([`SIBLINGS`]' order) at
     /// this version of it.
     pub(crate) siblings: [Sibling; SIBLINGS.len()],
 }
+
+/// The codings a precompressed sibling may have, with the extension that names it, in
+/// the server's order of preference (as for the embedded bodies: br, zstd, gzip). A
+/// `.zst` sibling is looked for with the `zstd` feature, which links a zstd decoder to
+/// check it (`siblings`).
+pub(crate) const SIBLINGS: &[(Encoding, &str)] = &[
+    (Encoding::Brotli, "br"),
+    #[cfg(feature = "zstd")]
+    (Encoding::Zstd, "zst"),
+    (Encoding::Gzip, "gz"),
+];
 
 /// What a kept file knows of one of its precompressed siblings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

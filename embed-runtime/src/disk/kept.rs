@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cache::{BodyCache, Cached, Sibling};
-use super::siblings::{SIBLINGS, sibling_path};
+use super::cache::{BodyCache, Cached, SIBLINGS, Sibling};
+use super::siblings::sibling_path;
 use super::version::FileVersion;
 use crate::coding::Encoding;
 

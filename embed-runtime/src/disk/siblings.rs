@@ -13,20 +13,10 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::cache::{BodyCache, Sibling};
+use super::cache::{BodyCache, SIBLINGS, Sibling};
 use super::version::FileVersion;
 use super::{Content, DiskFile, blocking, fetch};
 use crate::coding::Encoding;
-
-/// The codings a sibling may have, with the extension that names it, in the server's
-/// order of preference (as for the embedded bodies: br, zstd, gzip). A `.zst` sibling
-/// is looked for with the `zstd` feature, which links a zstd decoder to check it.
-pub(super) const SIBLINGS: &[(Encoding, &str)] = &[
-    (Encoding::Brotli, "br"),
-    #[cfg(feature = "zstd")]
-    (Encoding::Zstd, "zst"),
-    (Encoding::Gzip, "gz"),
-];
 
 /// `path` with `.ext` added to its name.
 pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
