@@ -30,8 +30,16 @@ const TARGET: f64 = 0.95;
 const RIVALS: [&str; 3] = ["nginx", "static-serve", "memory-serve"];
 /// Ours in each set-up: as axum's fallback, in front of the `Router` under
 /// `axum::serve`, in front of it under hyper-util's server, under the library's own
-/// server, and that again as a user's own binary builds it (`bench::user`).
-const OURS: [&str; 5] = ["ours", "ours-front", "ours-hyper", "ours-serve", USER];
+/// server, that again as a user's own binary builds it (`bench::user`), and the
+/// disk mode (`ServeAssets::folder`) under the library's server.
+const OURS: [&str; 6] = [
+    "ours",
+    "ours-front",
+    "ours-hyper",
+    "ours-serve",
+    USER,
+    "ours-folder",
+];
 /// Ours must reach this multiple of nginx on the tiny bodies (index, favicon).
 const FAST_GOAL: f64 = 1.2;
 /// `ours-serve`, the library's own server (and the user-style binary over it), must
@@ -55,9 +63,10 @@ usage: bench-static [--rounds N] [--duration SECS] [--warmup SECS] [--connection
                      (default 3; 0: keep every round and only warn)
   --servers LIST     only these, comma-separated: ceiling, ours, ceiling-serve,
                      ours-front, ceiling-hyper, ours-hyper, ceiling-raw, ours-serve,
-                     user-serve, nginx, memory-serve, static-serve, rust-embed,
-                     servedir (default: all; user-serve is a crate of its own, built
-                     with `cargo build --release` first, about 2 minutes the first time)
+                     user-serve, ours-folder, nginx, memory-serve, static-serve,
+                     rust-embed, servedir (default: all; user-serve is a crate of its
+                     own, built with `cargo build --release` first, about 2 minutes the
+                     first time)
   --no-pin           do not pin servers to CPU 0 and wrk to CPU 1
   --nginx PATH       the nginx binary (default: nginx on PATH or in /usr/sbin)
   --wrk PATH         the wrk binary (default: wrk on PATH)
@@ -446,8 +455,9 @@ fn report(
             out,
             "\n== ours against nginx, per set-up: goal >= {:.1}x nginx on /index.html and \
              /favicon.ico, >= 1.0x on the others; ours-serve: >= {:.1}x on those and the \
-             304, >= {:.1}x on the br file (x ceiling: the most that set-up allows)",
-            FAST_GOAL, SERVE_GOAL, SERVE_BR_GOAL
+             304, >= {:.1}x on the br file; ours-folder: >= {:.1}x on those and the 304 \
+             (x ceiling: the most that set-up allows)",
+            FAST_GOAL, SERVE_GOAL, SERVE_BR_GOAL, FAST_GOAL
         );
         let _ = writeln!(
             out,
@@ -463,6 +473,8 @@ fn report(
                 let goal = match (name, case.name) {
                     ("ours-serve" | USER, "index" | "favicon" | "304") => SERVE_GOAL,
                     ("ours-serve" | USER, "br" | "br-large" | "bundle") => SERVE_BR_GOAL,
+                    // The disk mode: small files, the 304 included.
+                    ("ours-folder", "index" | "favicon" | "304") => FAST_GOAL,
                     (_, "index" | "favicon") => FAST_GOAL,
                     _ => 1.0,
                 };
