@@ -464,7 +464,8 @@ impl ServeAssets {
     /// If `path` is not an embedded asset of this table.
     ///
     /// On a service made by [`folder`](Self::folder), `path` is a URL path in the
-    /// folder, read when a request needs it (404 while it is missing).
+    /// folder, read when a request needs it (404 while it is missing); it panics if
+    /// `path` is not a URL path of a file below the folder.
     #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn spa_fallback(self, path: &str) -> Self {
         if self.is_folder() {

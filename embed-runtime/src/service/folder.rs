@@ -169,7 +169,8 @@ impl ServeAssets {
         else {
             return answer;
         };
-        let page = NotFoundPage {
+        // Made only for an answer that is or may become a 404.
+        let page = || NotFoundPage {
             service: self.clone(),
             url: page.to_owned(),
             method: head.method.clone(),
@@ -177,16 +178,19 @@ impl ServeAssets {
         };
         match answer {
             Answer::Response(response) if response.status() == StatusCode::NOT_FOUND => {
-                Answer::Later(ResponseFuture::boxed(page.instead_of(response)))
+                Answer::Later(ResponseFuture::boxed(page().instead_of(response)))
             }
-            Answer::Later(future) => Answer::Later(ResponseFuture::boxed(async move {
-                let response = future.await;
-                if response.status() == StatusCode::NOT_FOUND {
-                    page.instead_of(response).await
-                } else {
-                    response
-                }
-            })),
+            Answer::Later(future) => {
+                let page = page();
+                Answer::Later(ResponseFuture::boxed(async move {
+                    let response = future.await;
+                    if response.status() == StatusCode::NOT_FOUND {
+                        page.instead_of(response).await
+                    } else {
+                        response
+                    }
+                }))
+            }
             other => other,
         }
     }
