@@ -112,7 +112,7 @@ done
 # The same HTTP tests over a folder read at run time (`ServeAssets::folder` over a copy
 # of the fixture site, with the table's compressed bodies as siblings), in every
 # framework: the folder must answer as the embedded table does.
-folder_tests=(conditional range negotiation methods paths hostile headers)
+folder_tests=(conditional range negotiation methods paths hostile headers faults)
 folder_targets=()
 for t in "${folder_tests[@]}"; do folder_targets+=(--test "$t"); done
 for framework in $frameworks; do

@@ -7,7 +7,8 @@
 //! its `Content-Length` with the connection closed, and a new request gets 404
 //! (deleted), 403 (unreadable) or the new content. Nothing panics, and the process's
 //! open file descriptors return to their count before the load. `disk.rs` covers each
-//! fault alone, without load.
+//! fault alone, without load. With `EMBED_TEST_SOURCE=folder`, the same files are a
+//! folder served whole (`ServeAssets::folder`), and the same must hold.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -16,9 +17,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
-use embed_assets::{Assets, embed_assets};
+use embed_assets::{Assets, ServeAssets, embed_assets};
 use http::StatusCode;
-use integration_tests::{fixture, get, noise, site_dir, spawn_service};
+use integration_tests::{fixture, get, noise, serves_folder, site_dir, spawn_service};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -287,7 +288,9 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
     count_panics();
     let root = std::env::temp_dir().join(format!("embed-faults-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    for file in ["css/app.css", "js/app.js"] {
+    // The pages the load asks for beside the files are embedded in `SMALL`; a folder
+    // served whole holds them too.
+    for file in ["css/app.css", "js/app.js", "index.html", "data.json"] {
         std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
         std::fs::copy(site_dir().join(file), root.join(file)).unwrap();
     }
@@ -296,9 +299,16 @@ async fn faults_under_load_affect_only_that_file_and_leak_nothing() {
     let control = Arc::new(noise(2 << 20, 12));
     std::fs::write(&big, &original[..]).unwrap();
     std::fs::write(root.join("image.png"), &control[..]).unwrap();
-    // Small chunks: many reads per download, so every fault lands mid-stream.
-    let service = SMALL.service().disk_root(&root).chunk_size(64 << 10);
-    service.check_disk().expect("every on-disk file is there");
+    // Small chunks: many reads per download, so every fault lands mid-stream. With
+    // `EMBED_TEST_SOURCE=folder`, the same files as a folder served whole
+    // (`ServeAssets::folder`): its large files streamed, its small ones kept.
+    let service = if serves_folder() {
+        ServeAssets::folder(&root).chunk_size(64 << 10)
+    } else {
+        let service = SMALL.service().disk_root(&root).chunk_size(64 << 10);
+        service.check_disk().expect("every on-disk file is there");
+        service
+    };
     let addr = spawn_service(service).await;
 
     // Warm up (runtime threads, the client) before counting descriptors.

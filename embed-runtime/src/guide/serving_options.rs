@@ -70,8 +70,8 @@
 //! from the binary, a theme swapped without a rebuild. The same service answers (the
 //! same preconditions, ranges and multipart ranges, `HEAD` and 405, index files and
 //! directory redirects, `Cache-Control` and `header` rules, the single-page app's
-//! page, every framework adapter and `serve`), with each file read when it is asked
-//! for:
+//! page and the 404 page (each a URL path in the folder, read when it is needed),
+//! every framework adapter and `serve`), with each file read when it is asked for:
 //!
 //! - its `ETag` is the SHA-256 of its current bytes, computed once per version of the
 //!   file (inode, length, modification and status change times), so a file replaced
