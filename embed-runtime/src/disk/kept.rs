@@ -34,6 +34,8 @@ pub(crate) struct Kept {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Offered {
     pub(crate) encoding: Encoding,
+    /// The extension that names it.
+    ext: &'static str,
     /// The version of it found to decode to the file, whose bytes the cache keeps;
     /// `None` while it is still to be read or checked (a request that prefers it goes
     /// the way that reads).
@@ -44,8 +46,7 @@ impl Kept {
     /// The kept bytes of `offered`, the sibling a request chose; `None` when they must
     /// be read first. Only the chosen sibling is looked up, so a request pays for one.
     pub(crate) fn sibling(&self, cache: &BodyCache, offered: Offered) -> Option<Cached> {
-        let (_, ext) = SIBLINGS.iter().find(|(e, _)| *e == offered.encoding)?;
-        cache.get(&sibling_path(&self.path, ext), &offered.checked?)
+        cache.get(&sibling_path(&self.path, offered.ext), &offered.checked?)
     }
 }
 
@@ -81,6 +82,7 @@ pub(crate) fn kept(
             Sibling::Absent(_) => {
                 *slot = Some(Offered {
                     encoding,
+                    ext,
                     checked: None,
                 });
                 continue;
@@ -97,7 +99,11 @@ pub(crate) fn kept(
             Sibling::Matches(checked) => Some(checked),
         };
         negotiated = true;
-        *slot = Some(Offered { encoding, checked });
+        *slot = Some(Offered {
+            encoding,
+            ext,
+            checked,
+        });
     }
     Some(Kept {
         file,
