@@ -19,6 +19,12 @@ use integration_tests::{
     public_fixture_paths, raw_get, send, site_dir, spawn_mounted, spawn_service,
 };
 
+/// `GET path` answers 200 with exactly `body`.
+async fn assert_ok(addr: std::net::SocketAddr, path: &str, body: &[u8]) {
+    let (status, _, got) = get(addr, path, &[]).await;
+    assert_eq!((status, &got[..]), (StatusCode::OK, body), "GET {path}");
+}
+
 /// A fresh folder in the temp folder, removed when dropped.
 struct Folder(PathBuf);
 
@@ -324,11 +330,7 @@ async fn the_404_page_comes_from_the_folder_without_validators() {
     );
     assert_eq!(&body[..], b"404 Not Found\n");
     // Files are themselves.
-    let (status, _, body) = get(addr, "/js/app.js", &[]).await;
-    assert_eq!(
-        (status, &body[..]),
-        (StatusCode::OK, &b"console.log('app');\n"[..])
-    );
+    assert_ok(addr, "/js/app.js", b"console.log('app');\n").await;
 }
 
 #[test]
@@ -749,16 +751,8 @@ async fn in_front_of_an_application_only_the_folders_files_are_answered() {
             .unwrap()
     });
 
-    let (status, _, body) = get(addr, "/css/app.css", &[]).await;
-    assert_eq!(
-        (status, &body[..]),
-        (StatusCode::OK, &b"body { color: teal }\n"[..])
-    );
-    let (status, _, body) = get(addr, "/", &[]).await;
-    assert_eq!(
-        (status, &body[..]),
-        (StatusCode::OK, &b"<!doctype html><title>home</title>"[..])
-    );
+    assert_ok(addr, "/css/app.css", b"body { color: teal }\n").await;
+    assert_ok(addr, "/", b"<!doctype html><title>home</title>").await;
     let (status, headers, _) = get(addr, "/about", &[]).await;
     assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(header(&headers, LOCATION), Some("./about/"));
@@ -788,16 +782,8 @@ async fn mounted_the_mount_point_redirects_to_its_slash() {
     let (status, headers, _) = get(addr, "/static", &[]).await;
     assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(header(&headers, LOCATION), Some("./static/"));
-    let (status, _, body) = get(addr, "/static/", &[]).await;
-    assert_eq!(
-        (status, &body[..]),
-        (StatusCode::OK, &b"<!doctype html><title>home</title>"[..])
-    );
-    let (status, _, body) = get(addr, "/static/css/app.css", &[]).await;
-    assert_eq!(
-        (status, &body[..]),
-        (StatusCode::OK, &b"body { color: teal }\n"[..])
-    );
+    assert_ok(addr, "/static/", b"<!doctype html><title>home</title>").await;
+    assert_ok(addr, "/static/css/app.css", b"body { color: teal }\n").await;
     let (status, headers, _) = get(addr, "/static/about", &[]).await;
     assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(header(&headers, LOCATION), Some("./about/"));
