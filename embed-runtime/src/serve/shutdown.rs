@@ -182,8 +182,9 @@ pub(super) async fn until<F: Future>(
     .await
 }
 
-/// Completes when either completes.
-pub(super) async fn first(a: impl Future<Output = ()>, b: impl Future<Output = ()>) {
+/// Completes when either completes (the two signals of unix).
+#[cfg(unix)]
+async fn first(a: impl Future<Output = ()>, b: impl Future<Output = ()>) {
     let mut b = pin!(b);
     let _ = until(b.as_mut(), a).await;
 }
