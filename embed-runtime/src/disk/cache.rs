@@ -10,6 +10,7 @@
 //! has another ctime (which no program can set back), so its next request reads it
 //! again.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
@@ -21,7 +22,6 @@ use bytes::Bytes;
 
 use super::version::FileVersion;
 use crate::coding::Encoding;
-use crate::respond::PrebuiltHeaders;
 
 /// How many entries an eviction looks at to find the least recently used among them
 /// (sampled, as Redis does: a bounded cost per insert whatever the number of files).
@@ -52,15 +52,19 @@ pub(crate) struct Cached {
     pub(crate) etag: Arc<str>,
     /// The media type the file's path and bytes give (a charset for UTF-8 text).
     pub(crate) content_type: Arc<str>,
-    /// The header fields of its 200 and 304, built on first use: as itself without
-    /// and with `Vary: Accept-Encoding` (whether a sibling exists can change while the
-    /// bytes do not), and as the precompressed sibling of its file.
-    pub(crate) heads: Arc<[OnceLock<Arc<PrebuiltHeaders>>; 3]>,
+    /// The header fields of its 200 and 304, built on first use by the service: as
+    /// itself without and with `Vary: Accept-Encoding` (whether a sibling exists can
+    /// change while the bytes do not), and as the precompressed sibling of its file.
+    pub(crate) heads: Arc<[OnceLock<Heads>; 3]>,
     used: Arc<AtomicU64>,
     /// What is known of its precompressed siblings ([`SIBLINGS`]' order) at
     /// this version of it.
     pub(crate) siblings: [Sibling; SIBLINGS.len()],
 }
+
+/// What the service builds once for a kept version (its header fields): opaque to the
+/// cache, which names no HTTP type, and kept exactly as long as the bytes it describes.
+pub(crate) type Heads = Arc<dyn Any + Send + Sync>;
 
 /// The codings a precompressed sibling may have, with the extension that names it, in
 /// the server's order of preference (as for the embedded bodies: br, zstd, gzip). A

@@ -19,7 +19,7 @@ mod tags;
 mod version;
 
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
-pub(crate) use self::cache::BodyCache;
+pub(crate) use self::cache::{BodyCache, Heads};
 pub(crate) use self::kept::Kept;
 pub(crate) use self::pool::blocking;
 use self::pool::{Pool, Runtime};

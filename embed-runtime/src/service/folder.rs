@@ -91,16 +91,16 @@ impl ServeAssets {
         };
         let slot = &cached.heads[role];
         let prebuilt_heads = match slot.get() {
-            Some(heads) => Some(Arc::clone(heads)),
+            Some(heads) => Some(heads_of(heads)?),
             None if Representation::is_dated(&meta) => {
                 let rep = state(
                     Representation::on_disk(&meta, content_type)?,
                     encoding,
                     negotiated,
                 );
-                Some(Arc::clone(slot.get_or_init(|| {
+                Some(heads_of(slot.get_or_init(|| {
                     Arc::new(PrebuiltHeaders::of(&rep, added(&policy())))
-                })))
+                }))?)
             }
             None => None,
         };
@@ -269,6 +269,12 @@ fn added<'a>((cache_control, fields): &'a (&'a HeaderValue, Fields)) -> respond:
         shared_deltas: false,
         purge_tags: None,
     }
+}
+
+/// The header fields a cache slot keeps: only this service writes them, so they are
+/// always [`PrebuiltHeaders`] (`None` would read the file again, never answer wrongly).
+fn heads_of(slot: &crate::disk::Heads) -> Option<Arc<PrebuiltHeaders>> {
+    Arc::clone(slot).downcast().ok()
 }
 
 /// `rep` as the coding `encoding`, chosen by `Accept-Encoding` when `negotiated`.
