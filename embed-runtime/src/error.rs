@@ -36,6 +36,11 @@ pub enum Error {
     /// The start-up check found on-disk assets that cannot be served; every one is
     /// listed.
     Disk(Vec<DiskProblem>),
+    /// The folder of [`ServeAssets::folder`](crate::ServeAssets::folder) cannot be
+    /// served: it is missing, not a folder, or unreadable. Returned by
+    /// [`check_disk`](crate::ServeAssets::check_disk), and by
+    /// [`Server::serve`](crate::Server::serve) before it listens.
+    Folder(DiskProblem),
 }
 
 /// One on-disk asset that [`ServeAssets::check_disk`](crate::ServeAssets::check_disk)
@@ -74,6 +79,12 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::Folder(problem) => write!(
+                f,
+                "the folder {} cannot be served: {}",
+                problem.path.display(),
+                problem.source
+            ),
         }
     }
 }
@@ -82,7 +93,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Read(err) => Some(err),
-            Error::Changed | Error::Disk(_) => None,
+            Error::Changed | Error::Disk(_) | Error::Folder(_) => None,
         }
     }
 }

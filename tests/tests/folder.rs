@@ -332,6 +332,62 @@ async fn the_404_page_comes_from_the_folder_without_validators() {
     assert_ok(addr, "/js/app.js", b"console.log('app');\n").await;
 }
 
+/// `check_disk` and `Server::serve` on a folder that cannot be served.
+fn assert_refused_at_start(root: &Path, cause: &str) {
+    let shown = root.display().to_string();
+    let error = ServeAssets::folder(root)
+        .check_disk()
+        .expect_err("check_disk took the folder");
+    let message = error.to_string();
+    assert!(
+        message.contains(&shown) && message.contains(cause),
+        "check_disk: {message}"
+    );
+    let server = embed_assets::Server::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let addr = server.local_addr();
+    let refused = server
+        .serve(ServeAssets::folder(root), axum::Router::new())
+        .expect_err("serve started on the folder");
+    let message = refused.to_string();
+    assert!(
+        message.contains(&shown) && message.contains(cause),
+        "serve: {message}"
+    );
+    assert!(
+        std::net::TcpStream::connect(addr).is_err(),
+        "the refused server still listens"
+    );
+}
+
+#[test]
+fn a_folder_that_is_missing_or_a_file_is_an_error_at_start_naming_it() {
+    let folder = Folder::site("root-check");
+    ServeAssets::folder(&folder.0)
+        .check_disk()
+        .expect("the folder is there");
+    assert_refused_at_start(&folder.path("does-not-exist"), "No such file");
+    assert_refused_at_start(&folder.path("index.html"), "Not a directory");
+}
+
+#[test]
+fn an_unreadable_folder_is_an_error_at_start_naming_it() {
+    if !integration_tests::programs::file_permissions_apply(
+        "an_unreadable_folder_is_an_error_at_start_naming_it",
+    ) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let folder = Folder::site("root-unreadable");
+    let locked = folder.path("locked");
+    fs::create_dir_all(&locked).unwrap();
+    fs::write(locked.join("index.html"), b"hidden").unwrap();
+    for mode in [0o000, 0o600] {
+        fs::set_permissions(&locked, fs::Permissions::from_mode(mode)).unwrap();
+        assert_refused_at_start(&locked, "Permission denied");
+    }
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 #[test]
 fn a_page_that_is_not_a_path_in_the_folder_is_refused_at_start_up() {
     let folder = Folder::site("bad-pages");
@@ -698,6 +754,51 @@ async fn a_sibling_written_after_its_file_is_used_once_there() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(coded, "the sibling was not used within 3 s");
+}
+
+/// RFC 9110 §8.8.2.2: a 304 by date is right only while the date moves with the
+/// bytes. An answer from a sibling states its file's date when that is later than
+/// the sibling's own, so a file rolled back beside a sibling left from before is
+/// never a 304 by date for the bytes a client took since.
+#[tokio::test]
+async fn a_siblings_answer_is_never_dated_before_its_file() {
+    let folder = Folder::site("sibling-date");
+    let old = script("release one", 8_000);
+    let new = script("release two", 8_000);
+    // Release one's sibling, then release two's file beside it: the sibling is stale.
+    folder.write("js/app.js.br", &brotli(&old));
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    folder.write("js/app.js", &new);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let br = ("accept-encoding", "br");
+    let (status, headers, body) = get(addr, "/js/app.js", &[br]).await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, &new[..]));
+    assert!(headers.get(CONTENT_ENCODING).is_none(), "a stale sibling");
+    let seen = header(&headers, LAST_MODIFIED).expect("a date").to_owned();
+    // Rolled back: release one's file again, which its sibling matches.
+    folder.write("js/app.js", &old);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let date = |headers: &http::HeaderMap| {
+        httpdate::parse_http_date(header(headers, LAST_MODIFIED).expect("a date")).unwrap()
+    };
+    // Read first, then from what the folder's cache keeps.
+    for round in ["read", "kept"] {
+        let (status, headers, body) =
+            get(addr, "/js/app.js", &[br, ("if-modified-since", &seen)]).await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{round}: a 304 by the sibling's date, for other bytes"
+        );
+        assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"), "{round}");
+        assert_eq!(decode_body(&headers, &body), old, "{round}");
+        let (_, file_headers, _) = get(addr, "/js/app.js", &[]).await;
+        assert!(
+            date(&headers) >= date(&file_headers),
+            "{round}: the sibling's answer is dated before its file"
+        );
+    }
 }
 
 /// Symbolic links: refused by default, followed when the folder's policy says so.

@@ -45,8 +45,13 @@ pub(crate) struct Offered {
 impl Kept {
     /// The kept bytes of `offered`, the sibling a request chose; `None` when they must
     /// be read first. Only the chosen sibling is looked up, so a request pays for one.
+    /// Its date is the later of its own and the file's (as
+    /// [`dated_after`](super::siblings::dated_after) says why).
     pub(crate) fn sibling(&self, cache: &BodyCache, offered: Offered) -> Option<Cached> {
-        cache.get(&sibling_path(&self.path, offered.ext), &offered.checked?)
+        let mut sibling = cache.get(&sibling_path(&self.path, offered.ext), &offered.checked?)?;
+        let stated = &mut sibling.version.stated;
+        *stated = (*stated).max(self.file.version.stated);
+        Some(sibling)
     }
 }
 

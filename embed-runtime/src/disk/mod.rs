@@ -310,6 +310,17 @@ pub(crate) fn check(path: &Path) -> io::Result<()> {
     open_regular(path, io::ErrorKind::InvalidInput).map(drop)
 }
 
+/// Checks a folder served whole for the start-up check: it exists, is a directory,
+/// its entries can be listed, and its first entry's metadata read (which a folder
+/// without search permission refuses). An empty folder passes.
+pub(crate) fn check_folder(path: &Path) -> io::Result<()> {
+    let mut entries = std::fs::read_dir(path)?;
+    if let Some(entry) = entries.next() {
+        entry?.metadata()?;
+    }
+    Ok(())
+}
+
 /// Opens a regular file, with its metadata from the open handle; anything else is an
 /// error of kind `not_a_file`.
 ///

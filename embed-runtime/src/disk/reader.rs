@@ -60,6 +60,8 @@ pub(crate) struct Reader {
     /// Whether no component of a path below a folder is a symbolic link
     /// ([`no_link_on_the_way`](super::no_link_on_the_way)).
     pub(crate) no_link_on_the_way: fn(PathBuf, String) -> Reading<bool>,
+    /// Whether a folder served whole can be served ([`check_folder`](super::check_folder)).
+    pub(crate) check_folder: fn(&Path) -> io::Result<()>,
     /// Dev mode's file rules from the macro's selection: dot files, symbolic links,
     /// `include`, `exclude`.
     pub(crate) rules: fn(bool, bool, &[&str], &[&str]) -> Rules,
@@ -86,6 +88,7 @@ pub(crate) static READER: Reader = Reader {
     kept: super::kept::kept,
     media_type: |path, content| embed_assets_shared::content_type(path, || content.is_utf8()),
     no_link_on_the_way: |folder, relative| Box::pin(super::no_link_on_the_way(folder, relative)),
+    check_folder: super::check_folder,
     rules: FileRules::from_patterns,
 };
 

@@ -75,7 +75,9 @@ pub(crate) async fn matching(
         .get(&path, &version)
         .and_then(|kept| kept.siblings.get(index).copied());
     match known {
-        Some(Sibling::Matches(checked)) if checked == sibling_version => return Some(file),
+        Some(Sibling::Matches(checked)) if checked == sibling_version => {
+            return Some(dated_after(file, &version));
+        }
         Some(Sibling::Stale(checked)) if checked == sibling_version => return None,
         _ => {}
     }
@@ -89,7 +91,16 @@ pub(crate) async fn matching(
         Sibling::Stale(sibling_version)
     };
     cache.note_sibling(&path, &version, index, noted);
-    matches.then_some(file)
+    matches.then(|| dated_after(file, &version))
+}
+
+/// `sibling` stating the later of its own date and its file's (at `file`): it stands
+/// for the file, whose bytes may have changed after it was written (a file rolled
+/// back beside a sibling left from before), and a date earlier than the file's would
+/// let a client's `If-Modified-Since` of bytes it took since pass (RFC 9110 §8.8.2.2).
+pub(crate) fn dated_after(mut sibling: DiskFile, file: &FileVersion) -> DiskFile {
+    sibling.meta.version.stated = sibling.meta.version.stated.max(file.stated);
+    sibling
 }
 
 /// Whether `encoded`, decoded as `encoding`, is exactly `expected`.

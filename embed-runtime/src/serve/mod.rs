@@ -440,7 +440,9 @@ impl Server {
     /// (`tracing_subscriber::fmt::init()`) shows it; nothing is printed otherwise.
     ///
     /// # Errors
-    /// When a worker's listener cannot be bound (on Linux, another program holds the
+    /// When the service is a [folder](ServeAssets::folder) that cannot be served
+    /// (missing, not a folder, unreadable: an [`Error::Folder`](crate::Error::Folder)
+    /// inside, naming it), before anything listens; when a worker's listener cannot be bound (on Linux, another program holds the
     /// port without `SO_REUSEPORT`), a worker's thread or runtime cannot be started,
     /// the signal handlers cannot be installed, or a worker panicked.
     pub fn serve<S, B>(self, service: ServeAssets, app: S) -> io::Result<()>
@@ -453,6 +455,14 @@ impl Server {
         B: http_body::Body<Data = Bytes> + 'static,
         B::Error: Into<BoxError>,
     {
+        // A folder that cannot be served fails the start, not every request after it.
+        service.check_folder().map_err(|error| {
+            let kind = match &error {
+                crate::Error::Folder(problem) => problem.source.kind(),
+                _ => io::ErrorKind::Other,
+            };
+            io::Error::new(kind, error)
+        })?;
         self.announce();
         // Where the kernel refuses a memory file (an old kernel, a sandbox), every body
         // is written from the binary, as with the option off.

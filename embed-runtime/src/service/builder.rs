@@ -707,9 +707,18 @@ impl ServeAssets {
     /// later. It reads no file's bytes: content ETags are computed when a file is
     /// first requested, so a library of large files costs nothing at start-up.
     ///
+    /// On a service made by [`folder`](Self::folder), it checks the folder instead: that
+    /// it exists, is a folder, and can be listed and searched, so that a wrong path
+    /// fails the deploy rather than answering 404 to everything.
+    /// [`Server::serve`](crate::Server::serve) makes the same check before it listens.
+    ///
     /// # Errors
-    /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable.
+    /// [`Error::Disk`] listing every asset that is missing, not a file, or unreadable;
+    /// [`Error::Folder`] naming a folder that cannot be served.
     pub fn check_disk(&self) -> Result<(), Error> {
+        if self.is_folder() {
+            return self.check_folder();
+        }
         let problems: Vec<DiskProblem> = self
             .assets
             .iter()
@@ -735,6 +744,24 @@ impl ServeAssets {
         } else {
             Err(Error::Disk(problems))
         }
+    }
+
+    /// The start-up check of a service made by [`folder`](Self::folder); `Ok` for
+    /// any other.
+    pub(crate) fn check_folder(&self) -> Result<(), Error> {
+        let Some(folder) = self.config.options.dev_folder.as_ref() else {
+            return Ok(());
+        };
+        if folder.site.is_none() {
+            return Ok(());
+        }
+        (folder.reader.check_folder)(&folder.path).map_err(|source| {
+            Error::Folder(DiskProblem {
+                path: folder.path.clone(),
+                asset: "/",
+                source,
+            })
+        })
     }
 
     /// The assets this service answers for.

@@ -6,6 +6,7 @@
 //! (`dispatch`, `file`).
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use bytes::Bytes;
 use embed_assets_shared::select::FileRules;
@@ -90,17 +91,22 @@ impl ServeAssets {
             _ => 2,
         };
         let slot = &cached.heads[role];
+        let stated = meta.version.stated;
         let prebuilt_heads = match slot.get() {
-            Some(heads) => Some(heads_of(heads)?),
+            Some(kept) => heads_of(kept, stated),
             None if Representation::is_dated(&meta) => {
                 let rep = state(
                     Representation::on_disk(&meta, content_type)?,
                     encoding,
                     negotiated,
                 );
-                Some(heads_of(slot.get_or_init(|| {
-                    Arc::new(PrebuiltHeaders::of(&rep, added(&policy())))
-                }))?)
+                let kept = slot.get_or_init(|| {
+                    Arc::new(DatedHeads {
+                        stated,
+                        heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
+                    })
+                });
+                heads_of(kept, stated)
             }
             None => None,
         };
@@ -271,10 +277,19 @@ fn added<'a>((cache_control, fields): &'a (&'a HeaderValue, Fields)) -> respond:
     }
 }
 
-/// The header fields a cache slot keeps: only this service writes them, so they are
-/// always [`PrebuiltHeaders`] (`None` would read the file again, never answer wrongly).
-fn heads_of(slot: &crate::disk::Heads) -> Option<Arc<PrebuiltHeaders>> {
-    Arc::clone(slot).downcast().ok()
+/// The header fields a cache slot keeps for a kept version, with the date they
+/// state: a sibling's is the later of its own and its file's, and its file can change
+/// (to the same bytes) while the sibling's entry does not.
+struct DatedHeads {
+    stated: SystemTime,
+    heads: Arc<PrebuiltHeaders>,
+}
+
+/// The fields `slot` keeps when they state `stated`; `None` (fields made per request)
+/// otherwise. Only this service writes the slots, so they always hold [`DatedHeads`].
+fn heads_of(slot: &crate::disk::Heads, stated: SystemTime) -> Option<Arc<PrebuiltHeaders>> {
+    let kept = slot.downcast_ref::<DatedHeads>()?;
+    (kept.stated == stated).then(|| Arc::clone(&kept.heads))
 }
 
 /// `rep` as the coding `encoding`, chosen by `Accept-Encoding` when `negotiated`.
