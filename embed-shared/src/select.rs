@@ -33,10 +33,15 @@ pub fn glob_set(patterns: &[&str]) -> Result<Option<GlobSet>, GlobError> {
     Ok(Some(GlobSet::new(globs)))
 }
 
+/// The folder of RFC 8615's well-known URIs, at a site's root.
+const WELL_KNOWN: &str = ".well-known";
+
 /// The selection rules of one folder, compiled.
 #[derive(Debug, Clone)]
 pub struct FileRules {
     dotfiles: bool,
+    /// The root's `.well-known/` is entered without `dotfiles` (RFC 8615).
+    well_known: bool,
     follow_symlinks: bool,
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
@@ -54,6 +59,7 @@ impl FileRules {
     ) -> Self {
         FileRules {
             dotfiles,
+            well_known: false,
             follow_symlinks,
             include,
             exclude,
@@ -78,6 +84,15 @@ impl FileRules {
         ))
     }
 
+    /// These rules, with the root's `.well-known/` folder (RFC 8615) selected, or not,
+    /// whatever `dotfiles` says; a name starting with `.` inside it still follows
+    /// `dotfiles`, and so does a `.well-known` below the root.
+    #[must_use]
+    pub fn with_well_known(mut self, well_known: bool) -> Self {
+        self.well_known = well_known;
+        self
+    }
+
     /// Whether symbolic links are followed; otherwise they are skipped, and no file
     /// behind one is served.
     pub fn follows_symlinks(&self) -> bool {
@@ -94,10 +109,11 @@ impl FileRules {
     /// component entered, an `include` pattern matching (when there are any), no
     /// `exclude` pattern matching.
     pub fn selects(&self, below: &Path) -> bool {
-        below
-            .components()
-            .all(|component| self.enters(component.as_os_str()))
-            && self.include.as_ref().is_none_or(|set| set.is_match(below))
+        let depth = below.components().count();
+        below.components().enumerate().all(|(at, component)| {
+            let name = component.as_os_str();
+            self.enters(name) || (self.well_known && at == 0 && depth > 1 && name == WELL_KNOWN)
+        }) && self.include.as_ref().is_none_or(|set| set.is_match(below))
             && !self.exclude.as_ref().is_some_and(|set| set.is_match(below))
     }
 }
@@ -122,6 +138,26 @@ mod tests {
         }
         let with_dotfiles = FileRules::from_patterns(true, false, &[], &[]).unwrap();
         assert!(with_dotfiles.selects(Path::new(".well-known/security.txt")));
+    }
+
+    #[test]
+    fn the_roots_well_known_folder_alone_is_let_in() {
+        let rules = FileRules::from_patterns(false, false, &[], &[])
+            .unwrap()
+            .with_well_known(true);
+        for (path, selected) in [
+            (".well-known/security.txt", true),
+            (".well-known/acme-challenge/token", true),
+            (".well-known", false),
+            (".well-known/.htpasswd", false),
+            ("docs/.well-known/security.txt", false),
+            (".env", false),
+            (".git/config", false),
+        ] {
+            assert_eq!(rules.selects(Path::new(path)), selected, "{path}");
+        }
+        let refused = rules.with_well_known(false);
+        assert!(!refused.selects(Path::new(".well-known/security.txt")));
     }
 
     #[test]

@@ -756,6 +756,54 @@ async fn a_sibling_written_after_its_file_is_used_once_there() {
     assert!(coded, "the sibling was not used within 3 s");
 }
 
+/// RFC 8615: `/.well-known/` (`security.txt`, ACME's HTTP challenge, `assetlinks.json`)
+/// is served from a folder by default; every other name starting with `.` is not,
+/// nor a `.well-known` below the root; `well_known(false)` refuses it too.
+#[tokio::test]
+async fn well_known_uris_are_served_and_no_other_dot_name() {
+    let folder = Folder::site("well-known");
+    let contact = b"Contact: mailto:security@example.com\n";
+    folder.write(".well-known/security.txt", contact);
+    folder.write(".well-known/acme-challenge/token-1", b"token-1.thumbprint");
+    folder.write(".well-known/.htpasswd", b"admin:secret\n");
+    folder.write("docs/.well-known/security.txt", contact);
+    folder.write(".hidden/file.txt", b"hidden\n");
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    assert_ok(addr, "/.well-known/security.txt", contact).await;
+    assert_ok(
+        addr,
+        "/.well-known/acme-challenge/token-1",
+        b"token-1.thumbprint",
+    )
+    .await;
+    assert_ok(addr, "/.well-known/%73ecurity.txt", contact).await;
+    for path in [
+        "/.well-known/.htpasswd",
+        "/docs/.well-known/security.txt",
+        "/.hidden/file.txt",
+        "/.env",
+        "/conf/.git/config",
+        "/.well-known",
+        "/.well-known/",
+    ] {
+        let (status, _, body) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(
+            !body.starts_with(b"admin") && !body.starts_with(b"hidden"),
+            "{path}"
+        );
+    }
+    let addr = spawn_service(ServeAssets::folder(&folder.0).well_known(false)).await;
+    for path in [
+        "/.well-known/security.txt",
+        "/.well-known/acme-challenge/token-1",
+    ] {
+        let (status, _, _) = get(addr, path, &[]).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "well_known(false): {path}");
+    }
+    assert_ok(addr, "/css/app.css", b"body { color: teal }\n").await;
+}
+
 /// RFC 9110 §8.8.2.2: a 304 by date is right only while the date moves with the
 /// bytes. An answer from a sibling states its file's date when that is later than
 /// the sibling's own, so a file rolled back beside a sibling left from before is

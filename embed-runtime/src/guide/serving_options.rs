@@ -89,9 +89,14 @@
 //!   sent to a client that accepts its coding, with `Vary: Accept-Encoding` and a tag
 //!   of its own, but only once it has been found to decode to exactly the file's bytes
 //!   (checked once per version of both): a sibling left from an earlier version of the
-//!   file is passed over, never sent;
+//!   file is passed over, never sent; it states its file's date when that is later
+//!   than its own, so a file rolled back beside an old sibling is no 304 by date;
 //! - paths stay inside the folder: no `.`/`..` segment, backslash or control
-//!   character, no dot file or dot folder, no symbolic link on the way;
+//!   character, no dot file or dot folder but the root's `.well-known/` (RFC 8615:
+//!   `security.txt`, ACME's HTTP challenge; refused with
+//!   [`.well_known(false)`](crate::ServeAssets::well_known)), no symbolic link on the way;
+//! - a folder that is missing, not a folder or unreadable fails
+//!   [`check_disk`](crate::ServeAssets::check_disk) and `serve` at start, naming it;
 //! - nothing is compressed at run time: a file with no sibling goes as it is.
 //!
 //! The two combine: the embedded shell in front, the folder behind it. Under axum:

@@ -583,12 +583,45 @@ impl ServeAssets {
     /// # Panics
     /// On a service of an embedded table, whose links the macro's `follow_symlinks`
     /// option decides at build time.
-    #[allow(clippy::panic)] // a configuration mistake, documented above
     pub fn follow_symlinks(self, follow: bool) -> Self {
+        self.configure_site(
+            format_args!("follow_symlinks({follow})"),
+            "follows links as the macro's `follow_symlinks` option says",
+            |site| site.follow_symlinks = follow,
+        )
+    }
+
+    /// On a service made by [`folder`](Self::folder): whether the folder's
+    /// `.well-known/` folder is served (on by default), for the URIs of RFC 8615 that
+    /// others fetch from a site: `/.well-known/security.txt`, ACME's
+    /// `/.well-known/acme-challenge/` (certbot's `--webroot`), `assetlinks.json`,
+    /// `apple-app-site-association`. Every other file or folder whose name starts
+    /// with `.` is never served, nor a `.well-known` below the root, nor a name
+    /// starting with `.` inside it. `well_known(false)` refuses it too.
+    ///
+    /// # Panics
+    /// On a service of an embedded table, which serves what the macro's `dotfiles`
+    /// option embedded.
+    pub fn well_known(self, serve: bool) -> Self {
+        self.configure_site(
+            format_args!("well_known({serve})"),
+            "serves dot files as the macro's `dotfiles` option says",
+            |site| site.well_known = serve,
+        )
+    }
+
+    /// Sets an option of a service made by [`folder`](Self::folder); on an embedded
+    /// table, panics: `call` was written, the table `instead` does.
+    #[allow(clippy::panic)] // a configuration mistake, documented by each option
+    fn configure_site(
+        self,
+        call: std::fmt::Arguments<'_>,
+        instead: &str,
+        set: impl FnOnce(&mut FolderSite),
+    ) -> Self {
         if !self.is_folder() {
             panic!(
-                "follow_symlinks({follow}) is for a service made by ServeAssets::folder; \
-                 an embedded table follows links as the macro's `follow_symlinks` option says"
+                "{call} is for a service made by ServeAssets::folder; an embedded table {instead}"
             );
         }
         self.configure(|options| {
@@ -597,7 +630,7 @@ impl ServeAssets {
                 .as_mut()
                 .and_then(|dev| dev.site.as_mut())
             {
-                site.follow_symlinks = follow;
+                set(site);
             }
         })
     }
@@ -622,7 +655,8 @@ impl ServeAssets {
     ///   on-disk files are ([big files](crate::guide::big_files)).
     /// - Paths stay inside the folder: the decoded path may not hold `.`/`..`
     ///   segments, backslashes or control characters, files and folders whose name
-    ///   starts with `.` are not served, and neither is a path with a symbolic link
+    ///   starts with `.` are not served (but for the root's `.well-known/`, see
+    ///   [`well_known`](Self::well_known)), and neither is a path with a symbolic link
     ///   on its way (unless [`follow_symlinks`](Self::follow_symlinks) says so).
     /// - The media type comes from the file's extension (the macro's table of types).
     /// - A `.br` or `.gz` sibling (`app.js.br`), and `.zst` with the `zstd` feature, is
@@ -646,7 +680,10 @@ impl ServeAssets {
             options.dev_folder = Some(DevFolder {
                 path,
                 reader: &disk::READER,
-                site: Some(FolderSite::default()),
+                site: Some(FolderSite {
+                    well_known: true,
+                    ..FolderSite::default()
+                }),
             });
         })
     }

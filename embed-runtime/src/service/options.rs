@@ -114,6 +114,8 @@ pub(super) struct FolderSite {
     pub(super) not_found_page: Option<String>,
     /// `follow_symlinks`: files reached through symbolic links are served.
     pub(super) follow_symlinks: bool,
+    /// `well_known`: the root's `.well-known/` folder is served (RFC 8615).
+    pub(super) well_known: bool,
 }
 
 impl Options {

@@ -143,6 +143,7 @@ impl Tables {
                     .site
                     .as_ref()
                     .map_or(selection.follow_symlinks, |site| site.follow_symlinks);
+                let well_known = dev.site.as_ref().is_some_and(|site| site.well_known);
                 (dev.reader.rules)(
                     selection.dotfiles,
                     follow_symlinks,
@@ -150,6 +151,7 @@ impl Tables {
                     selection.exclude,
                 )
                 .ok()
+                .map(|rules| rules.with_well_known(well_known))
             }),
         };
         // This build's files by index: an earlier release's is at its hashed URL only.
