@@ -595,6 +595,93 @@ async fn precompressed_siblings_are_sent_only_while_they_decode_to_their_file() 
     assert!(headers.get(CONTENT_ENCODING).is_none());
 }
 
+/// Siblings of files larger than one chunk (streamed, never read whole): checked by
+/// decoding them against the file as streams, and sent as for small files; a sibling
+/// larger than a chunk itself is streamed too. A stale one is never sent.
+#[tokio::test]
+async fn siblings_of_files_over_a_chunk_are_checked_as_streams_and_sent() {
+    let folder = Folder::site("large-siblings");
+    // A bundle of 3 MiB (three chunks), with siblings far smaller than it.
+    let bundle = script("large bundle", 3 << 20);
+    folder.write("js/vendor.js", &bundle);
+    folder.write("js/vendor.js.br", &brotli(&bundle));
+    folder.write("js/vendor.js.gz", &gzip(&bundle));
+    // Noise compresses to more than a chunk: its gzip sibling is streamed as well.
+    let media = noise(2 << 20, 11);
+    folder.write("media/noise.bin", &media);
+    folder.write("media/noise.bin.gz", &gzip(&media));
+    let addr = spawn_service(ServeAssets::folder(&folder.0)).await;
+    let ae = |value| [("accept-encoding", value)];
+
+    for round in ["first", "checked"] {
+        let (status, headers, body) = get(addr, "/js/vendor.js", &ae("gzip, br")).await;
+        assert_eq!(status, StatusCode::OK, "{round}");
+        assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"), "{round}");
+        assert!(
+            body.len() < bundle.len() / 4,
+            "{round}: {} bytes",
+            body.len()
+        );
+        assert!(decode_body(&headers, &body) == bundle, "{round}: br body");
+        assert!(vary_names(&headers).contains("accept-encoding"), "{round}");
+        let (_, headers, body) = get(addr, "/js/vendor.js", &ae("gzip")).await;
+        assert_eq!(header(&headers, CONTENT_ENCODING), Some("gzip"), "{round}");
+        assert!(decode_body(&headers, &body) == bundle, "{round}: gzip body");
+        let (_, headers, body) = get(addr, "/js/vendor.js", &[]).await;
+        assert!(headers.get(CONTENT_ENCODING).is_none(), "{round}");
+        assert!(body[..] == bundle[..], "{round}: identity body");
+        assert!(vary_names(&headers).contains("accept-encoding"), "{round}");
+        let (status, headers, body) = get(addr, "/media/noise.bin", &ae("gzip")).await;
+        assert_eq!(status, StatusCode::OK, "{round}");
+        assert_eq!(header(&headers, CONTENT_ENCODING), Some("gzip"), "{round}");
+        assert!(
+            decode_body(&headers, &body) == media,
+            "{round}: a streamed sibling"
+        );
+    }
+    // A range of the br body is a range of the sibling's bytes.
+    let br_body = brotli(&bundle);
+    let (status, headers, body) = get(
+        addr,
+        "/js/vendor.js",
+        &[("accept-encoding", "br"), ("range", "bytes=10-19")],
+    )
+    .await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
+    assert_eq!(&body[..], &br_body[10..20]);
+
+    // The file replaced (same length, mtime put back), its siblings left: both stale.
+    let mtime = fs::metadata(folder.path("js/vendor.js"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let other = script("other bundle", 3 << 20);
+    folder.write("js/vendor.js", &other);
+    put_mtime_back(&folder.path("js/vendor.js"), mtime);
+    for value in ["br", "gzip"] {
+        let (status, headers, body) = get(addr, "/js/vendor.js", &ae(value)).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            headers.get(CONTENT_ENCODING).is_none(),
+            "{value}: a stale sibling was sent"
+        );
+        assert!(body[..] == other[..], "{value}");
+    }
+    // One that decodes to the file and more is refused too.
+    folder.write(
+        "js/vendor.js.gz",
+        &gzip(&[other.clone(), b"tail".to_vec()].concat()),
+    );
+    let (_, headers, _) = get(addr, "/js/vendor.js", &ae("gzip")).await;
+    assert!(headers.get(CONTENT_ENCODING).is_none(), "a longer sibling");
+    // Brought up to date: used again.
+    folder.write("js/vendor.js.br", &brotli(&other));
+    let (_, headers, body) = get(addr, "/js/vendor.js", &ae("br")).await;
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
+    assert!(decode_body(&headers, &body) == other);
+}
+
 /// HTTP Arena's probe: a file replaced with one of the same length, and `app.js`
 /// replaced together with its siblings; the next response carries the new bytes,
 /// whichever coding the request takes, while other clients keep asking.

@@ -42,6 +42,20 @@ struct Entries {
     /// `Path` is).
     by_path: HashMap<OsString, Cached>,
     bytes: u64,
+    /// What is known of the siblings of files whose bytes are not kept (larger than a
+    /// chunk, or than the whole cache), by the file's path: at most [`UNKEPT`].
+    unkept: HashMap<OsString, Siblings>,
+}
+
+/// How many files' siblings [`Entries::unkept`] knows of at most (a few hundred bytes
+/// each); past that, one is forgotten for each new one, and checked again when asked.
+const UNKEPT: usize = 4096;
+
+/// What is known of a file's siblings at one version of it.
+#[derive(Debug, Clone, Copy)]
+struct Siblings {
+    version: FileVersion,
+    known: [Sibling; SIBLINGS.len()],
 }
 
 /// One file's bytes, of one version.
@@ -164,8 +178,9 @@ impl BodyCache {
         );
     }
 
-    /// Notes, with the file kept at `path` for `version`, what is known of its sibling
-    /// number `index` (forgotten with the entry, or when the file changes).
+    /// Notes, for the file at `path` at `version`, what is known of its sibling number
+    /// `index`: with its kept bytes when they are kept at that version (forgotten with
+    /// them), else apart (forgotten when the file changes, or past [`UNKEPT`]).
     pub(crate) fn note_sibling(
         &self,
         path: &Path,
@@ -179,8 +194,47 @@ impl BodyCache {
                 if let Some(slot) = cached.siblings.get_mut(index) {
                     *slot = sibling;
                 }
+                return;
             }
         }
+        let unkept = &mut entries.unkept;
+        if !unkept.contains_key(path.as_os_str()) && unkept.len() >= UNKEPT {
+            if let Some(any) = unkept.keys().next().cloned() {
+                unkept.remove(&any);
+            }
+        }
+        let noted = unkept
+            .entry(path.as_os_str().to_owned())
+            .or_insert(Siblings {
+                version: *version,
+                known: [Sibling::Unknown; SIBLINGS.len()],
+            });
+        if noted.version != *version {
+            *noted = Siblings {
+                version: *version,
+                known: [Sibling::Unknown; SIBLINGS.len()],
+            };
+        }
+        if let Some(slot) = noted.known.get_mut(index) {
+            *slot = sibling;
+        }
+    }
+
+    /// What is known of the sibling number `index` of the file at `path` at `version`,
+    /// kept or not.
+    pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> Sibling {
+        let entries = self.entries();
+        let known = match entries.by_path.get(path.as_os_str()) {
+            Some(cached) if cached.version == *version => Some(&cached.siblings),
+            _ => entries
+                .unkept
+                .get(path.as_os_str())
+                .filter(|noted| noted.version == *version)
+                .map(|noted| &noted.known),
+        };
+        known
+            .and_then(|known| known.get(index).copied())
+            .unwrap_or(Sibling::Unknown)
     }
 
     /// The bytes kept, in all.

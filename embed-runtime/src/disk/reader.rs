@@ -31,10 +31,18 @@ pub(crate) type Rules = Result<FileRules, GlobError>;
 pub(crate) type Fetch =
     fn(PathBuf, Arc<ContentTags>, Arc<BodyCache>, u64) -> Reading<io::Result<DiskFile>>;
 
-/// A folder's file's sibling read and checked: the file's path, the coding, the file's
-/// bytes and version, the service's cache, and the most read whole.
-pub(crate) type Sibling =
-    fn(PathBuf, Encoding, Bytes, FileVersion, Arc<BodyCache>, u64) -> Reading<Option<DiskFile>>;
+/// A folder's file's sibling fetched and checked: the file's path, the coding, the
+/// file's bytes (`None` for a file streamed) and version, the service's content tags
+/// and cache, and the most read whole.
+pub(crate) type Sibling = fn(
+    PathBuf,
+    Encoding,
+    Option<Bytes>,
+    FileVersion,
+    Arc<ContentTags>,
+    Arc<BodyCache>,
+    u64,
+) -> Reading<Option<DiskFile>>;
 
 /// What a service reads at run time, and how.
 pub(crate) struct Reader {
@@ -75,12 +83,13 @@ pub(crate) static READER: Reader = Reader {
         Box::pin(async move { DiskFile::fetch(path, &tags, &cache, whole_up_to).await })
     },
     siblings: super::siblings::present,
-    sibling: |path, encoding, identity, version, cache, whole_up_to| {
+    sibling: |path, encoding, identity, version, tags, cache, whole_up_to| {
         Box::pin(super::siblings::matching(
             path,
             encoding,
             identity,
             version,
+            tags,
             cache,
             whole_up_to,
         ))

@@ -3,9 +3,11 @@
 //! only while it decodes to exactly the file's bytes. A sibling left from an earlier
 //! version of the file (the file replaced, its sibling not, or not yet) is ignored, not
 //! served: the check is made once per version of the file and of the sibling, by
-//! decoding the sibling (never past the file's length plus one byte, so a sibling that
-//! decodes to more is refused without being decoded whole).
+//! decoding the sibling and comparing it with the file as two streams, a piece at a
+//! time, so files of any length are checked in bounded memory, and a sibling that
+//! parts from its file is refused where it parts.
 
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use bytes::Bytes;
 
 use super::cache::{BodyCache, SIBLINGS, Sibling};
 use super::version::FileVersion;
-use super::{Content, DiskFile, blocking, fetch};
+use super::{Content, ContentTags, DiskFile, blocking, fetch};
 use crate::coding::Encoding;
 
 /// `path` with `.ext` added to its name.
@@ -46,45 +48,56 @@ pub(crate) fn present(
     present
 }
 
-/// The sibling of `path` in `encoding`, read whole (through `cache`, like the file),
-/// when it decodes to exactly `identity`, the bytes of `path` at `version`; `None`
-/// when it is missing, larger than `whole_up_to`, or does not match.
+/// The sibling of `path` in `encoding`, fetched as a file of the folder is (read whole
+/// through `cache` up to `whole_up_to`, else opened to stream, its tag from `tags`),
+/// when it decodes to exactly the bytes of `path` at `version`: `identity` when the
+/// file was read whole, else the file itself, read again as a stream. `None` when it
+/// is missing or does not match. What was found is noted in `cache` for both
+/// versions, so a sibling is decoded once per version of it and of its file.
 pub(crate) async fn matching(
     path: PathBuf,
     encoding: Encoding,
-    identity: Bytes,
+    identity: Option<Bytes>,
     version: FileVersion,
+    tags: Arc<ContentTags>,
     cache: Arc<BodyCache>,
     whole_up_to: u64,
 ) -> Option<DiskFile> {
     let index = SIBLINGS.iter().position(|(e, _)| *e == encoding)?;
     let sibling = sibling_path(&path, SIBLINGS[index].1);
-    // Larger than what is read whole: not opened at all.
-    if std::fs::metadata(&sibling).ok()?.len() > whole_up_to {
-        return None;
-    }
-    let tags = Arc::default();
     let file = fetch(sibling.clone(), tags, Arc::clone(&cache), whole_up_to)
         .await
         .ok()?;
-    let Content::Whole(bytes) = &file.content else {
-        return None;
-    };
     let sibling_version = file.meta.version;
-    let known = cache
-        .get(&path, &version)
-        .and_then(|kept| kept.siblings.get(index).copied());
-    match known {
-        Some(Sibling::Matches(checked)) if checked == sibling_version => {
+    match cache.sibling(&path, &version, index) {
+        Sibling::Matches(checked) if checked == sibling_version => {
             return Some(dated_after(file, &version));
         }
-        Some(Sibling::Stale(checked)) if checked == sibling_version => return None,
+        Sibling::Stale(checked) if checked == sibling_version => return None,
         _ => {}
     }
-    let (encoded, expected) = (bytes.clone(), identity);
-    let matches = blocking(move || Ok(decodes_to(encoding, &encoded, &expected)))
-        .await
-        .unwrap_or(false);
+    let encoded = match &file.content {
+        Content::Whole(bytes) => Some(bytes.clone()),
+        Content::Open(_) => None,
+    };
+    let file_path = path.clone();
+    let matches = blocking(move || {
+        // Each side from memory when it was read whole, else from a handle of its own
+        // (the opened one is the response's), refused unless still of the version
+        // checked.
+        let encoded: Box<dyn Read> = match encoded {
+            Some(bytes) => Box::new(io::Cursor::new(bytes)),
+            None => Box::new(open_at(&sibling, &sibling_version)?),
+        };
+        let expected: Box<dyn Read> = match identity {
+            Some(bytes) => Box::new(io::Cursor::new(bytes)),
+            None => Box::new(open_at(&file_path, &version)?),
+        };
+        Ok(decodes_to(encoding, encoded, expected))
+    })
+    .await;
+    // A side that changed meanwhile: nothing is known, and nothing is sent.
+    let matches = matches.ok()?;
     let noted = if matches {
         Sibling::Matches(sibling_version)
     } else {
@@ -92,6 +105,17 @@ pub(crate) async fn matching(
     };
     cache.note_sibling(&path, &version, index, noted);
     matches.then(|| dated_after(file, &version))
+}
+
+/// `path` opened for reading when it is still the regular file of `version`.
+fn open_at(path: &Path, version: &FileVersion) -> io::Result<File> {
+    let file = File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && FileVersion::of(&meta) == *version {
+        Ok(file)
+    } else {
+        Err(io::Error::other("changed since it was looked at"))
+    }
 }
 
 /// `sibling` stating the later of its own date and its file's (at `file`): it stands
@@ -103,23 +127,55 @@ pub(crate) fn dated_after(mut sibling: DiskFile, file: &FileVersion) -> DiskFile
     sibling
 }
 
-/// Whether `encoded`, decoded as `encoding`, is exactly `expected`.
-fn decodes_to(encoding: Encoding, encoded: &[u8], expected: &[u8]) -> bool {
-    let limit = expected.len() as u64 + 1;
-    let mut decoded = Vec::with_capacity(expected.len());
-    let read = match encoding {
-        Encoding::Gzip => flate2::read::GzDecoder::new(encoded)
-            .take(limit)
-            .read_to_end(&mut decoded),
-        Encoding::Brotli => brotli_decompressor::Decompressor::new(encoded, 4096)
-            .take(limit)
-            .read_to_end(&mut decoded),
+/// How much of each side [`decodes_to`] holds at once.
+const PIECE: usize = 64 * 1024;
+
+/// Whether `encoded`, decoded as `encoding`, is exactly the bytes of `expected`: both
+/// read as streams, a piece at a time, so memory stays bounded whatever their length
+/// (the decoder's window, two pieces); it stops at the first difference, so a sibling
+/// of another file, or one that decodes to more, costs at most one piece past where
+/// they part.
+fn decodes_to(encoding: Encoding, encoded: impl Read, mut expected: impl Read) -> bool {
+    let mut decoded: Box<dyn Read> = match encoding {
+        Encoding::Gzip => Box::new(flate2::read::GzDecoder::new(encoded)),
+        Encoding::Brotli => Box::new(brotli_decompressor::Decompressor::new(encoded, 4096)),
         #[cfg(feature = "zstd")]
-        Encoding::Zstd => zstd::stream::read::Decoder::with_buffer(encoded)
-            .and_then(|decoder| decoder.take(limit).read_to_end(&mut decoded)),
-        _ => Err(io::Error::other("no decoder")),
+        Encoding::Zstd => match zstd::stream::read::Decoder::new(encoded) {
+            Ok(decoder) => Box::new(decoder),
+            Err(_) => return false,
+        },
+        _ => return false,
     };
-    read.is_ok() && decoded == expected
+    let mut ours = vec![0; PIECE];
+    let mut theirs = vec![0; PIECE];
+    loop {
+        let Ok(got) = fill(&mut decoded, &mut ours) else {
+            return false;
+        };
+        let Ok(want) = fill(&mut expected, &mut theirs) else {
+            return false;
+        };
+        if got != want || ours[..got] != theirs[..want] {
+            return false;
+        }
+        if got < PIECE {
+            return true;
+        }
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; how much was read.
+fn fill(reader: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
 }
 
 #[cfg(test)]
@@ -128,6 +184,10 @@ mod tests {
 
     use super::*;
 
+    fn decodes(encoding: Encoding, encoded: &[u8], expected: &[u8]) -> bool {
+        decodes_to(encoding, encoded, expected)
+    }
+
     fn gzip(bytes: &[u8]) -> Vec<u8> {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         encoder.write_all(bytes).unwrap();
@@ -135,24 +195,45 @@ mod tests {
     }
 
     #[test]
-    fn a_sibling_matches_only_the_bytes_it_decodes_to() {
+    fn a_sibling_matches_only_the_bytes_it_decodes() {
         let text = b"body { color: teal }\n".repeat(50);
         let encoded = gzip(&text);
-        assert!(decodes_to(Encoding::Gzip, &encoded, &text));
+        assert!(decodes(Encoding::Gzip, &encoded, &text));
         let mut other = text.clone();
         other[3] = b'x';
-        assert!(!decodes_to(Encoding::Gzip, &encoded, &other));
+        assert!(!decodes(Encoding::Gzip, &encoded, &other));
         // Longer or shorter than the file: no match, and no more than one byte past
         // the file is decoded.
-        assert!(!decodes_to(
+        assert!(!decodes(Encoding::Gzip, &encoded, &text[..text.len() - 1]));
+        assert!(!decodes(Encoding::Gzip, &gzip(&text[..10]), &text));
+        // Not gzip at all; not brotli either.
+        assert!(!decodes(Encoding::Gzip, &text, &text));
+        assert!(!decodes(Encoding::Brotli, &encoded, &text));
+    }
+
+    #[test]
+    fn files_of_many_pieces_are_compared_to_their_last_byte() {
+        let text: Vec<u8> = (0..5 * PIECE + 123).map(|i| (i * 7 % 251) as u8).collect();
+        let encoded = gzip(&text);
+        assert!(decodes(Encoding::Gzip, &encoded, &text));
+        // A difference in the last piece, or one byte more or less.
+        let mut other = text.clone();
+        *other.last_mut().unwrap() ^= 1;
+        assert!(!decodes(Encoding::Gzip, &encoded, &other));
+        assert!(!decodes(Encoding::Gzip, &encoded, &text[..text.len() - 1]));
+        assert!(!decodes(
             Encoding::Gzip,
             &encoded,
-            &text[..text.len() - 1]
+            &[&text[..], b"x"].concat()
         ));
-        assert!(!decodes_to(Encoding::Gzip, &gzip(&text[..10]), &text));
-        // Not gzip at all; not brotli either.
-        assert!(!decodes_to(Encoding::Gzip, &text, &text));
-        assert!(!decodes_to(Encoding::Brotli, &encoded, &text));
+        // Exactly a whole number of pieces.
+        let even = &text[..4 * PIECE];
+        assert!(decodes(Encoding::Gzip, &gzip(even), even));
+        assert!(!decodes(
+            Encoding::Gzip,
+            &gzip(even),
+            &text[..4 * PIECE + 1]
+        ));
     }
 
     #[cfg(feature = "zstd")]
@@ -160,11 +241,11 @@ mod tests {
     fn a_zstd_sibling_matches_only_its_own_bytes() {
         let text = b"console.log('app');\n".repeat(40);
         let encoded = zstd::encode_all(&text[..], 19).unwrap();
-        assert!(decodes_to(Encoding::Zstd, &encoded, &text));
-        assert!(!decodes_to(Encoding::Zstd, &encoded, &text[1..]));
-        assert!(!decodes_to(Encoding::Zstd, &gzip(&text), &text));
+        assert!(decodes(Encoding::Zstd, &encoded, &text));
+        assert!(!decodes(Encoding::Zstd, &encoded, &text[1..]));
+        assert!(!decodes(Encoding::Zstd, &gzip(&text), &text));
         // A frame that decodes to far more than the file stops one byte past it.
         let long = zstd::encode_all(&vec![b'a'; 1 << 20][..], 3).unwrap();
-        assert!(!decodes_to(Encoding::Zstd, &long, b"a"));
+        assert!(!decodes(Encoding::Zstd, &long, b"a"));
     }
 }

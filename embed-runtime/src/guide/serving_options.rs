@@ -88,7 +88,8 @@
 //! - a `.br` or `.gz` sibling (`app.js.br`), and `.zst` with the `zstd` feature, is
 //!   sent to a client that accepts its coding, with `Vary: Accept-Encoding` and a tag
 //!   of its own, but only once it has been found to decode to exactly the file's bytes
-//!   (checked once per version of both): a sibling left from an earlier version of the
+//!   (checked once per version of both, as streams: files of any size, in bounded
+//!   memory): a sibling left from an earlier version of the
 //!   file is passed over, never sent; it states its file's date when that is later
 //!   than its own, so a file rolled back beside an old sibling is no 304 by date;
 //! - paths stay inside the folder: no `.`/`..` segment, backslash or control

@@ -110,13 +110,14 @@ impl FileRequest {
 }
 
 impl FileRequest {
-    /// A folder's file read whole, or in its place the precompressed sibling the
-    /// request prefers among those that decode to its bytes (a stale one is passed
-    /// over); its coding, and whether the choice depended on `Accept-Encoding` (some
-    /// sibling exists).
+    /// A folder's file, or in its place the precompressed sibling the request prefers
+    /// among those that decode to its bytes (a stale one is passed over); its coding,
+    /// and whether the choice depended on `Accept-Encoding` (some sibling exists).
     async fn sibling_for(&self, file: DiskFile) -> (DiskFile, Encoding, bool) {
-        let Content::Whole(identity) = &file.content else {
-            return (file, Encoding::Identity, false);
+        // A file streamed is compared with its sibling as a stream, read again.
+        let identity = match &file.content {
+            Content::Whole(bytes) => Some(bytes.clone()),
+            Content::Open(_) => None,
         };
         let mut present = (self.reader.siblings)(
             &self.service.config.bodies,
@@ -135,6 +136,7 @@ impl FileRequest {
                 encoding,
                 identity.clone(),
                 file.meta.version,
+                Arc::clone(&self.service.config.tags),
                 Arc::clone(&self.service.config.bodies),
                 options.chunk_size as u64,
             )
