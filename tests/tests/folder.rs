@@ -936,6 +936,45 @@ async fn a_siblings_answer_is_never_dated_before_its_file() {
     }
 }
 
+/// In front of an application, a path through a symbolic link (not followed) is a
+/// miss exactly as a missing path is: both reach the application, so nobody outside
+/// can tell which names in the folder are links.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_link_is_a_miss_like_a_missing_file_in_front_of_an_application() {
+    let folder = Folder::site("link-miss");
+    std::os::unix::fs::symlink(folder.path("css/app.css"), folder.path("linked.css")).unwrap();
+    std::os::unix::fs::symlink(folder.path("css"), folder.path("styles")).unwrap();
+    std::os::unix::fs::symlink(folder.path("about"), folder.path("team")).unwrap();
+    let app =
+        axum::Router::new().fallback(|| async { (StatusCode::IM_A_TEAPOT, "the application") });
+    let front = ServeAssets::folder(&folder.0).with_fallback(app);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, front.into_make_service())
+            .await
+            .unwrap()
+    });
+    let missing = get(addr, "/missing.css", &[]).await;
+    assert_eq!(missing.0, StatusCode::IM_A_TEAPOT);
+    for path in [
+        "/linked.css",
+        "/styles/app.css",
+        "/team/",
+        "/team/index.html",
+        "/team",
+    ] {
+        let (status, headers, body) = get(addr, path, &[]).await;
+        assert_eq!(
+            (status, header(&headers, CONTENT_TYPE), &body[..]),
+            (missing.0, header(&missing.1, CONTENT_TYPE), &missing.2[..]),
+            "{path} answered otherwise than a missing file"
+        );
+    }
+    assert_ok(addr, "/css/app.css", b"body { color: teal }\n").await;
+}
+
 /// Symbolic links: refused by default, followed when the folder's policy says so.
 #[cfg(unix)]
 #[tokio::test]

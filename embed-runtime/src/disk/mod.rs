@@ -209,6 +209,48 @@ pub(crate) fn is_regular_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
 }
 
+/// What a path names below a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Named {
+    File,
+    Directory,
+    /// Nothing, something else (a socket, a FIFO), or a symbolic link on the way that
+    /// is not followed.
+    Nothing,
+}
+
+/// What `relative` names below `folder`, by blocking `stat`s on the caller's thread, as
+/// [`is_regular_file`]: unless `follow_symlinks`, one `lstat` per component below the
+/// folder (the folder itself may be a link, as a deploy's `current` is), and a link
+/// among them names nothing, as a missing file does.
+pub(crate) fn named_below(folder: &Path, relative: &str, follow_symlinks: bool) -> Named {
+    let kind = |meta: std::fs::Metadata| {
+        if meta.is_file() {
+            Named::File
+        } else if meta.is_dir() {
+            Named::Directory
+        } else {
+            Named::Nothing
+        }
+    };
+    if follow_symlinks {
+        return std::fs::metadata(folder.join(relative)).map_or(Named::Nothing, kind);
+    }
+    let mut path = folder.to_path_buf();
+    let mut named = Named::Directory;
+    for component in relative.split('/').filter(|c| !c.is_empty()) {
+        if named != Named::Directory {
+            return Named::Nothing;
+        }
+        path.push(component);
+        named = match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_symlink() => kind(meta),
+            _ => return Named::Nothing,
+        };
+    }
+    named
+}
+
 /// Whether `path` is a directory (symbolic links followed), by a blocking `stat`, as
 /// [`is_regular_file`].
 pub(crate) fn is_directory(path: &Path) -> bool {

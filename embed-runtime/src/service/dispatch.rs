@@ -13,7 +13,7 @@ use super::memory::answer_embedded;
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
-use crate::disk;
+use crate::disk::{self, Named};
 use crate::respond;
 
 /// Which requests a caller wants answered; the rest are another handler's.
@@ -184,9 +184,19 @@ impl ServeAssets {
         let Some(dev) = &options.dev_folder else {
             return false;
         };
-        let path = dev.path.join(relative);
-        disk::is_regular_file(&path)
-            || (options.folder_site().is_some() && self.directory_index(&path).is_some())
+        // A link that is not followed is a miss as a missing file is: the answer
+        // must not tell them apart.
+        let follow_symlinks = self.follows_symlinks();
+        match disk::named_below(&dev.path, relative, follow_symlinks) {
+            Named::File => true,
+            Named::Directory if options.folder_site().is_some() => {
+                options.index_file.as_ref().is_some_and(|index| {
+                    let index = format!("{relative}/{index}");
+                    disk::named_below(&dev.path, &index, follow_symlinks) == Named::File
+                })
+            }
+            Named::Directory | Named::Nothing => false,
+        }
     }
 
     /// The index file of `path` when `path` is a directory that has one, in a folder
