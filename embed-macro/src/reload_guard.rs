@@ -8,8 +8,11 @@
 //! of the failed URL (same origin only) answers `404` with `Cache-Control: no-store`,
 //! which the runtime sends for an unknown version of a content-hashed file and for
 //! nothing else. A network error, a plain 404, an API call's 404, or a page's own
-//! error never reload. At most one reload a minute per tab (`sessionStorage`), so a
-//! release that is broken in itself is not reloaded in a loop.
+//! error never reload. Such an answer says nothing either way (the server may be
+//! restarting, a proxy answering 502, a replica still holding the file), so the
+//! check is made again 1, 2, 4, 8 and 16 seconds later, then left until the URL fails
+//! again. At most one reload a minute per tab (`sessionStorage`), so a release that
+//! is broken in itself is not reloaded in a loop.
 //!
 //! It watches for what failed in four ways, one per browser's way of telling it:
 //! Vite's `vite:preloadError` event, an unhandled `import()` rejection (its message
@@ -24,13 +27,17 @@ use crate::markup::script_site;
 /// short, and kept readable enough to audit here.
 const GUARD: &str = concat!(
     "<script>(()=>{const K=\"embed-assets-reload\",L=location,S=new Set,",
-    // c: check a URL that failed; reload when the server says it is gone for good.
-    "c=u=>{let x;try{x=new URL(u,L.href)}catch(e){return}",
-    "if(x.origin!=L.origin||x.pathname==L.pathname||S.has(x.href))return;S.add(x.href);",
-    "fetch(x.href,{method:\"HEAD\",cache:\"no-store\"}).then(r=>{",
-    "if(r.status!=404||!/no-store/i.test(r.headers.get(\"cache-control\")))return;",
-    "const s=sessionStorage;if(Date.now()-s.getItem(K)<6e4)return;",
-    "s.setItem(K,Date.now());L.reload()}).catch(()=>{})},",
+    // c: check a URL that failed (n: the how-manyth check); reload when the server
+    // says it is gone for good. Any other answer, or none, says nothing: checked
+    // again 1, 2, 4, 8 and 16 s on (a server restarting, a replica that still has the
+    // file), then left until it fails again.
+    "c=(u,n=0)=>{let x;try{x=new URL(u,L.href)}catch(e){return}const h=x.href,",
+    "a=()=>n>4?S.delete(h):setTimeout(()=>c(h,n+1),1e3<<n);",
+    "if(x.origin!=L.origin||x.pathname==L.pathname||!n&&S.has(h))return;S.add(h);",
+    "fetch(h,{method:\"HEAD\",cache:\"no-store\"}).then(r=>{",
+    "if(r.status!=404||!/no-store/i.test(r.headers.get(\"cache-control\")))return a();",
+    "const s=sessionStorage,t=Date.now();if(t-s.getItem(K)<6e4)return;",
+    "s.setItem(K,t);L.reload()}).catch(a)},",
     // f: the URL an error's message names.
     "f=m=>{m=/(https?:\\/\\/|\\/)[^\\s'\"()]+/.exec(m&&m.message||m);m&&c(m[0])};",
     "addEventListener(\"vite:preloadError\",e=>f(e.payload));",

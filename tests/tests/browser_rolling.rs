@@ -285,6 +285,76 @@ async fn without_the_guard_the_page_whose_release_aged_out_stays_broken() {
     .await;
 }
 
+/// The server restarts between releases: the page's chunk fails with the final 404,
+/// but the guard's check of it finds the server answering 503 (a balancer while the
+/// replica restarts). That check says nothing, so the guard checks again a moment
+/// later, when release 3 answers, and reloads the page onto it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guard_checks_again_when_its_check_was_inconclusive() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(guarded::release_2::SITE.service()));
+        let log = ServerLog::default();
+        // The chunk while the server restarts: the final 404 to the browser's GET, 503
+        // to the guard's HEAD; once `up`, whatever the release being served answers.
+        let up = Arc::new(AtomicBool::new(true));
+        let chunk = {
+            let (current, up) = (current.clone(), up.clone());
+            axum::routing::any(move |request: axum::extract::Request| {
+                let mut service = current.lock().expect("current service").clone();
+                let up = up.load(Ordering::SeqCst);
+                async move {
+                    use axum::response::IntoResponse;
+                    if up {
+                        let response = tower_service::Service::call(&mut service, request)
+                            .await
+                            .unwrap_or_else(|never| match never {});
+                        response.map(axum::body::Body::new)
+                    } else if request.method() == http::Method::HEAD {
+                        StatusCode::SERVICE_UNAVAILABLE.into_response()
+                    } else {
+                        (StatusCode::NOT_FOUND, [("cache-control", "no-store")]).into_response()
+                    }
+                }
+            })
+        };
+        let routes = axum::Router::new().route(CHUNK, chunk);
+        let addr = spawn_origin(current.clone(), log.clone(), routes).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert_eq!(page_release(&session).await, json!("2"));
+        up.store(false, Ordering::SeqCst);
+        start_lazy_import(&session).await;
+        let deadline = tokio::time::Instant::now() + RELOAD_WAIT;
+        while !log
+            .snapshot()
+            .iter()
+            .any(|seen| seen.path == CHUNK && seen.status == StatusCode::SERVICE_UNAVAILABLE)
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the guard did not check the chunk: {:#?}",
+                log.snapshot()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Restarted as release 3, which kept no earlier release.
+        *current.lock().expect("current service") = guarded::release_3_alone::SITE.service();
+        up.store(true, Ordering::SeqCst);
+        assert!(
+            wait_for_page_loads(&log, 2).await,
+            "the guard gave up after its inconclusive check: {:#?}",
+            log.snapshot()
+        );
+        assert_eq!(page_release(&session).await, json!("3"), "release 3's page");
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(page_loads(&log), 2, "one reload, no more");
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_guard_reloads_a_release_broken_in_itself_once_and_never_in_a_loop() {
     let Some(programs) = BrowserPrograms::find() else {

@@ -164,7 +164,9 @@
 //!   `HEAD` of that URL, same origin only, answers `404` with `Cache-Control:
 //!   no-store`, which is the answer to a version of a hashed file this build does not
 //!   have, and to nothing else. A network error, an ordinary 404, a 404 of an API call,
-//!   or a script's own exception never reloads.
+//!   or a script's own exception never reloads. Such an answer is inconclusive (a
+//!   server restarting, a proxy's 502, a replica that still has the file): the guard
+//!   asks again 1, 2, 4, 8 and 16 seconds later, then waits for the URL to fail anew.
 //! - **Never in a loop:** at most one reload a minute per tab (`sessionStorage`). A
 //!   release broken in itself fails once more after the reload, and stays put.
 //! - **CSP:** it is an inline script of the page like the page's own, so its hash is in
@@ -174,7 +176,9 @@
 //! open while its server becomes release 3 without release 2's files; the page's lazy
 //! import fails, the guard reloads the page once, and release 3's page then loads its
 //! own chunk. Without the option, the page stays broken; with a release whose own page
-//! names a chunk it lacks, the page reloads once and no more.
+//! names a chunk it lacks, the page reloads once and no more; and when the guard's
+//! first check meets a server answering 503 (restarting between releases), it checks
+//! again and reloads once the new release answers.
 //!
 //! ## Which release a replica serves
 //!
