@@ -975,6 +975,101 @@ async fn a_link_is_a_miss_like_a_missing_file_in_front_of_an_application() {
     assert_ok(addr, "/css/app.css", b"body { color: teal }\n").await;
 }
 
+/// A bare `Router` behind the service, as the README's `serve` set-up has it: a path
+/// none of its routes has (axum answers it with an empty 404) gets the service's own
+/// answer, 405 with `Allow` on a file of the folder and its 404 (or 404 page)
+/// elsewhere, one answer for a link and a missing file alike; what the application
+/// answers itself (a route, a 404 with a body of its own) stands.
+#[cfg(unix)]
+#[tokio::test]
+async fn misses_no_route_claims_get_the_services_own_404_and_405() {
+    use axum::routing::{get as route_get, post as route_post};
+    let folder = Folder::site("unclaimed");
+    folder.write("404.html", b"<!doctype html><title>lost</title>");
+    std::os::unix::fs::symlink(folder.path("css/app.css"), folder.path("linked.css")).unwrap();
+    let app = || {
+        axum::Router::new()
+            .route("/api/health", route_get(|| async { "ok" }))
+            .route(
+                "/api/gone",
+                route_get(|| async { (StatusCode::NOT_FOUND, "no such user") }),
+            )
+            .route(
+                "/js/app.js",
+                route_post(|| async { "posted to the application" }),
+            )
+    };
+    let served = |service: ServeAssets| {
+        let server = embed_assets::Server::bind("127.0.0.1:0")
+            .unwrap()
+            .workers(1)
+            .shutdown_on_signals(false);
+        let (addr, stop) = (server.local_addr(), server.shutdown_handle());
+        let app = app();
+        let thread = std::thread::spawn(move || server.serve(service, app).unwrap());
+        (addr, stop, thread)
+    };
+    // Under `serve`, then under `axum::serve` with `with_fallback`: the same answers.
+    let (serve_addr, stop, thread) = served(ServeAssets::folder(&folder.0));
+    let front = ServeAssets::folder(&folder.0).with_fallback(app());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let axum_addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, front.into_make_service())
+            .await
+            .unwrap()
+    });
+    for addr in [serve_addr, axum_addr] {
+        let (status, headers, _) = send(addr, Method::POST, "/index.html", &[]).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "POST /index.html");
+        assert_eq!(header(&headers, ALLOW), Some("GET, HEAD"));
+        let (status, headers, body) = send(addr, Method::DELETE, "/css/app.css", &[]).await;
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{body:?}");
+        assert_eq!(header(&headers, ALLOW), Some("GET, HEAD"));
+        let missing = get(addr, "/missing.css", &[]).await;
+        assert_eq!(missing.0, StatusCode::NOT_FOUND);
+        assert_eq!(&missing.2[..], b"404 Not Found\n", "the service's own 404");
+        let linked = get(addr, "/linked.css", &[]).await;
+        assert_eq!(
+            (linked.0, &linked.2[..]),
+            (missing.0, &missing.2[..]),
+            "a link answered otherwise than a missing file"
+        );
+        let (status, _, body) = send(addr, Method::POST, "/missing.css", &[]).await;
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::NOT_FOUND, &b"404 Not Found\n"[..])
+        );
+        // The application's own answers stand.
+        assert_ok(addr, "/api/health", b"ok").await;
+        let (status, _, body) = get(addr, "/api/gone", &[]).await;
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::NOT_FOUND, &b"no such user"[..])
+        );
+        let (status, _, body) = send(addr, Method::POST, "/js/app.js", &[]).await;
+        assert_eq!(
+            (status, &body[..]),
+            (StatusCode::OK, &b"posted to the application"[..])
+        );
+        assert_ok(addr, "/css/app.css", b"body { color: teal }\n").await;
+    }
+    stop.shutdown();
+    thread.join().unwrap();
+    // With a 404 page, the page.
+    let (addr, stop, thread) = served(ServeAssets::folder(&folder.0).not_found_page("/404.html"));
+    let (status, _, body) = get(addr, "/missing.css", &[]).await;
+    assert_eq!(
+        (status, &body[..]),
+        (
+            StatusCode::NOT_FOUND,
+            &b"<!doctype html><title>lost</title>"[..]
+        )
+    );
+    stop.shutdown();
+    thread.join().unwrap();
+}
+
 /// Symbolic links: refused by default, followed when the folder's policy says so.
 #[cfg(unix)]
 #[tokio::test]

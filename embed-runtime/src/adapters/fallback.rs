@@ -1,14 +1,16 @@
 //! [`WithFallback`]: the assets in front of an application. An embedded hit is
 //! answered here, before the application's router runs; every other request goes to
-//! the application as it came.
+//! the application as it came, and comes back to the assets only when no route of
+//! the application had it.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use bytes::Bytes;
-use http::{Request, Response};
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, Method, Request, Response, StatusCode, Uri, Version};
 use http_body::{Frame, SizeHint};
 
 use crate::body::Body;
@@ -26,13 +28,19 @@ use crate::{RequestHead, ServeAssets};
 /// routes, extractors, state, middleware and fallback all run as without the assets,
 /// and its response is returned as it is.
 ///
-/// So the assets' own answers for what they do not serve (404, 405, the
-/// [single-page app's page](ServeAssets::spa_fallback), the
-/// [404 page](ServeAssets::not_found_page)) are never given here: those requests are
-/// the application's. To keep them, make a `ServeAssets` the application's own
-/// fallback as well. In [dev mode](ServeAssets::dev_folder), a file added to the
-/// folder since the build is a hit too, answered in front (a `stat` tells whether it
-/// exists), whatever the application's fallback is.
+/// The application's routes win: whatever it answers stands, its own 404s included.
+/// Only where no route has the request, the assets answer it after all: when the
+/// application's answer is a 404 with an empty body and no `Content-Type` (what an
+/// axum `Router` without a fallback of its own answers for a path none of its routes
+/// has), the assets' own answer takes its place: 405 with `Allow` on one of their
+/// files, the [single-page app's page](ServeAssets::spa_fallback), the
+/// [404 page](ServeAssets::not_found_page), or their plain 404. So a bare `Router`
+/// behind the assets needs no fallback of its own, and no answer tells a path the
+/// assets refuse (a symbolic link in a [folder](ServeAssets::folder)) from one they do
+/// not have. An application whose fallback answers something (a body, a type) keeps
+/// every miss. In [dev mode](ServeAssets::dev_folder), a file added to the folder since
+/// the build is a hit too, answered in front (a `stat` tells whether it exists),
+/// whatever the application's fallback is.
 ///
 /// One miss is the assets' own: a version of a content-hashed file that the table does
 /// not have (`/js/app.0badf00d.js` beside `/js/app.3f2a1b9c.js`, asked for by a page of
@@ -116,6 +124,7 @@ impl<S> WithFallback<S> {
 impl<S, B, RB> tower_service::Service<Request<B>> for WithFallback<S>
 where
     S: tower_service::Service<Request<B>, Response = Response<RB>>,
+    RB: http_body::Body,
 {
     type Response = Response<FallbackBody<RB>>;
     type Error = S::Error;
@@ -129,12 +138,58 @@ where
         let head = RequestHead::from_request(&request);
         let inner = match self.assets.answer(head, Claim::Hits) {
             Some(hit) => Inner::Hit { hit },
-            None => Inner::App {
-                future: self.app.call(request),
-            },
+            None => {
+                // Kept for the assets' own answer, should no route claim the request.
+                let miss = Miss {
+                    assets: self.assets.clone(),
+                    method: request.method().clone(),
+                    uri: request.uri().clone(),
+                    version: request.version(),
+                    headers: request.headers().clone(),
+                };
+                Inner::App {
+                    future: self.app.call(request),
+                    miss: Some(miss),
+                }
+            }
         };
         FallbackFuture { inner }
     }
+}
+
+/// A request the application was given, kept until it answers.
+struct Miss {
+    assets: ServeAssets,
+    method: Method,
+    uri: Uri,
+    version: Version,
+    headers: HeaderMap,
+}
+
+impl Miss {
+    /// The assets' own answer to it: 405 on a file, the single-page app's page, the
+    /// 404 page, or the plain 404.
+    fn answer(self) -> ResponseFuture {
+        let head = RequestHead::new(
+            &self.method,
+            self.uri.path(),
+            self.uri.query(),
+            self.version,
+            &self.headers,
+        )
+        .with_target_authority(self.uri.authority().is_some());
+        self.assets.respond_head(head)
+    }
+}
+
+/// Whether the application's answer says only that no route has the path: a 404 with
+/// an empty body and no `Content-Type`, as an axum `Router` answers a path none of its
+/// routes has when it has no fallback of its own. A 404 that says anything (a body, a
+/// type) is the application's own answer, and stands.
+fn is_no_route<RB: http_body::Body>(response: &Response<RB>) -> bool {
+    response.status() == StatusCode::NOT_FOUND
+        && !response.headers().contains_key(CONTENT_TYPE)
+        && response.body().size_hint().exact() == Some(0)
 }
 
 pin_project_lite::pin_project! {
@@ -150,30 +205,41 @@ pin_project_lite::pin_project! {
 pin_project_lite::pin_project! {
     #[project = InnerProj]
     enum Inner<F> {
+        /// The assets' answer: a hit, or a request no route of the application had.
         Hit { hit: ResponseFuture },
-        App { #[pin] future: F },
+        App { #[pin] future: F, miss: Option<Miss> },
     }
 }
 
 impl<F, RB, E> Future for FallbackFuture<F>
 where
     F: Future<Output = Result<Response<RB>, E>>,
+    RB: http_body::Body,
 {
     type Output = Result<Response<FallbackBody<RB>>, E>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().inner.project() {
-            InnerProj::Hit { hit } => Pin::new(hit).poll(cx).map(|response| {
-                Ok(response.map(|body| FallbackBody {
-                    inner: BodyInner::Assets { body },
-                }))
-            }),
-            InnerProj::App { future } => future.poll(cx).map_ok(|response| {
-                response.map(|body| FallbackBody {
-                    inner: BodyInner::App { body },
-                })
-            }),
-        }
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let hit = match self.as_mut().project().inner.project() {
+            InnerProj::Hit { hit } => {
+                return Pin::new(hit).poll(cx).map(|response| {
+                    Ok(response.map(|body| FallbackBody {
+                        inner: BodyInner::Assets { body },
+                    }))
+                });
+            }
+            InnerProj::App { future, miss } => match (ready!(future.poll(cx)), miss.take()) {
+                (Ok(response), Some(miss)) if is_no_route(&response) => miss.answer(),
+                (answered, _) => {
+                    return Poll::Ready(answered.map(|response| {
+                        response.map(|body| FallbackBody {
+                            inner: BodyInner::App { body },
+                        })
+                    }));
+                }
+            },
+        };
+        self.as_mut().project().inner.set(Inner::Hit { hit });
+        self.poll(cx)
     }
 }
 

@@ -96,12 +96,15 @@
 //! # fn main() {}
 //! ```
 //!
-//! - Requests the assets do not serve belong to the application, and its 404 answers
-//!   them: unknown paths, other methods, a bad `Host`. For a single-page app or a 404
-//!   page, also make the full service the router's fallback:
-//!   `.fallback_service(frontend::ASSETS.service().spa_fallback("/index.html"))`. In
-//!   dev mode (`.dev_folder` on the front service), files added since the build are
-//!   hits too: the front serves them.
+//! - Where the application's routes win: every request the assets do not serve goes
+//!   to the router first (unknown paths, other methods, a bad `Host`), and what a
+//!   route or the router's own fallback answers stands. Only a path no route has
+//!   (a `Router` without a fallback of its own answers it with an empty 404) comes
+//!   back to the assets, which give their own answer: 405 with `Allow` on one of
+//!   their files, the single-page app's page, the 404 page, or their plain 404. So a
+//!   bare `Router` needs no `.fallback_service(..)` for these; with a fallback of your
+//!   own, every miss is yours. In dev mode (`.dev_folder` on the front service), files
+//!   added since the build are hits too: the front serves them.
 //! - Middleware added to the router does not see asset hits. To wrap both (a tracing
 //!   layer, say), wrap the [`WithFallback`](crate::WithFallback) itself.
 //! - Responses come in a [`FallbackBody`](crate::FallbackBody): the assets' own body

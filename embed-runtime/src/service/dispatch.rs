@@ -27,8 +27,8 @@ pub(crate) enum Claim {
     AllButPlainNotFound,
     /// Only hits: a GET or HEAD of an asset at its own URL (its index, clean or
     /// fingerprinted URL included) or the redirect of a directory to its slash. Not
-    /// the single-page app's page, 404 or 405, nothing with a bad `Host`: those are the
-    /// application's behind [`WithFallback`](crate::WithFallback). In dev mode, a file
+    /// the single-page app's page, 404 or 405, nothing with a bad `Host`: those go to
+    /// the application behind [`WithFallback`](crate::WithFallback) first. In dev mode, a file
     /// added to the folder since the build is a hit when it exists. (Another version
     /// of a hashed file is answered under every claim: `Target::OtherVersion`.)
     #[cfg_attr(not(feature = "tower"), allow(dead_code))]
