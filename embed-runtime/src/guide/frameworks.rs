@@ -34,6 +34,23 @@
 //! resolver (`resolver = "3"`, the default of edition 2024): the newest encoding_rs
 //! asks for 1.88, and it picks a release that fits your toolchain.
 //!
+//! # Platforms
+//!
+//! Everything builds and answers the same on Linux, macOS, Windows and the BSDs (CI
+//! checks macOS and Windows with every framework feature); what the operating system
+//! offers beyond that is used where it exists, and elsewhere the plain way serves:
+//!
+//! | | Linux | macOS, BSDs | Windows |
+//! |---|---|---|---|
+//! | `serve`: files and large embedded bodies | `sendfile`, sealed memory files | written from user space | written from user space |
+//! | `serve`: one listener per worker | `SO_REUSEPORT` | one listener, shared | one listener, shared |
+//! | `serve`: graceful shutdown on | SIGTERM, Ctrl-C | SIGTERM, Ctrl-C | Ctrl-C |
+//! | a file replaced since it was read is seen by | inode, length, mtime, ctime, links | the same | length and mtime |
+//! | sequential read-ahead hint for big files | `posix_fadvise` | FreeBSD only | — |
+//!
+//! On Windows, a file rewritten in place with its length and mtime kept is not seen
+//! as changed until one of them changes (there is no status change time to compare).
+//!
 //! # axum
 //!
 //! ```toml
