@@ -26,6 +26,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use super::access::Entry;
 use super::fast::{self, Outcome};
 use super::{BoxError, Limits, Serving};
 use crate::WithFallback;
@@ -345,9 +346,10 @@ struct Tracked<S> {
     activity: Rc<Activity>,
 }
 
-impl<S, R, B> tower_service::Service<R> for Tracked<S>
+impl<S, T, B> tower_service::Service<Request<T>> for Tracked<S>
 where
-    S: tower_service::Service<R, Response = Response<B>>,
+    S: tower_service::Service<Request<T>, Response = Response<B>>,
+    B: http_body::Body,
 {
     type Response = Response<TrackedBody<B>>;
     type Error = S::Error;
@@ -357,11 +359,13 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: R) -> Self::Future {
+    fn call(&mut self, request: Request<T>) -> Self::Future {
         let in_flight = InFlight::start(&self.activity);
+        let access = Entry::start(request.method(), request.uri().path_and_query());
         TrackedFuture {
             future: self.inner.call(request),
             in_flight: Some(in_flight),
+            access,
         }
     }
 }
@@ -372,18 +376,24 @@ pin_project_lite::pin_project! {
         #[pin]
         future: F,
         in_flight: Option<InFlight>,
+        access: Option<Box<Entry>>,
     }
 }
 
 impl<F, B, E> Future for TrackedFuture<F>
 where
     F: Future<Output = Result<Response<B>, E>>,
+    B: http_body::Body,
 {
     type Output = Result<Response<TrackedBody<B>>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let response = std::task::ready!(this.future.poll(cx));
+        if let (Some(entry), Ok(response)) = (this.access.take(), &response) {
+            let bytes = response.body().size_hint().exact();
+            entry.log(response.status(), response.headers(), bytes);
+        }
         let in_flight = this.in_flight.take();
         Poll::Ready(response.map(|response| {
             response.map(|body| TrackedBody {

@@ -19,10 +19,12 @@ use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use http::StatusCode;
 use tokio::io::{AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
+use super::access::Entry;
 use super::out::{Batch, Writing, write_response};
 use super::pages::{self, Pages};
 use super::parse::{MAX_HEAD, Next, Scratch, next};
@@ -112,9 +114,15 @@ pub(super) async fn serve_hits(
             last,
             sendfile_whole: limits.sendfile_whole,
         };
+        let access = hit.access;
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
                 let len = encode::encode_prebuilt(&prebuilt, &hit.method, last, batch.head());
+                if let Some(entry) = access {
+                    let not_modified = prebuilt.status == StatusCode::NOT_MODIFIED;
+                    let fields = prebuilt.fields.fields(not_modified);
+                    entry.log(prebuilt.status, fields, Some(len));
+                }
                 match sealed(&prebuilt, len, serving) {
                     // The responses held and this head with `MSG_MORE`, then the body
                     // from memory with `sendfile`.
@@ -142,6 +150,7 @@ pub(super) async fn serve_hits(
                 }
             }
             Answer::Response(response) => {
+                log_response(access, &response);
                 write_response(&mut stream, response, &writing, &mut batch).await
             }
             Answer::Later(future) => {
@@ -150,6 +159,7 @@ pub(super) async fn serve_hits(
                 async {
                     batch.write(&mut stream).await?;
                     let response = future.await;
+                    log_response(access, &response);
                     write_response(&mut stream, response, &writing, &mut batch).await
                 }
                 .await
@@ -167,6 +177,14 @@ pub(super) async fn serve_hits(
             return Outcome::Closed;
         }
         deadline.restart(between_requests);
+    }
+}
+
+/// The access log's event of a response, when it is listened to.
+fn log_response(access: Option<Box<Entry>>, response: &http::Response<crate::body::Body>) {
+    if let Some(entry) = access {
+        let bytes = http_body::Body::size_hint(response.body()).exact();
+        entry.log(response.status(), response.headers(), bytes);
     }
 }
 

@@ -18,6 +18,7 @@
 //! every connection it accepts to the end on that thread: nothing is shared between
 //! workers but the service (behind `Arc`s already) and the shutdown flag.
 
+mod access;
 mod connection;
 mod encode;
 mod fast;
@@ -103,8 +104,8 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// every other request by `app`, as it came. `app` is any tower service that takes
 /// hyper's `Request<Incoming>` (an axum `Router` as it is); each worker uses a clone.
 ///
-/// When its workers start, it says where it listens as a `tracing` event (see
-/// [`Server::serve`]). A port another program listens on is an error (see
+/// When its workers start, it says where it listens, and every request gets a line
+/// of the access log while a `tracing` subscriber listens (see [`Server::serve`]). A port another program listens on is an error (see
 /// [`Server::bind`]).
 ///
 /// ```no_run
@@ -291,15 +292,20 @@ impl Server {
         self.local_addr
     }
 
-    /// The `tracing` event of a start (see [`serve`](Self::serve)).
+    /// The line of a start (see [`serve`](Self::serve)).
     fn announce(&self) {
-        tracing::info!(
-            target: "embed_assets::serve",
-            address = %self.local_addr,
-            workers = self.workers.get(),
-            "{}",
-            self.start_line()
-        );
+        let line = self.start_line();
+        if tracing::dispatcher::has_been_set() {
+            tracing::info!(
+                target: "embed_assets::serve",
+                address = %self.local_addr,
+                workers = self.workers.get(),
+                "{line}"
+            );
+        } else {
+            // No subscriber would show the event: a server says where it listens.
+            eprintln!("{line}");
+        }
     }
 
     /// What the server says when it starts: where it listens, how many workers, how to
@@ -433,18 +439,32 @@ impl Server {
     /// `GOAWAY`), for at most the [drain timeout](Self::drain_timeout). A worker that
     /// fails to start shuts the others down the same way.
     ///
-    /// Once its workers are about to start, it says where it listens, as a `tracing`
-    /// event at the `INFO` level (target `embed_assets::serve`, with `address` and
-    /// `workers` fields): `embed-assets: serving on http://127.0.0.1:3000 with 2
-    /// workers; Ctrl-C or SIGTERM stops it`. An application with a subscriber
-    /// (`tracing_subscriber::fmt::init()`) shows it; nothing is printed otherwise.
+    /// Once its workers are about to start, it says where it listens: `embed-assets:
+    /// serving on http://127.0.0.1:3000 with 2 workers; Ctrl-C or SIGTERM stops it`,
+    /// as a `tracing` event at the `INFO` level (target `embed_assets::serve`, with
+    /// `address` and `workers` fields) when the application has installed a subscriber
+    /// (`tracing_subscriber::fmt::init()`), else on standard error.
+    ///
+    /// # Access log
+    ///
+    /// Every request gets one `tracing` event at `INFO` on the target
+    /// `embed_assets::access`, hits answered by the server itself and requests
+    /// answered by `app` alike (which the application's own middleware cannot do:
+    /// hits never reach it), with the fields `method`, `path` (with the query),
+    /// `status`, `bytes` (the body's length, when known ahead), `coding`
+    /// (`Content-Encoding`, or `identity`) and `micros` (from the request's head to
+    /// its answer's), and a line of them as the message:
+    /// `GET /css/app.css 200 8123 br 41us`. It is made only while a subscriber listens
+    /// to that target (`tracing_subscriber::fmt::init()` shows it; `RUST_LOG` with
+    /// `embed_assets::access=off` silences it): otherwise a request pays one check.
     ///
     /// # Errors
     /// When the service is a [folder](ServeAssets::folder) that cannot be served
     /// (missing, not a folder, unreadable: an [`Error::Folder`](crate::Error::Folder)
-    /// inside, naming it), before anything listens; when a worker's listener cannot be bound (on Linux, another program holds the
-    /// port without `SO_REUSEPORT`), a worker's thread or runtime cannot be started,
-    /// the signal handlers cannot be installed, or a worker panicked.
+    /// inside, naming it), before anything listens; when a worker's listener cannot be
+    /// bound (on Linux, another program holds the port without `SO_REUSEPORT`), a
+    /// worker's thread or runtime cannot be started, the signal handlers cannot be
+    /// installed, or a worker panicked.
     pub fn serve<S, B>(self, service: ServeAssets, app: S) -> io::Result<()>
     where
         S: tower_service::Service<Request<Incoming>, Response = Response<B>>

@@ -13,6 +13,7 @@ use http::header::{
 use http::uri::PathAndQuery;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Version};
 
+use super::access::Entry;
 use super::encode;
 use crate::service::{Answer, Claim};
 use crate::{RequestHead, ServeAssets};
@@ -61,6 +62,8 @@ pub(super) struct Hit<'a> {
     /// Its `Connection` field says `close`.
     pub(super) close: bool,
     pub(super) answer: Answer<'a>,
+    /// Its access log entry, while a subscriber listens.
+    pub(super) access: Option<Box<Entry>>,
 }
 
 /// What the read buffer starts with.
@@ -161,6 +164,7 @@ pub(super) fn next<'a>(
     headers.clear();
     match answer {
         Some(answer) => Next::Hit(Hit {
+            access: Entry::start(&method, Some(&target)),
             method,
             close,
             answer,
