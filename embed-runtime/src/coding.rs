@@ -1,7 +1,8 @@
 //! The content codings ([`Encoding`]) as data: one row of [`CODINGS`] each, which
-//! negotiation, the report and the table read. Adding a coding is a variant here and
-//! its row (and its encoder in the macro's `codec.rs`); nothing else names codings one
-//! by one.
+//! negotiation, the report, the table and a folder's precompressed siblings read.
+//! Adding a coding is a variant here and its row (and its encoder in the macro's
+//! `codec.rs`, and for a coding with a file extension its decoder in
+//! `disk/siblings.rs`); nothing else names codings one by one.
 
 use std::fmt;
 
@@ -56,6 +57,9 @@ pub(crate) struct Coding {
     /// `Available-Dictionary` (RFC 9842 §2.2): sent only when the client lists the
     /// coding by name (never through `*`) and names that dictionary.
     pub(crate) needs_dictionary: bool,
+    /// The extension of a file precompressed in this coding (`app.js.br`), by which a
+    /// folder's siblings are found; `None` for codings no tool writes beside a file.
+    pub(crate) file_extension: Option<&'static str>,
 }
 
 /// Every coding, one row each, in the order of [`Encoding`]'s variants (a row's index is
@@ -67,36 +71,42 @@ pub(crate) const CODINGS: [Coding; 6] = [
         token: "dcb",
         aliases: &[],
         needs_dictionary: true,
+        file_extension: None,
     },
     Coding {
         encoding: Encoding::DictionaryZstd,
         token: "dcz",
         aliases: &[],
         needs_dictionary: true,
+        file_extension: None,
     },
     Coding {
         encoding: Encoding::Brotli,
         token: "br",
         aliases: &[],
         needs_dictionary: false,
+        file_extension: Some("br"),
     },
     Coding {
         encoding: Encoding::Zstd,
         token: "zstd",
         aliases: &[],
         needs_dictionary: false,
+        file_extension: Some("zst"),
     },
     Coding {
         encoding: Encoding::Gzip,
         token: "gzip",
         aliases: &["x-gzip"],
         needs_dictionary: false,
+        file_extension: Some("gz"),
     },
     Coding {
         encoding: Encoding::Identity,
         token: "identity",
         aliases: &[],
         needs_dictionary: false,
+        file_extension: None,
     },
 ];
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use super::version::FileVersion;
-use crate::coding::Encoding;
+use crate::coding::{CODINGS, Coding, Encoding};
 
 /// How many entries an eviction looks at to find the least recently used among them
 /// (sampled, as Redis does: a bounded cost per insert whatever the number of files).
@@ -81,15 +81,41 @@ pub(crate) struct Cached {
 pub(crate) type Heads = Arc<dyn Any + Send + Sync>;
 
 /// The codings a precompressed sibling may have, with the extension that names it, in
-/// the server's order of preference (as for the embedded bodies: br, zstd, gzip). A
-/// `.zst` sibling is looked for with the `zstd` feature, which links a zstd decoder to
-/// check it (`siblings`).
-pub(crate) const SIBLINGS: &[(Encoding, &str)] = &[
-    (Encoding::Brotli, "br"),
-    #[cfg(feature = "zstd")]
-    (Encoding::Zstd, "zst"),
-    (Encoding::Gzip, "gz"),
-];
+/// the server's order of preference (as for the embedded bodies: br, zstd, gzip): the
+/// rows of the codings table with a file extension. A `.zst` sibling is looked for
+/// with the `zstd` feature, which links a zstd decoder to check it (`siblings`).
+pub(crate) const SIBLINGS: [(Encoding, &str); sibling_codings()] = {
+    let mut siblings = [(Encoding::Identity, ""); sibling_codings()];
+    let (mut row, mut at) = (0, 0);
+    while row < CODINGS.len() {
+        if let Some(ext) = sibling_extension(&CODINGS[row]) {
+            siblings[at] = (CODINGS[row].encoding, ext);
+            at += 1;
+        }
+        row += 1;
+    }
+    siblings
+};
+
+/// The extension of a sibling in `coding`, if this build looks for such siblings.
+const fn sibling_extension(coding: &Coding) -> Option<&'static str> {
+    if matches!(coding.encoding, Encoding::Zstd) && !cfg!(feature = "zstd") {
+        return None;
+    }
+    coding.file_extension
+}
+
+/// How many codings [`SIBLINGS`] has.
+const fn sibling_codings() -> usize {
+    let (mut row, mut count) = (0, 0);
+    while row < CODINGS.len() {
+        if sibling_extension(&CODINGS[row]).is_some() {
+            count += 1;
+        }
+        row += 1;
+    }
+    count
+}
 
 /// What a kept file knows of one of its precompressed siblings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
