@@ -47,6 +47,15 @@ pub(crate) fn poll_data(
     }
 }
 
+/// Moves what fits of `from` (bytes already at hand: a body's frame, a request read
+/// ahead) into `buf`, for an `AsyncRead` that serves them before reading on.
+#[cfg_attr(not(any(feature = "rocket", feature = "serve")), allow(dead_code))]
+pub(crate) fn read_into(from: &mut impl bytes::Buf, buf: &mut tokio::io::ReadBuf<'_>) {
+    let n = from.chunk().len().min(buf.remaining());
+    buf.put_slice(&from.chunk()[..n]);
+    from.advance(n);
+}
+
 /// Header fields given by bytes (a framework's own map, or `http` 0.2's), `len` of
 /// them, every line in order, repeated names kept; `None` if one is no valid `http` field, which no parser
 /// in front of us lets through.

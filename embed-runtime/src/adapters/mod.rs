@@ -12,7 +12,7 @@
 pub mod actix_web;
 #[cfg(feature = "axum")]
 mod axum;
-mod convert;
+pub(crate) mod convert;
 #[cfg(feature = "tower")]
 pub(crate) mod fallback;
 mod hyper;

@@ -110,7 +110,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use http::Version;
 use http_body::Body as _;
 use rocket::http::{Method, Status};
@@ -324,9 +324,7 @@ impl AsyncRead for BodyReader {
                 Poll::Ready(Some(Ok(data))) => this.pending = data,
             }
         }
-        let n = this.pending.len().min(buf.remaining());
-        buf.put_slice(&this.pending[..n]);
-        this.pending.advance(n);
+        convert::read_into(&mut this.pending, buf);
         Poll::Ready(Ok(()))
     }
 }

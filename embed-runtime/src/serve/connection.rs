@@ -30,6 +30,7 @@ use super::access::Entry;
 use super::fast::{self, Outcome};
 use super::{BoxError, Limits, Serving};
 use crate::WithFallback;
+use crate::adapters::convert;
 
 /// How long a connection closed for idleness has to end on its own (HTTP/2: a
 /// `GOAWAY`, then a ping the client answers) before it is dropped.
@@ -235,15 +236,12 @@ impl AsyncRead for Rewound {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if !this.head.is_empty() {
-            let n = this.head.len().min(buf.remaining());
-            buf.put_slice(&this.head.split_to(n));
-            return Poll::Ready(Ok(()));
-        }
-        if this.read.is_empty() {
+            convert::read_into(&mut this.head, buf);
+        } else if !this.read.is_empty() {
+            convert::read_into(&mut this.read, buf);
+        } else {
             return Pin::new(&mut this.stream).poll_read(cx, buf);
         }
-        let n = this.read.len().min(buf.remaining());
-        buf.put_slice(&this.read.split_to(n));
         Poll::Ready(Ok(()))
     }
 }
