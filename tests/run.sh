@@ -159,13 +159,14 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # per feature: a user never builds them, and what they test ran above.
 # The library's features: tower, one per framework of the registry (those with a
 # feature, and axum and serve, which are default features of the library), zstd.
-features="tower axum serve http2 $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+features="macros tower axum serve http2 $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}
 done
 run cargo check -p embed-assets -p host-features --lib --tests --all-features
-run cargo test -p embed-assets -p host-features --no-default-features
+# With no features but the macro, which its unit tests and doctests embed folders with.
+run cargo test -p embed-assets -p host-features --no-default-features --features embed-assets/macros
 run cargo test -p embed-assets -p host-features
 unset EMBED_ASSETS_UNSTABLE_FUZZ
 

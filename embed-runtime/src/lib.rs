@@ -82,6 +82,7 @@
 //!
 //! | feature | what it enables | default |
 //! |---|---|---|
+//! | `macros` | [`embed_assets!`] and [`#[embed]`](macro@embed), the proc macro that embeds a folder at build time; a program that only serves folders at run time ([`ServeAssets::folder`]) can leave it out | yes |
 //! | `axum` | `tower`, the mount point of axum 0.8's `nest_service` (`/static` redirects to `static/`), and `WithFallback::into_make_service` for `axum::serve` | yes |
 //! | `serve` | `serve` and `Server`: a server of its own, thread per core (hyper, HTTP/1.1 and h2c; a tokio current-thread runtime and an `SO_REUSEPORT` listener per worker), with the assets in front of any tower application, an axum `Router` as it is; graceful shutdown | yes |
 //! | `tower` | `tower_service::Service` for [`ServeAssets`], for any tower stack and hyper-util's `TowerToHyperService`; `WithFallback` | with `axum` and `serve` |
@@ -270,6 +271,7 @@ pub mod future {
 /// Cargo does not notice added or removed files on its own; add a build script that
 /// calls `embed_assets_build::track("public")` for that (see the
 /// [quick start](crate#quick-start)).
+#[cfg(feature = "macros")]
 #[macro_export]
 macro_rules! embed_assets {
     // The item form: forwarded with braces, which item position requires.
@@ -321,6 +323,7 @@ macro_rules! embed_assets {
 /// #[web::embed("public", crate = ::web)]
 /// mod frontend {}
 /// ```
+#[cfg(feature = "macros")]
 #[doc(inline)]
 pub use embed_assets_macros::embed;
 
@@ -335,6 +338,7 @@ pub mod __private {
     pub use crate::coding::Encoding;
     pub use crate::table::{FINGERPRINTED, Selection};
     pub use ::core::option::Option::{None, Some};
+    #[cfg(feature = "macros")]
     pub use embed_assets_macros::embed_assets;
     pub use phf;
 

@@ -12,7 +12,7 @@ fn main() {\n    \
 
 fn crate_with(test: &str, runtime_features: &str) -> Crate {
     let dependencies = format!(
-        "embed-assets = {{ path = {{runtime}}, default-features = false{runtime_features} }}\n\
+        "embed-assets = {{ path = {{runtime}}, default-features = false, features = [\"macros\"{runtime_features}] }}\n\
          axum = {{ version = \"0.8\", default-features = false, features = [\"tokio\", \"http1\"] }}"
     );
     let krate = Crate::with_dependencies(test, &dependencies);
@@ -48,7 +48,7 @@ fn without_the_axum_feature_mounting_in_axum_fails_at_the_service_and_the_featur
     );
     println!("what the user sees:\n{}", outcome.stderr);
 
-    let krate = crate_with("with_axum", ", features = [\"axum\"]");
+    let krate = crate_with("with_axum", ", \"axum\"");
     let outcome = krate.cargo("build");
     assert!(
         outcome.success,

@@ -71,7 +71,12 @@
 //! same preconditions, ranges and multipart ranges, `HEAD` and 405, index files and
 //! directory redirects, `Cache-Control` and `header` rules, the single-page app's
 //! page and the 404 page (each a URL path in the folder, read when it is needed),
-//! every framework adapter and `serve`), with each file read when it is asked for:
+//! every framework adapter and `serve`), with each file read when it is asked for.
+//! A program that serves only folders needs no proc macro: depend on the library with
+//! `default-features = false, features = ["serve", "axum"]` (no `macros`), as
+//! `examples/folder` does, a folder given on the command line served as nginx's `root`
+//! serves one (`cargo run -p example-folder -- /srv/www 0.0.0.0:8080`, with an access
+//! log).
 //!
 //! - its `ETag` is the SHA-256 of its current bytes, computed once per version of the
 //!   file (inode, length, modification and status change times), so a file replaced
