@@ -14,37 +14,53 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
 use bytes::Bytes;
+use quick_cache::Weighter;
 
 use super::version::FileVersion;
 use crate::coding::{CODINGS, Coding, Encoding};
 
-/// How many entries an eviction looks at to find the least recently used among them
-/// (sampled, as Redis does: a bounded cost per insert whatever the number of files).
-const SAMPLE: usize = 16;
+/// What an entry is counted for beyond its bytes: its path, its media type and tag, and
+/// the header fields the service builds for it (up to three sets of a 200's and a
+/// 304's, as maps and as written out): an estimate from their usual size.
+const ENTRY_OVERHEAD: u64 = 2048;
 
-/// Cached bodies by path, at most `limit` bytes of them.
+/// A body this long or longer may get a copy in sealed memory of its own under
+/// `serve` (`Pages::FROM`), as much memory again: counted from the start.
+pub(crate) const SEALED_FROM: usize = 16 * 1024;
+
+/// Cached bodies by path, at most `limit` bytes in all (their own, what goes with
+/// them, and their sealed copies), evicted by S3-FIFO (quick_cache): an entry is kept
+/// on trial in a small queue first, and only one asked for again while there moves on
+/// to the main queue, so a scan of files each read once (a crawler, a backup) passes
+/// through the small queue without pushing out the files asked for again and again.
 #[derive(Debug)]
 pub(crate) struct BodyCache {
     limit: u64,
     entries: Mutex<Entries>,
-    /// A clock of uses, for the eviction's choice.
-    clock: AtomicU64,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Entries {
     /// By the path's bytes (hashed as one string, not component by component as a
     /// `Path` is).
-    by_path: HashMap<OsString, Cached>,
-    bytes: u64,
+    kept: quick_cache::unsync::Cache<OsString, Cached, Weight>,
     /// What is known of the siblings of files whose bytes are not kept (larger than a
     /// chunk, or than the whole cache), by the file's path: at most [`UNKEPT`].
     unkept: HashMap<OsString, Siblings>,
+}
+
+/// An entry's weight, computed once when it is made (`Cached::weight`).
+#[derive(Debug, Clone, Copy)]
+struct Weight;
+
+impl Weighter<OsString, Cached> for Weight {
+    fn weight(&self, _: &OsString, cached: &Cached) -> u64 {
+        cached.weight
+    }
 }
 
 /// How many files' siblings [`Entries::unkept`] knows of at most (a few hundred bytes
@@ -70,10 +86,11 @@ pub(crate) struct Cached {
     /// itself without and with `Vary: Accept-Encoding` (whether a sibling exists can
     /// change while the bytes do not), and as the precompressed sibling of its file.
     pub(crate) heads: Arc<[OnceLock<Heads>; 3]>,
-    used: Arc<AtomicU64>,
     /// What is known of its precompressed siblings ([`SIBLINGS`]' order) at
     /// this version of it.
     pub(crate) siblings: [Sibling; SIBLINGS.len()],
+    /// What it counts for against the limit.
+    weight: u64,
 }
 
 /// What the service builds once for a kept version (its header fields): opaque to the
@@ -132,12 +149,19 @@ pub(crate) enum Sibling {
 }
 
 impl BodyCache {
-    /// An empty cache that keeps at most `limit` bytes of bodies.
+    /// An empty cache that keeps at most `limit` bytes (see [`BodyCache`]).
     pub(crate) fn new(limit: u64) -> Self {
+        // quick_cache sizes its table by the number of entries it expects: files of
+        // some 16 KiB on average, within reason.
+        let expected = usize::try_from(limit / (16 * 1024))
+            .unwrap_or(usize::MAX)
+            .clamp(16, 1 << 16);
         BodyCache {
             limit,
-            entries: Mutex::default(),
-            clock: AtomicU64::new(0),
+            entries: Mutex::new(Entries {
+                kept: quick_cache::unsync::Cache::with_weighter(expected, limit.max(1), Weight),
+                unkept: HashMap::new(),
+            }),
         }
     }
 
@@ -149,48 +173,37 @@ impl BodyCache {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The bytes of `path` when they are cached for `version`.
+    /// The bytes of `path` when they are cached for `version` (which counts as a use).
     pub(crate) fn get(&self, path: &Path, version: &FileVersion) -> Option<Cached> {
         let entries = self.entries();
-        let cached = entries
-            .by_path
+        entries
+            .kept
             .get(path.as_os_str())
-            .filter(|cached| cached.version == *version)?;
-        cached.used.store(
-            self.clock.fetch_add(1, Ordering::Relaxed),
-            Ordering::Relaxed,
-        );
-        Some(cached.clone())
+            .filter(|cached| cached.version == *version)
+            .cloned()
     }
 
     /// Keeps `bytes`, of `path` at `version`, in place of what was kept for it, when
-    /// they fit: the least recently used of a sample of others make room.
+    /// they fit; others make room as S3-FIFO says.
     pub(crate) fn insert(&self, path: &Path, version: FileVersion, bytes: Bytes, etag: Arc<str>) {
-        let content_type =
+        let content_type: Arc<str> =
             embed_assets_shared::content_type(path, || std::str::from_utf8(&bytes).is_ok()).into();
         let len = bytes.len() as u64;
-        if len > self.limit {
+        let sealed = if bytes.len() >= SEALED_FROM { len } else { 0 };
+        let weight = len
+            + sealed
+            + ENTRY_OVERHEAD
+            + path.as_os_str().len() as u64
+            + etag.len() as u64
+            + content_type.len() as u64;
+        let mut entries = self.entries();
+        if weight > self.limit {
+            // Never kept: nor is an older version of it.
+            entries.kept.remove(path.as_os_str());
             return;
         }
-        let mut entries = self.entries();
-        if let Some(old) = entries.by_path.remove(path.as_os_str()) {
-            entries.bytes -= old.bytes.len() as u64;
-        }
-        while entries.bytes + len > self.limit {
-            let oldest = entries
-                .by_path
-                .iter()
-                .take(SAMPLE)
-                .min_by_key(|(_, cached)| cached.used.load(Ordering::Relaxed))
-                .map(|(path, _)| path.clone());
-            let Some(oldest) = oldest else { break };
-            if let Some(old) = entries.by_path.remove(&oldest) {
-                entries.bytes -= old.bytes.len() as u64;
-            }
-        }
-        let used = Arc::new(AtomicU64::new(self.clock.fetch_add(1, Ordering::Relaxed)));
-        entries.bytes += len;
-        entries.by_path.insert(
+        entries.unkept.remove(path.as_os_str());
+        entries.kept.insert(
             path.as_os_str().to_owned(),
             Cached {
                 version,
@@ -198,10 +211,17 @@ impl BodyCache {
                 etag,
                 content_type,
                 heads: Arc::default(),
-                used,
                 siblings: [Sibling::Unknown; SIBLINGS.len()],
+                weight,
             },
         );
+    }
+
+    /// Forgets all that is known of `path`: it names no file any more.
+    pub(crate) fn forget(&self, path: &Path) {
+        let mut entries = self.entries();
+        entries.kept.remove(path.as_os_str());
+        entries.unkept.remove(path.as_os_str());
     }
 
     /// Notes, for the file at `path` at `version`, what is known of its sibling number
@@ -215,7 +235,8 @@ impl BodyCache {
         sibling: Sibling,
     ) {
         let mut entries = self.entries();
-        if let Some(cached) = entries.by_path.get_mut(path.as_os_str()) {
+        // A peek: noting is not a use.
+        if let Some(mut cached) = entries.kept.peek_mut(path.as_os_str()) {
             if cached.version == *version {
                 if let Some(slot) = cached.siblings.get_mut(index) {
                     *slot = sibling;
@@ -250,7 +271,7 @@ impl BodyCache {
     /// kept or not.
     pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> Sibling {
         let entries = self.entries();
-        let known = match entries.by_path.get(path.as_os_str()) {
+        let known = match entries.kept.peek(path.as_os_str()) {
             Some(cached) if cached.version == *version => Some(&cached.siblings),
             _ => entries
                 .unkept
@@ -263,10 +284,10 @@ impl BodyCache {
             .unwrap_or(Sibling::Unknown)
     }
 
-    /// The bytes kept, in all.
+    /// What the entries count for, in all.
     #[cfg(test)]
     fn len(&self) -> u64 {
-        self.entries().bytes
+        self.entries().kept.weight()
     }
 }
 
@@ -294,6 +315,7 @@ mod tests {
         let first = version_of(&path);
         cache.insert(&path, first, Bytes::from_static(b"first"), "\"a\"".into());
         assert_eq!(&cache.get(&path, &first).unwrap().bytes[..], b"first");
+        let one = cache.len();
         // The same length, the mtime put back: another version all the same.
         let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(10));
@@ -306,43 +328,100 @@ mod tests {
         cache.insert(&path, second, Bytes::from_static(b"other"), "\"b\"".into());
         assert_eq!(&cache.get(&path, &second).unwrap().bytes[..], b"other");
         assert!(cache.get(&path, &first).is_none(), "replaced, not added");
-        assert_eq!(cache.len(), 5);
+        assert_eq!(cache.len(), one);
         let _ = std::fs::remove_file(&path);
     }
 
-    #[test]
-    fn it_keeps_no_more_than_its_limit_and_evicts_the_least_used() {
-        let cache = BodyCache::new(100);
-        let paths: Vec<PathBuf> = (0..4)
-            .map(|i| scratch(&format!("limit-{i}"), &[i as u8; 40]))
-            .collect();
-        let versions: Vec<FileVersion> = paths.iter().map(|p| version_of(p)).collect();
-        for (path, version) in paths.iter().zip(&versions).take(2) {
-            cache.insert(path, *version, Bytes::from(vec![0; 40]), "\"x\"".into());
-        }
-        // The first is used again: the second is the one to go.
-        assert!(cache.get(&paths[0], &versions[0]).is_some());
-        cache.insert(
-            &paths[2],
-            versions[2],
-            Bytes::from(vec![0; 40]),
-            "\"x\"".into(),
-        );
-        assert!(cache.len() <= 100);
-        assert!(cache.get(&paths[0], &versions[0]).is_some());
-        assert!(cache.get(&paths[1], &versions[1]).is_none());
-        assert!(cache.get(&paths[2], &versions[2]).is_some());
-        // Larger than the whole cache: not kept, nothing evicted for it.
-        cache.insert(
-            &paths[3],
-            versions[3],
-            Bytes::from(vec![0; 101]),
-            "\"x\"".into(),
-        );
-        assert!(cache.get(&paths[3], &versions[3]).is_none());
-        assert_eq!(cache.len(), 80);
-        for path in &paths {
+    /// `n` scratch files of `len` bytes each, named `name-0`…, with their versions.
+    fn files(name: &str, n: usize, len: usize) -> Vec<(PathBuf, FileVersion)> {
+        (0..n)
+            .map(|i| {
+                let path = scratch(&format!("{name}-{i}"), &vec![b'x'; len]);
+                let version = version_of(&path);
+                (path, version)
+            })
+            .collect()
+    }
+
+    fn keep(cache: &BodyCache, (path, version): &(PathBuf, FileVersion), len: usize) {
+        cache.insert(path, *version, Bytes::from(vec![b'x'; len]), "\"x\"".into());
+    }
+
+    fn remove_all(files: &[(PathBuf, FileVersion)]) {
+        for (path, _) in files {
             let _ = std::fs::remove_file(path);
         }
+    }
+
+    #[test]
+    fn it_keeps_no_more_than_its_limit_counting_what_goes_with_each_body() {
+        let limit = 64 * 1024;
+        let cache = BodyCache::new(limit);
+        let all = files("limit", 40, 4096);
+        for file in &all {
+            keep(&cache, file, 4096);
+            assert!(cache.len() <= limit, "{} over {limit}", cache.len());
+        }
+        // Each counts for its bytes and more: fewer than limit / 4 KiB are kept.
+        let kept = all
+            .iter()
+            .filter(|(p, v)| cache.get(p, v).is_some())
+            .count();
+        assert!(kept > 0 && kept < 16, "{kept} kept");
+        // A body that may get a sealed copy counts twice; one larger than the whole
+        // cache is not kept, and nothing is evicted for it.
+        let before = cache.len();
+        let big = files("limit-big", 1, 40 * 1024);
+        keep(&cache, &big[0], 40 * 1024);
+        assert!(cache.get(&big[0].0, &big[0].1).is_none());
+        assert_eq!(cache.len(), before);
+        remove_all(&all);
+        remove_all(&big);
+    }
+
+    #[test]
+    fn a_hot_set_survives_a_scan_of_files_read_once() {
+        let cache = BodyCache::new(256 * 1024);
+        let hot = files("hot", 8, 4096);
+        for file in &hot {
+            keep(&cache, file, 4096);
+        }
+        for _ in 0..3 {
+            for (path, version) in &hot {
+                assert!(cache.get(path, version).is_some());
+            }
+        }
+        // A crawl: four times the cache in files each read once (kept when read, and
+        // not asked for again).
+        let cold = files("cold", 160, 4096);
+        for file in &cold {
+            keep(&cache, file, 4096);
+        }
+        let survived = hot
+            .iter()
+            .filter(|(p, v)| cache.get(p, v).is_some())
+            .count();
+        assert_eq!(
+            survived,
+            hot.len(),
+            "the hot files were pushed out by the scan"
+        );
+        assert!(cache.len() <= 256 * 1024);
+        remove_all(&hot);
+        remove_all(&cold);
+    }
+
+    #[test]
+    fn a_forgotten_path_gives_nothing_back_and_counts_for_nothing() {
+        let cache = BodyCache::new(1 << 20);
+        let file = files("forget", 1, 100);
+        keep(&cache, &file[0], 100);
+        cache.note_sibling(&file[0].0, &file[0].1, 0, Sibling::Absent(Instant::now()));
+        assert!(cache.len() > 0);
+        cache.forget(&file[0].0);
+        assert!(cache.get(&file[0].0, &file[0].1).is_none());
+        assert_eq!(cache.sibling(&file[0].0, &file[0].1, 0), Sibling::Unknown);
+        assert_eq!(cache.len(), 0);
+        remove_all(&file);
     }
 }

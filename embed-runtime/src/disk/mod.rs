@@ -301,7 +301,8 @@ async fn fetch(
             });
         }
     }
-    blocking(move || {
+    let forget = (Arc::clone(&cache), path.clone());
+    let fetched = blocking(move || {
         // A file written to while it is read is read again: at most three times.
         for _ in 0..3 {
             let sending = Sending::start();
@@ -332,7 +333,17 @@ async fn fetch(
         }
         Err(io::Error::other(Error::Changed))
     })
-    .await
+    .await;
+    // Gone (or no regular file any more): what was kept of it goes too, rather than
+    // waiting to be evicted.
+    if fetched
+        .as_ref()
+        .is_err_and(|err| err.kind() == io::ErrorKind::NotFound)
+    {
+        let (cache, path) = forget;
+        cache.forget(&path);
+    }
+    fetched
 }
 
 /// Tells the kernel the file will be read from start to end (`POSIX_FADV_SEQUENTIAL`),
@@ -399,6 +410,23 @@ pub(crate) async fn no_link_on_the_way(folder: PathBuf, relative: String) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn what_the_cache_kept_of_a_file_goes_when_the_file_does() {
+        let path =
+            std::env::temp_dir().join(format!("embed-assets-forgotten-{}.txt", std::process::id()));
+        std::fs::write(&path, b"kept until deleted").unwrap();
+        let (tags, cache) = (Arc::default(), Arc::new(BodyCache::new(1 << 20)));
+        let fetched = fetch(path.clone(), Arc::clone(&tags), Arc::clone(&cache), 1 << 20);
+        let version = fetched.await.unwrap().meta.version;
+        assert!(cache.get(&path, &version).is_some(), "kept");
+        std::fs::remove_file(&path).unwrap();
+        let err = fetch(path.clone(), tags, Arc::clone(&cache), 1 << 20)
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert!(cache.get(&path, &version).is_none(), "still kept");
+    }
 
     #[tokio::test]
     async fn missing_files_and_folders_are_not_found() {

@@ -214,13 +214,22 @@ fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Opt
     if prebuilt.body.len() < Pages::FROM {
         return None;
     }
-    let body = fields
-        .body_pages
-        .get_or_init(|| {
-            pages::Body::of(&prebuilt.body)
-                .map(|body| Box::new(body) as Box<dyn std::any::Any + Send + Sync>)
-        })
-        .as_ref()?;
+    let body = match fields.body_pages.get() {
+        Some(body) => body.as_ref()?,
+        // Made on first use; while `Body::MOST` others exist, asked for again on a later
+        // use (one of them may be gone by then), and never where the kernel refuses.
+        None => match pages::Body::of(&prebuilt.body) {
+            Ok(body) => fields
+                .body_pages
+                .get_or_init(|| Some(Box::new(body)))
+                .as_ref()?,
+            Err(true) => return None,
+            Err(false) => {
+                let _ = fields.body_pages.set(None);
+                return None;
+            }
+        },
+    };
     body.downcast_ref::<pages::Body>().map(Sealed::Body)
 }
 

@@ -130,18 +130,18 @@ impl Body {
     /// The most that exist at once, across all services of the process.
     const MOST: usize = 512;
 
-    /// `bytes` in sealed memory of its own; `None` past [`Body::MOST`] or when the
-    /// kernel refuses.
-    pub(crate) fn of(bytes: &[u8]) -> Option<Body> {
+    /// `bytes` in sealed memory of its own; `Err(true)` past [`Body::MOST`] (worth
+    /// asking again once others are gone), `Err(false)` when the kernel refuses.
+    pub(crate) fn of(bytes: &[u8]) -> Result<Body, bool> {
         if BODIES.fetch_add(1, Ordering::Relaxed) >= Self::MOST {
             BODIES.fetch_sub(1, Ordering::Relaxed);
-            return None;
+            return Err(true);
         }
         match sealed("embed-assets-kept", &[bytes], bytes.len() as u64) {
-            Ok(memory) => Some(Body { memory }),
+            Ok(memory) => Ok(Body { memory }),
             Err(_) => {
                 BODIES.fetch_sub(1, Ordering::Relaxed);
-                None
+                Err(false)
             }
         }
     }

@@ -563,13 +563,19 @@ impl ServeAssets {
     /// it reads whole (those of one [chunk](Self::chunk_size) or less), in all: each
     /// is kept with the version of the file it was read from (inode, length,
     /// modification and status change times) and given again only while the file is
-    /// of that version, so a file replaced is read again on its next request. The
-    /// least recently used make room. Default
-    /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing. Under
-    /// [`serve`](crate::serve), a kept body of 16 KiB or more that is sent whole is
-    /// also copied once into sealed memory of its own, to go with `sendfile`
-    /// ([`Server::sendfile_embedded`](crate::Server::sendfile_embedded)), as much
-    /// memory again, for at most 512 bodies.
+    /// of that version, so a file replaced is read again on its next request, and a
+    /// file deleted is forgotten on its next request. Default
+    /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing.
+    ///
+    /// Everything that goes with a kept body counts against it: the body, about 2 KiB
+    /// for its path, type, tag and prebuilt header fields, and, for a body of 16 KiB
+    /// or more, as much again for the copy in sealed memory that
+    /// [`serve`](crate::serve) may make to send it with `sendfile`
+    /// ([`Server::sendfile_embedded`](crate::Server::sendfile_embedded), at most 512
+    /// such copies at once). So the process holds about this much for the folder's
+    /// files, whatever their sizes. What makes room is S3-FIFO (the `quick_cache`
+    /// crate): a file is kept on trial first and stays only if asked for again, so a
+    /// crawl of files read once does not push out the ones asked for all the time.
     pub fn cache_size(self, bytes: u64) -> Self {
         self.configure(|options| options.cache_size = bytes)
     }
