@@ -23,10 +23,12 @@ use quick_cache::Weighter;
 use super::version::FileVersion;
 use crate::coding::{CODINGS, Coding, Encoding};
 
-/// What an entry is counted for beyond its bytes: its path, its media type and tag, and
-/// the header fields the service builds for it (up to three sets of a 200's and a
-/// 304's, as maps and as written out): an estimate from their usual size.
-const ENTRY_OVERHEAD: u64 = 2048;
+/// What an entry is counted for beyond its bytes: the entry itself, and the header
+/// fields the service builds for it (up to three sets of a 200's and a 304's, as maps
+/// and as `serve` writes them out), with the allocator's own overhead: measured, as
+/// the resident memory a crawl of small files adds per kept file beyond its bytes
+/// (`tests/tests/folder_memory.rs`).
+const ENTRY_OVERHEAD: u64 = 4096;
 
 /// A body this long or longer may get a copy in sealed memory of its own under
 /// `serve` (`Pages::FROM`), as much memory again: counted from the start.

@@ -567,7 +567,7 @@ impl ServeAssets {
     /// file deleted is forgotten on its next request. Default
     /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing.
     ///
-    /// Everything that goes with a kept body counts against it: the body, about 2 KiB
+    /// Everything that goes with a kept body counts against it: the body, about 4 KiB
     /// for its path, type, tag and prebuilt header fields, and, for a body of 16 KiB
     /// or more, as much again for the copy in sealed memory that
     /// [`serve`](crate::serve) may make to send it with `sendfile`
