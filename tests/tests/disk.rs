@@ -309,6 +309,103 @@ async fn a_file_truncated_mid_download_closes_the_connection_short() {
     assert_eq!(status, StatusCode::OK);
 }
 
+/// A file overwritten in place while it streams: the download is never a whole body of
+/// two versions. Either it is one version whole, or it ends short of its
+/// `Content-Length` (under `serve`, whose `sendfile` queues the page cache's pages, the
+/// part received can end with bytes of the new version: it prints how many), and then
+/// a client resuming as browsers and download managers do (`Range` from where it
+/// stopped, `If-Range` with the validator it was given) gets the whole new file (200),
+/// never a tail that would complete bytes of two versions.
+#[tokio::test]
+async fn a_download_cut_short_by_an_overwrite_resumes_as_the_whole_new_file() {
+    let root = Root::new("overwrite-resume");
+    let len = 64 << 20;
+    let (old, new) = (noise(len, 5), noise(len, 6));
+    std::fs::write(root.big(), &old).unwrap();
+    // A date a second old, so that `Last-Modified` validates if no tag is known yet.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let addr = spawn_service(DISK.service().disk_root(&root.0).chunk_size(64 * 1024)).await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
+            format!("GET {BIG} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut received = Vec::with_capacity(len + 4096);
+    let mut buffer = vec![0u8; 256 * 1024];
+    let head_end = loop {
+        let n = stream.read(&mut buffer).await.unwrap();
+        assert!(n > 0, "closed before the head");
+        received.extend_from_slice(&buffer[..n]);
+        if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&received[..head_end]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let field = |name: &str| {
+        head.lines()
+            .find_map(|line| line.strip_prefix(&format!("{name}: ")))
+            .map(str::to_owned)
+    };
+    let validator = field("etag")
+        .or_else(|| field("last-modified"))
+        .expect("a validator to resume with");
+    // In place, as `cp` or a careless deploy writes it: the same length.
+    {
+        use std::io::Write;
+        let mut file = std::fs::File::options()
+            .write(true)
+            .open(root.big())
+            .unwrap();
+        file.write_all(&new).unwrap();
+    }
+    let read_rest = async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read_rest)
+        .await
+        .expect("the download ends");
+    let body = &received[head_end..];
+    if body.len() == len {
+        assert!(
+            body == &old[..] || body == &new[..],
+            "a whole body of two versions"
+        );
+        return;
+    }
+    assert!(body.len() < len, "more than Content-Length");
+    let newer = body
+        .iter()
+        .zip(&old)
+        .filter(|(got, was)| got != was)
+        .count();
+    eprintln!(
+        "cut short after {} of {len} bytes, {newer} of them not the old file's",
+        body.len()
+    );
+    // Resumed from where it stopped, with the validator it was given.
+    let resume = [
+        ("range", format!("bytes={}-", body.len())),
+        ("if-range", validator.clone()),
+    ];
+    let resume: Vec<(&str, &str)> = resume.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, _, whole) = get(addr, BIG, &resume).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a tail of the new file after {} bytes",
+        body.len()
+    );
+    assert!(whole[..] == new[..], "the whole new file");
+}
+
 #[test]
 fn the_startup_check_lists_every_missing_file() {
     assert!(

@@ -16,6 +16,20 @@
 //!   deploy) keeps its bytes for the downloads already reading it, which finish whole.
 //!   A `chmod` or `chown` also sets the status change time, so downloads in flight end
 //!   early then too.
+//!
+//!   What a client gets of a file written in place, exactly: through a framework, a
+//!   prefix of the old bytes, then the end. Under [`serve`](crate::serve), whose
+//!   `sendfile` hands the socket the page cache's own pages, the write also reaches
+//!   bytes already queued for the socket and not yet sent, so the prefix can end with
+//!   bytes of the new version, as many as the socket's buffer and the client's window
+//!   held (5.3 MB of them in `tests/tests/disk.rs`'s case on this machine's loopback;
+//!   about 13 MiB at most with Linux's defaults), before the download is cut short.
+//!   Either way it is short of its `Content-Length`, so a client knows it failed. A
+//!   client that resumes must send `If-Range` with the `ETag` (or the date) it was
+//!   given, as browsers and download managers do: it then gets the whole new file
+//!   (200), not a tail that would complete two versions. `curl -C -` and `wget -c`
+//!   resume without one and keep what they got. Deploy by renaming a new file over
+//!   the old (`mv`), which no download in flight sees.
 //! - **Validators from the content.** The `ETag` of a file on disk is the SHA-256 of
 //!   its bytes, as for embedded files: two replicas with the same file under other
 //!   mtimes send the same tag, so a CDN's revalidation or a player's `If-Range` resume
