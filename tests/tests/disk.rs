@@ -259,13 +259,9 @@ async fn a_named_pipe_in_place_of_a_file_is_a_prompt_404() {
     assert_eq!(status, StatusCode::OK);
 }
 
-#[tokio::test]
-async fn a_file_truncated_mid_download_closes_the_connection_short() {
-    let root = Root::new("truncate");
-    // Far larger than the socket buffers, so the server is still reading when we cut.
-    let len = 64 << 20;
-    std::fs::write(root.big(), noise(len, 3)).unwrap();
-    let addr = spawn_service(DISK.service().disk_root(&root.0).chunk_size(64 * 1024)).await;
+/// A connection with `GET big.bin` sent on it (`Connection: close`), to read as slowly
+/// as the test likes.
+async fn start_download(addr: std::net::SocketAddr) -> tokio::net::TcpStream {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     stream
         .write_all(
@@ -273,6 +269,17 @@ async fn a_file_truncated_mid_download_closes_the_connection_short() {
         )
         .await
         .unwrap();
+    stream
+}
+
+#[tokio::test]
+async fn a_file_truncated_mid_download_closes_the_connection_short() {
+    let root = Root::new("truncate");
+    // Far larger than the socket buffers, so the server is still reading when we cut.
+    let len = 64 << 20;
+    std::fs::write(root.big(), noise(len, 3)).unwrap();
+    let addr = spawn_service(DISK.service().disk_root(&root.0).chunk_size(64 * 1024)).await;
+    let mut stream = start_download(addr).await;
     let mut received = vec![0u8; 256 * 1024];
     let first = stream.read(&mut received).await.unwrap();
     let head = String::from_utf8_lossy(&received[..first]).to_string();
@@ -325,13 +332,7 @@ async fn a_download_cut_short_by_an_overwrite_resumes_as_the_whole_new_file() {
     // A date a second old, so that `Last-Modified` validates if no tag is known yet.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let addr = spawn_service(DISK.service().disk_root(&root.0).chunk_size(64 * 1024)).await;
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(
-            format!("GET {BIG} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
-        )
-        .await
-        .unwrap();
+    let mut stream = start_download(addr).await;
     let mut received = Vec::with_capacity(len + 4096);
     let mut buffer = vec![0u8; 256 * 1024];
     let head_end = loop {

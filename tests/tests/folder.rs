@@ -60,6 +60,17 @@ impl Folder {
     fn path(&self, relative: &str) -> PathBuf {
         self.0.join(relative)
     }
+
+    /// `relative` written anew with `bytes`, its mtime put back (`cp -p`): only its
+    /// status change time tells.
+    fn overwrite_keeping_mtime(&self, relative: &str, bytes: &[u8]) {
+        let mtime = fs::metadata(self.path(relative))
+            .unwrap()
+            .modified()
+            .unwrap();
+        self.write(relative, bytes);
+        put_mtime_back(&self.path(relative), mtime);
+    }
 }
 
 impl Drop for Folder {
@@ -504,6 +515,21 @@ fn script(text: &str, len: usize) -> Vec<u8> {
     bytes
 }
 
+/// `GET path` with `Range` over `range` of the br body `br` answers those bytes of it.
+async fn assert_br_range(
+    addr: std::net::SocketAddr,
+    path: &str,
+    br: &[u8],
+    range: std::ops::Range<usize>,
+) {
+    let bytes = format!("bytes={}-{}", range.start, range.end - 1);
+    let (status, headers, body) =
+        get(addr, path, &[("accept-encoding", "br"), ("range", &bytes)]).await;
+    assert_eq!(status, StatusCode::PARTIAL_CONTENT, "{path}");
+    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"), "{path}");
+    assert_eq!(&body[..], &br[range], "{path}: a range of the br body");
+}
+
 fn vary_names(headers: &http::HeaderMap) -> String {
     header(headers, VARY)
         .unwrap_or_default()
@@ -546,25 +572,12 @@ async fn precompressed_siblings_are_sent_only_while_they_decode_to_their_file() 
     )
     .await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
-    let (status, headers, body) = get(
-        addr,
-        "/js/bundle.js",
-        &[("accept-encoding", "br"), ("range", "bytes=0-9")],
-    )
-    .await;
-    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
-    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
-    assert_eq!(&body[..], &brotli(&first)[..10], "a range of the br body");
+    assert_br_range(addr, "/js/bundle.js", &brotli(&first), 0..10).await;
 
     // The file replaced (same length, mtime put back), its siblings left as they were:
     // they are stale, so neither is sent; the new bytes go as they are.
-    let mtime = fs::metadata(folder.path("js/bundle.js"))
-        .unwrap()
-        .modified()
-        .unwrap();
     let second = script("other", 20_000);
-    folder.write("js/bundle.js", &second);
-    put_mtime_back(&folder.path("js/bundle.js"), mtime);
+    folder.overwrite_keeping_mtime("js/bundle.js", &second);
     for value in ["br", "gzip", "br, gzip"] {
         let (status, headers, body) = get(addr, "/js/bundle.js", &ae(value)).await;
         assert_eq!(status, StatusCode::OK);
@@ -640,25 +653,11 @@ async fn siblings_of_files_over_a_chunk_are_checked_as_streams_and_sent() {
         );
     }
     // A range of the br body is a range of the sibling's bytes.
-    let br_body = brotli(&bundle);
-    let (status, headers, body) = get(
-        addr,
-        "/js/vendor.js",
-        &[("accept-encoding", "br"), ("range", "bytes=10-19")],
-    )
-    .await;
-    assert_eq!(status, StatusCode::PARTIAL_CONTENT);
-    assert_eq!(header(&headers, CONTENT_ENCODING), Some("br"));
-    assert_eq!(&body[..], &br_body[10..20]);
+    assert_br_range(addr, "/js/vendor.js", &brotli(&bundle), 10..20).await;
 
     // The file replaced (same length, mtime put back), its siblings left: both stale.
-    let mtime = fs::metadata(folder.path("js/vendor.js"))
-        .unwrap()
-        .modified()
-        .unwrap();
     let other = script("other bundle", 3 << 20);
-    folder.write("js/vendor.js", &other);
-    put_mtime_back(&folder.path("js/vendor.js"), mtime);
+    folder.overwrite_keeping_mtime("js/vendor.js", &other);
     for value in ["br", "gzip"] {
         let (status, headers, body) = get(addr, "/js/vendor.js", &ae(value)).await;
         assert_eq!(status, StatusCode::OK);
