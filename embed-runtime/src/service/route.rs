@@ -1,6 +1,7 @@
 //! A request's path → the one thing that answers it: an asset with the header policy
 //! of the URL it was reached at, a redirect, 405, or not found. No I/O, no responses.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use embed_assets_shared::select::FileRules;
@@ -87,8 +88,10 @@ pub(super) fn route<'t>(
     let options = &config.options;
     let tables = config.tables(assets);
     let method = head.method;
-    // A miss: in dev mode, a file added to the folder since the build may answer it.
-    let miss = |target| match dev_file(tables.dev.as_ref(), options, head) {
+    // A miss: in dev mode, a file added to the folder since the build may answer it
+    // (`path`: the request's path as `find` decoded it, `None` when it refused it).
+    let miss = |target, path: Option<&str>| match dev_file(tables.dev.as_ref(), options, head, path)
+    {
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
@@ -119,8 +122,8 @@ pub(super) fn route<'t>(
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
-        Found::OtherVersion => return miss(Target::OtherVersion),
-        Found::Nothing => return miss(Target::NotFound),
+        Found::OtherVersion(path) => return miss(Target::OtherVersion, Some(&path)),
+        Found::Nothing(path) => return miss(Target::NotFound, path.as_deref()),
     };
     if !is_get_or_head(method) {
         return Target::MethodNotAllowed;
@@ -168,20 +171,23 @@ enum Url {
     Fallback,
 }
 
-enum Found {
+/// What `find` found; a miss carries the path it decoded, so that nothing decodes it
+/// again.
+enum Found<'p> {
     Asset(usize, Url),
     Redirect(HeaderValue),
     /// Another version of a file the table has at a content-hashed URL.
-    OtherVersion,
-    Nothing,
+    OtherVersion(Cow<'p, str>),
+    /// `None` when the path was refused (see `path::decode`).
+    Nothing(Option<Cow<'p, str>>),
 }
 
-fn find(
+fn find<'p>(
     assets: &'static Assets,
     options: &Options,
     tables: &Tables,
-    head: &RequestHead<'_>,
-) -> Found {
+    head: &RequestHead<'p>,
+) -> Found<'p> {
     let hit = |(index, fingerprinted)| {
         let url = if fingerprinted {
             Url::Fingerprinted
@@ -200,7 +206,7 @@ fn find(
         }
     }
     let Some(path) = path::decode(raw) else {
-        return Found::Nothing;
+        return Found::Nothing(None);
     };
     // Without escapes the decoded path is `raw`, already looked up.
     if escaped {
@@ -225,11 +231,11 @@ fn find(
     // Never the single-page app's page: a script loaded as HTML breaks the page that
     // asked, and a cache must not keep the miss past the deploy that brings the file.
     if tables.is_other_version(&path) {
-        return Found::OtherVersion;
+        return Found::OtherVersion(path);
     }
     match options.spa_fallback {
         Some(index) if takes_spa_page(options, head, &path) => Found::Asset(index, Url::Fallback),
-        _ => Found::Nothing,
+        _ => Found::Nothing(Some(path)),
     }
 }
 
@@ -243,18 +249,22 @@ fn is_excluded(prefixes: &[String], path: &str) -> bool {
 }
 
 /// The path below the dev folder of a GET or HEAD for a file the table does not list,
-/// when the macro's rules would have selected it: a decoded, safe path (no `.`/`..`
+/// when the macro's rules would have selected it: `path`, decoded and safe (no `.`/`..`
 /// segments, see `path`), naming a file (no empty segment, no trailing `/`). In a
 /// folder served whole ([`ServeAssets::folder`](crate::ServeAssets::folder)), a path
 /// ending in `/` names its directory's index file.
-fn dev_file(dev: Option<&FileRules>, options: &Options, head: &RequestHead<'_>) -> Option<String> {
+fn dev_file(
+    dev: Option<&FileRules>,
+    options: &Options,
+    head: &RequestHead<'_>,
+    path: Option<&str>,
+) -> Option<String> {
     let dev = dev?;
     // A folder served whole answers other methods too: 405 where a file is, 404 else.
     if !is_get_or_head(head.method) && options.folder_site().is_none() {
         return None;
     }
-    let path = path::decode(head.path)?;
-    let mut relative = path.strip_prefix('/')?.to_owned();
+    let mut relative = path?.strip_prefix('/')?.to_owned();
     if relative.is_empty() || relative.ends_with('/') {
         let index = options.folder_site().and(options.index_file.as_ref())?;
         relative.push_str(index);
@@ -263,10 +273,10 @@ fn dev_file(dev: Option<&FileRules>, options: &Options, head: &RequestHead<'_>) 
     (names_a_file && dev.selects(Path::new(&relative))).then_some(relative)
 }
 
-fn redirect_to_directory(segment: &str, query: Option<&str>) -> Found {
+fn redirect_to_directory<'p>(segment: &str, query: Option<&str>) -> Found<'p> {
     match directory_location(segment, query) {
         Some(location) => Found::Redirect(location),
-        None => Found::Nothing,
+        None => Found::Nothing(None),
     }
 }
 
