@@ -73,6 +73,30 @@ mod guarded {
     }
 }
 
+/// A Vite app with a lazily loaded route, two releases (`fixtures/vite-lazy`), with the
+/// guard: Vite's preload helper loads the route's script and style sheet, and reports a
+/// failure as `vite:preloadError`.
+mod vite_lazy {
+    pub(super) mod release_1 {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/vite-lazy/release-1",
+            hashed = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+
+    pub(super) mod release_2 {
+        embed_assets::embed_assets!(
+            pub static SITE = "fixtures/vite-lazy/release-2",
+            hashed = "assets/*",
+            reload_on_stale = true,
+        );
+    }
+}
+
+/// Release 1's route, script and style sheet, as its entry loads them.
+const VITE_ROUTE: [&str; 2] = ["/assets/route-Cq-MU6ZM.js", "/assets/route-odPED28w.css"];
+
 /// The whole test, browser start to the last check, must finish within this.
 const TEST_TIMEOUT: Duration = Duration::from_secs(180);
 
@@ -349,6 +373,114 @@ async fn the_guard_checks_again_when_its_check_was_inconclusive() {
             log.snapshot()
         );
         assert_eq!(page_release(&session).await, json!("3"), "release 3's page");
+        tokio::time::sleep(NO_MORE_RELOADS).await;
+        assert_eq!(page_loads(&log), 2, "one reload, no more");
+    })
+    .await;
+}
+
+/// A real Vite app across a server restart between releases: release 1's page is open
+/// when its server goes down; the route the user opens then fails (503 while the server
+/// restarts), Vite reports it as `vite:preloadError`, and the guard's check of it finds
+/// the server still down. It checks again a moment later, finds release 2 answering
+/// the final 404 for release 1's route, and reloads the page onto release 2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guard_reloads_a_vite_app_whose_route_failed_while_its_server_restarted() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(programs) = BrowserPrograms::find() else {
+        return;
+    };
+    for path in VITE_ROUTE {
+        assert!(vite_lazy::release_1::SITE.get(path).is_some(), "{path}");
+        assert!(vite_lazy::release_2::SITE.get(path).is_none(), "{path}");
+    }
+    in_browser(&programs, TEST_TIMEOUT, |session| async move {
+        let current: Current = Arc::new(Mutex::new(vite_lazy::release_1::SITE.service()));
+        let log = ServerLog::default();
+        // While the server restarts, release 1's route answers 503 to everything.
+        let up = Arc::new(AtomicBool::new(true));
+        let mut routes = axum::Router::new();
+        for path in VITE_ROUTE {
+            let (current, up) = (current.clone(), up.clone());
+            routes = routes.route(
+                path,
+                axum::routing::any(move |request: axum::extract::Request| {
+                    let mut service = current.lock().expect("current service").clone();
+                    let up = up.load(Ordering::SeqCst);
+                    async move {
+                        use axum::response::IntoResponse;
+                        if !up {
+                            return StatusCode::SERVICE_UNAVAILABLE.into_response();
+                        }
+                        let response = tower_service::Service::call(&mut service, request)
+                            .await
+                            .unwrap_or_else(|never| match never {});
+                        response.map(axum::body::Body::new)
+                    }
+                }),
+            );
+        }
+        let addr = spawn_origin(current.clone(), log.clone(), routes).await;
+        session.navigate(&format!("http://{addr}/index.html")).await;
+        assert!(
+            session
+                .wait_until("document.querySelector('h1')?.dataset.ready === 'yes'")
+                .await,
+            "release 1's entry ran"
+        );
+        assert_eq!(page_release(&session).await, json!("1"));
+        up.store(false, Ordering::SeqCst);
+        session
+            .execute("window.openRoute().catch(() => {}); return null;")
+            .await;
+        // The route failed, and the guard's first check met the restarting server.
+        let deadline = tokio::time::Instant::now() + RELOAD_WAIT;
+        loop {
+            let failed = log
+                .snapshot()
+                .iter()
+                .filter(|seen| {
+                    VITE_ROUTE.contains(&seen.path.as_str())
+                        && seen.status == StatusCode::SERVICE_UNAVAILABLE
+                })
+                .count();
+            if failed >= 3 {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the route and the guard's checks: {:#?}",
+                log.snapshot()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Back, as release 2.
+        *current.lock().expect("current service") = vite_lazy::release_2::SITE.service();
+        up.store(true, Ordering::SeqCst);
+        assert!(
+            wait_for_page_loads(&log, 2).await,
+            "the guard gave up after the restart: {:#?}",
+            log.snapshot()
+        );
+        assert!(
+            session
+                .wait_until("document.querySelector('h1')?.dataset.ready === 'yes'")
+                .await,
+            "release 2's entry ran"
+        );
+        assert_eq!(page_release(&session).await, json!("2"), "release 2's page");
+        let route = session
+            .execute(
+                "window.__route = undefined; window.openRoute().then(t => { window.__route = t; }); return null;",
+            )
+            .await;
+        assert_eq!(route, Value::Null);
+        assert!(session.wait_until("window.__route !== undefined").await);
+        assert_eq!(
+            session.execute("return window.__route;").await,
+            json!("route of release 2"),
+            "the reloaded page opens its route"
+        );
         tokio::time::sleep(NO_MORE_RELOADS).await;
         assert_eq!(page_loads(&log), 2, "one reload, no more");
     })
