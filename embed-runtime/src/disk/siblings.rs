@@ -17,7 +17,7 @@ use bytes::Bytes;
 
 use super::cache::{BodyCache, SIBLINGS, Sibling};
 use super::version::FileVersion;
-use super::{Content, ContentTags, DiskFile, blocking, fetch};
+use super::{Content, ContentTags, DiskFile, blocking, fetch, open_regular};
 use crate::coding::Encoding;
 
 /// `path` with `.ext` added to its name.
@@ -107,11 +107,11 @@ pub(crate) async fn matching(
     matches.then(|| dated_after(file, &version))
 }
 
-/// `path` opened for reading when it is still the regular file of `version`.
+/// `path` opened for reading when it is still the regular file of `version` (checked
+/// to be one before it is opened, as every file here: a named pipe would block).
 fn open_at(path: &Path, version: &FileVersion) -> io::Result<File> {
-    let file = File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_file() && FileVersion::of(&meta) == *version {
+    let (file, meta) = open_regular(path, io::ErrorKind::NotFound)?;
+    if FileVersion::of(&meta) == *version {
         Ok(file)
     } else {
         Err(io::Error::other("changed since it was looked at"))
