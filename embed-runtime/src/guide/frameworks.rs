@@ -209,7 +209,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros"] }
 //! hyper = { version = "1", features = ["server", "http1"] }
 //! hyper-util = { version = "0.1", features = ["tokio"] }
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread", "net"] }
@@ -257,7 +257,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false, features = ["actix-web"] }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros", "actix-web"] }
 //! actix-web = "4"
 //! ```
 //!
@@ -301,7 +301,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false, features = ["rocket"] }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros", "rocket"] }
 //! rocket = "0.5"
 //! ```
 //!
@@ -345,7 +345,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false, features = ["poem"] }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros", "poem"] }
 //! poem = "3" # its default features include the server
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! ```
@@ -384,7 +384,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false, features = ["salvo"] }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros", "salvo"] }
 //! salvo_core = "1.1" # its default features include the server and HTTP/1
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! ```
@@ -424,7 +424,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! embed-assets = { version = "0.1", default-features = false, features = ["warp"] }
+//! embed-assets = { version = "0.1", default-features = false, features = ["macros", "warp"] }
 //! warp = { version = "0.4", features = ["server"] }
 //! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 //! ```
@@ -458,7 +458,9 @@
 //!
 //! # Without axum
 //!
-//! `default-features = false` leaves out axum and tower. Then `ServeAssets` is not a
+//! `default-features = false` leaves out axum and tower, and the macros unless
+//! `features` names `macros` (as each framework's lines above do; a program that only
+//! serves [folders](crate::ServeAssets::folder) needs none). Then `ServeAssets` is not a
 //! tower `Service`, and `Router::fallback_service(ASSETS.service())` fails with rustc's
 //! "the trait bound `ServeAssets: tower_service::Service<…>` is not satisfied". Enable
 //! the `axum` feature, or `tower` for other tower stacks. Plain hyper needs neither
