@@ -58,8 +58,9 @@ mod pages {
     pub(crate) enum Body {}
 
     impl Body {
-        pub(crate) fn of(_: &[u8]) -> Option<Body> {
-            None
+        /// Never: the kernel has no sealed memory to send from here (`Err(false)`).
+        pub(crate) fn of(_: &[u8]) -> Result<Body, bool> {
+            Err(false)
         }
 
         pub(crate) async fn send(&self, _: &TcpStream, _: u64) -> io::Result<()> {
