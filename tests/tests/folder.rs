@@ -201,6 +201,54 @@ async fn a_file_replaced_with_the_same_length_and_mtime_is_answered_anew() {
 }
 
 #[tokio::test]
+async fn empty_and_dot_segments_are_merged_as_nginx_merges_them() {
+    let folder = Folder::site("merged");
+    let merged = [
+        ("//css/app.css", "/css/app.css"),
+        ("/css//app.css", "/css/app.css"),
+        ("/./css/./app.css", "/css/app.css"),
+        ("/%2e/js%2f%2fapp.js", "/js/app.js"),
+        ("//about//", "/about/"),
+        ("/about/.", "/about/"),
+        ("//", "/"),
+    ];
+    let assert_merged = |addr| async move {
+        for (target, path) in merged {
+            let (status, _, body) = raw_get(addr, target).await;
+            let (_, _, expected) = get(addr, path, &[]).await;
+            assert_eq!(
+                (status, &body[..]),
+                (StatusCode::OK, &expected[..]),
+                "{target}"
+            );
+        }
+        // A directory spelt with an empty segment still redirects to its slash, relative
+        // to the URL asked for, which keeps it on this host.
+        let (status, headers, _) = raw_get(addr, "//about").await;
+        assert_eq!(status, StatusCode::MOVED_PERMANENTLY);
+        assert_eq!(header(&headers, LOCATION), Some("./about/"));
+        for refused in ["/.//.env", "//conf//.git/config", "/css/./../../x"] {
+            assert_eq!(
+                raw_get(addr, refused).await.0,
+                StatusCode::NOT_FOUND,
+                "{refused}"
+            );
+        }
+    };
+    assert_merged(spawn_service(ServeAssets::folder(&folder.0)).await).await;
+    let server = embed_assets::Server::bind("127.0.0.1:0")
+        .unwrap()
+        .workers(1)
+        .shutdown_on_signals(false);
+    let (addr, stop) = (server.local_addr(), server.shutdown_handle());
+    let service = ServeAssets::folder(&folder.0);
+    let thread = std::thread::spawn(move || server.serve(service, axum::Router::new()));
+    assert_merged(addr).await;
+    stop.shutdown();
+    thread.join().unwrap().unwrap();
+}
+
+#[tokio::test]
 async fn paths_stay_inside_the_folder() {
     let parent = Folder::new("confined");
     parent.write("secret.txt", b"outside");

@@ -91,7 +91,8 @@ async fn dot_dot_traversal_is_404_in_every_encoding() {
         "/../../outside/secret.txt",
         "/css/../../outside/secret.txt",
         "/css/../tiny.txt",
-        "/./tiny.txt",
+        "/./../outside/secret.txt",
+        "//../outside/secret.txt",
         "/..",
         "/%2e%2e/outside/secret.txt",
         "/%2E%2E/outside/secret.txt",
@@ -100,10 +101,44 @@ async fn dot_dot_traversal_is_404_in_every_encoding() {
         "/..%2foutside%2fsecret.txt",
         "/%2e%2e%2foutside%2fsecret.txt",
         "/css/%2e%2e/%2e%2e/outside/secret.txt",
-        "/%2e/tiny.txt",
+        "/%2e/%2e%2e/outside/secret.txt",
     ] {
         assert_refused(target, &raw_get(addr, target).await);
     }
+}
+
+/// Empty and `.` segments, spelt out or escaped, under `path`: each names `file`, as
+/// nginx merges them (`merge_slashes`, and RFC 3986's dot segments).
+const MERGED: [(&str, &str); 9] = [
+    ("//tiny.txt", "/tiny.txt"),
+    ("/css//app.css", "/css/app.css"),
+    ("///css///app.css", "/css/app.css"),
+    ("/./tiny.txt", "/tiny.txt"),
+    ("/css/./app.css", "/css/app.css"),
+    ("/%2e/tiny.txt", "/tiny.txt"),
+    ("/css%2f%2fapp.css", "/css/app.css"),
+    ("/./nested//deep/./file.txt", "/nested/deep/file.txt"),
+    ("//docs//", "/docs/index.html"),
+];
+
+#[tokio::test]
+async fn empty_and_dot_segments_are_merged_as_nginx_merges_them() {
+    let addr = spawn_site().await;
+    for (target, file) in MERGED {
+        assert_serves(addr, target, file).await;
+    }
+    // Under `serve`, whose own parser answers hits, the same.
+    let server = embed_assets::Server::bind("127.0.0.1:0")
+        .unwrap()
+        .workers(1)
+        .shutdown_on_signals(false);
+    let (addr, stop) = (server.local_addr(), server.shutdown_handle());
+    let thread = std::thread::spawn(move || server.serve(SITE.service(), axum::Router::new()));
+    for (target, file) in MERGED {
+        assert_serves(addr, target, file).await;
+    }
+    stop.shutdown();
+    thread.join().unwrap().unwrap();
 }
 
 #[tokio::test]

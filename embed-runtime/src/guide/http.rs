@@ -18,8 +18,10 @@
 //!   `Accept-Encoding` selected, so its ETag, `Content-Encoding` and `Content-Range`
 //!   describe the same bytes.
 //! - An HTTP/1.1 request without a valid `Host` gets 400.
-//! - Paths are percent-decoded once. `..`, encoded traversal, backslashes, NUL and
-//!   unknown paths are 404. Only what the macro embedded or listed can ever be served.
+//! - Paths are percent-decoded once, then `//` and `/./` merge into `/` as nginx merges
+//!   them (`/css//app.css` is `/css/app.css`, `/docs/.` is `/docs/`). `..`, encoded
+//!   traversal, backslashes, NUL and unknown paths are 404. Only what the macro
+//!   embedded or listed can ever be served.
 //!
 //! What each framework adds or changes on top (its own headers, its own 400s) is in
 //! [the frameworks guide](crate::guide::frameworks); files streamed from disk are in

@@ -659,8 +659,9 @@ impl ServeAssets {
     ///   a request looks at the file's metadata, and reads nothing while it is the
     ///   same. Larger files are streamed and hashed in the background, as the macro's
     ///   on-disk files are ([big files](crate::guide::big_files)).
-    /// - Paths stay inside the folder: the decoded path may not hold `.`/`..`
-    ///   segments, backslashes or control characters, files and folders whose name
+    /// - Paths stay inside the folder: the decoded path may not hold `..` segments,
+    ///   backslashes or control characters (`//` and `/./` merge into `/`, as for any
+    ///   path, see [the HTTP guide](crate::guide::http)), files and folders whose name
     ///   starts with `.` are not served (but for the root's `.well-known/`, see
     ///   [`well_known`](Self::well_known)), and neither is a path with a symbolic link
     ///   on its way (unless [`follow_symlinks`](Self::follow_symlinks) says so).

@@ -197,10 +197,9 @@ fn find<'p>(
         Found::Asset(index, url)
     };
     let raw = head.path;
-    let escaped = raw.contains('%');
     // A path without escapes that is a key of the table is safe by construction
     // (the table is the security model, see `path`): skip the checks.
-    if !escaped {
+    if !raw.contains('%') {
         if let Some(found) = assets.lookup(raw) {
             return hit(found);
         }
@@ -208,8 +207,9 @@ fn find<'p>(
     let Some(path) = path::decode(raw) else {
         return Found::Nothing(None);
     };
-    // Without escapes the decoded path is `raw`, already looked up.
-    if escaped {
+    // Decoded or merged, the path is a new key; borrowed, it is `raw`, already looked up
+    // unless it had a `%`.
+    if matches!(path, Cow::Owned(_)) || raw.contains('%') {
         if let Some(found) = assets.lookup(&path) {
             return hit(found);
         }

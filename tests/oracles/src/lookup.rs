@@ -4,9 +4,8 @@ use http::header::{
     ACCEPT, ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HOST,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
-use percent_encoding::percent_decode;
 
-use super::path::is_safe_key;
+use super::path::key_of;
 use super::release_site::{NOT_FOUND_PAGE, ReleaseSite, SPA};
 use super::respond::{accepts_html, parse_request, vary};
 use embed_assets::{Asset, Encoding, ServeAssets};
@@ -63,10 +62,7 @@ pub fn check_release_lookup(site: &ReleaseSite, data: &[u8]) {
     let method = request.method();
     let is_head = method == Method::HEAD;
     let get_or_head = is_head || method == Method::GET;
-    let key = percent_decode(request.uri().path().as_bytes())
-        .decode_utf8()
-        .ok()
-        .filter(|key| is_safe_key(key));
+    let key = key_of(request.uri().path());
     let key = key.as_deref();
     if let Some((key, bytes)) = key.and_then(|key| Some((key, site.served.get(key)?))) {
         if !get_or_head {

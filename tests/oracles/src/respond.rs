@@ -15,7 +15,7 @@ use http_body::Body as _;
 use percent_encoding::percent_decode;
 
 use super::negotiate::Weights;
-use super::path::is_safe_key;
+use super::path::key_of;
 use super::{
     ByteRange, Precondition, RangeSelection, evaluate_preconditions, lines, select_ranges, trim_ows,
 };
@@ -282,10 +282,7 @@ impl<'r> Expectation<'r> {
         options: u8,
         request: &'r Request<()>,
     ) -> Self {
-        let key = percent_decode(request.uri().path().as_bytes())
-            .decode_utf8()
-            .ok()
-            .filter(|key| is_safe_key(key));
+        let key = key_of(request.uri().path());
         let index = |dir: &str| assets.get(&format!("{dir}index.html"));
         let asset = key.as_deref().and_then(|key| {
             assets
