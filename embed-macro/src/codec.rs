@@ -18,26 +18,59 @@ pub(crate) struct Coding {
     pub(crate) token: &'static str,
     /// Whether the options ask for it.
     pub(crate) enabled: fn(&Options) -> bool,
-    /// The settings its body of a file of this many bytes is made with, which name the
-    /// body in the cache (`br11w22`): a body made with other settings is never taken.
-    pub(crate) settings: fn(Compression, u64) -> String,
+    /// What names its bodies in the cache, before the level (`br` of `br11w22`).
+    tag: &'static str,
+    /// What follows the level in that name (`w22`: brotli's window).
+    after_level: &'static str,
+    /// Its level (quality) for a file of this many bytes.
+    level: fn(Compression, u64) -> i32,
     pub(crate) codec: Codec,
 }
 
-/// How a coding makes a body, at `compression` for a file of its length.
+/// How a coding makes a body at a level.
 #[derive(Clone, Copy)]
 pub(crate) enum Codec {
     /// From the file's bytes.
-    Plain(fn(&[u8], Compression) -> Vec<u8>),
+    Plain(fn(&[u8], i32) -> Vec<u8>),
     /// From the file's bytes and a dictionary, the earlier version of the file the
     /// client kept (RFC 9842), the stream's header included.
-    WithDictionary(fn(&[u8], &[u8], Compression) -> Vec<u8>),
+    WithDictionary(fn(&[u8], &[u8], i32) -> Vec<u8>),
 }
 
 impl Coding {
+    /// A row of [`CODINGS`]: a body's name in the cache is `tag` and its level.
+    const fn new(
+        (runtime, token): (&'static str, &'static str),
+        enabled: fn(&Options) -> bool,
+        tag: &'static str,
+        level: fn(Compression, u64) -> i32,
+        codec: Codec,
+    ) -> Coding {
+        Coding {
+            runtime,
+            token,
+            enabled,
+            tag,
+            after_level: "",
+            level,
+            codec,
+        }
+    }
+
     /// Whether its bodies are made against a dictionary.
     pub(crate) fn needs_dictionary(&self) -> bool {
         matches!(self.codec, Codec::WithDictionary(_))
+    }
+
+    /// Its level for `compression` and a file of `len` bytes.
+    pub(crate) fn level(&self, compression: Compression, len: u64) -> i32 {
+        (self.level)(compression, len)
+    }
+
+    /// The settings its body at `level` is made with, which name the body in the cache
+    /// (`br11w22`): a body made with other settings is never taken.
+    pub(crate) fn settings(&self, level: i32) -> String {
+        format!("{}{level}{}", self.tag, self.after_level)
     }
 }
 
@@ -56,67 +89,62 @@ impl PartialEq for Coding {
 impl Eq for Coding {}
 
 /// `dcb` (RFC 9842): brotli with the dictionary as a raw prefix.
-pub(crate) const DCB: Coding = Coding {
-    runtime: "DictionaryBrotli",
-    token: "dcb",
-    enabled: |options| options.brotli.value,
-    settings: |compression, len| format!("dcb{}", levels(compression, len).1),
-    codec: Codec::WithDictionary(|bytes, dictionary, compression| {
-        let quality = levels(compression, bytes.len() as u64).1;
+pub(crate) const DCB: Coding = Coding::new(
+    ("DictionaryBrotli", "dcb"),
+    |options| options.brotli.value,
+    "dcb",
+    brotli_quality,
+    Codec::WithDictionary(|bytes, dictionary, quality| {
         framed(
             &DCB_MAGIC,
             dictionary,
             brotli_with(bytes, dictionary, quality),
         )
     }),
-};
+);
 
 /// `dcz` (RFC 9842): Zstandard with the dictionary as raw content.
 #[cfg(feature = "zstd")]
-pub(crate) const DCZ: Coding = Coding {
-    runtime: "DictionaryZstd",
-    token: "dcz",
-    enabled: |options| options.zstd.value,
-    settings: |compression, len| format!("dcz{}", zstd_level(compression, len)),
-    codec: Codec::WithDictionary(|bytes, dictionary, compression| {
-        let level = zstd_level(compression, bytes.len() as u64);
+pub(crate) const DCZ: Coding = Coding::new(
+    ("DictionaryZstd", "dcz"),
+    |options| options.zstd.value,
+    "dcz",
+    zstd_level,
+    Codec::WithDictionary(|bytes, dictionary, level| {
         framed(&DCZ_MAGIC, dictionary, zstd_with(bytes, dictionary, level))
     }),
-};
+);
 
 /// `br` (RFC 7932).
 pub(crate) const BROTLI: Coding = Coding {
-    runtime: "Brotli",
-    token: "br",
-    enabled: |options| options.brotli.value,
-    settings: |compression, len| format!("br{}w{BROTLI_WINDOW}", levels(compression, len).1),
-    codec: Codec::Plain(|bytes, compression| {
-        brotli(bytes, levels(compression, bytes.len() as u64).1)
-    }),
+    after_level: BROTLI_WINDOW_NAME,
+    ..Coding::new(
+        ("Brotli", "br"),
+        |options| options.brotli.value,
+        "br",
+        brotli_quality,
+        Codec::Plain(brotli),
+    )
 };
 
 /// `zstd` (RFC 8878).
 #[cfg(feature = "zstd")]
-pub(crate) const ZSTD: Coding = Coding {
-    runtime: "Zstd",
-    token: "zstd",
-    enabled: |options| options.zstd.value,
-    settings: |compression, len| format!("zst{}", zstd_level(compression, len)),
-    codec: Codec::Plain(|bytes, compression| {
-        zstd(bytes, zstd_level(compression, bytes.len() as u64))
-    }),
-};
+pub(crate) const ZSTD: Coding = Coding::new(
+    ("Zstd", "zstd"),
+    |options| options.zstd.value,
+    "zst",
+    zstd_level,
+    Codec::Plain(zstd),
+);
 
 /// `gzip` (RFC 1952).
-pub(crate) const GZIP: Coding = Coding {
-    runtime: "Gzip",
-    token: "gzip",
-    enabled: |options| options.gzip.value,
-    settings: |compression, len| format!("gz{}", levels(compression, len).0),
-    codec: Codec::Plain(|bytes, compression| {
-        gzip(bytes, levels(compression, bytes.len() as u64).0)
-    }),
-};
+pub(crate) const GZIP: Coding = Coding::new(
+    ("Gzip", "gzip"),
+    |options| options.gzip.value,
+    "gz",
+    |compression, len| levels(compression, len).0 as i32,
+    Codec::Plain(|bytes, level| gzip(bytes, level.unsigned_abs())),
+);
 
 /// Every coding, in the server's order of preference: an asset's bodies are listed in
 /// this order (its dictionary bodies, smallest first, before the rest), and among
@@ -161,6 +189,8 @@ fn framed(magic: &[u8], dictionary: &[u8], stream: Vec<u8>) -> Vec<u8> {
 
 /// brotli's window: the maximum, which browsers decode as fast as any other.
 pub(crate) const BROTLI_WINDOW: i32 = 22;
+/// [`BROTLI_WINDOW`] in the name of a br body in the cache (`br11w22`).
+const BROTLI_WINDOW_NAME: &str = "w22";
 
 /// Above this size, `compression = "best"` trades a few percent of the body for an
 /// encoder 10-20 times faster. Measured on Monaco's and Swagger UI's bundles: brotli 11
@@ -177,6 +207,11 @@ pub(crate) fn levels(compression: Compression, len: u64) -> (u32, i32) {
         Compression::Best => (6, 9),
         Compression::Fast => (6, 5),
     }
+}
+
+/// brotli quality for `compression` and a file of `len` bytes.
+fn brotli_quality(compression: Compression, len: u64) -> i32 {
+    levels(compression, len).1
 }
 
 /// zstd level for `compression` and a file of `len` bytes. At most 19: the "ultra"
@@ -293,6 +328,22 @@ mod tests {
         assert!(pays(1_000, 872));
         assert!(!pays(0, 0));
         assert!(!pays(100, 20), "a tiny file never pays");
+    }
+
+    #[test]
+    fn bodies_are_named_in_the_cache_by_coding_level_and_window() {
+        let named =
+            |coding: &Coding, compression, len| coding.settings(coding.level(compression, len));
+        assert_eq!(named(&BROTLI, Compression::Best, 10), "br11w22");
+        assert_eq!(format!("w{BROTLI_WINDOW}"), BROTLI_WINDOW_NAME);
+        assert_eq!(named(&BROTLI, Compression::Best, 1 << 20), "br9w22");
+        assert_eq!(named(&GZIP, Compression::Fast, 10), "gz6");
+        assert_eq!(named(&DCB, Compression::Max, 1 << 30), "dcb11");
+        #[cfg(feature = "zstd")]
+        {
+            assert_eq!(named(&ZSTD, Compression::Best, 10), "zst19");
+            assert_eq!(named(&DCZ, Compression::Fast, 10), "dcz3");
+        }
     }
 
     #[test]

@@ -218,9 +218,9 @@ impl Settings {
             let Codec::WithDictionary(encoder) = coding.codec else {
                 continue;
             };
-            let settings = (coding.settings)(self.compression, target.len() as u64);
-            let path = cache.join(format!("{key}.{settings}"));
-            let bytes = cached(&path, || encoder(target, dictionary, self.compression))
+            let level = coding.level(self.compression, target.len() as u64);
+            let path = cache.join(format!("{key}.{}", coding.settings(level)));
+            let bytes = cached(&path, || encoder(target, dictionary, level))
                 .map_err(|err| format!("`{}`: {}", path.display(), io_cause(&err)))?;
             if codec::pays(plain, bytes.len()) {
                 made.push(Encoded {

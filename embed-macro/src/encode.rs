@@ -251,16 +251,15 @@ impl<'a> Encoder<'a> {
             let Codec::Plain(encoder) = coding.codec else {
                 return Ok(None);
             };
-            let settings = (coding.settings)(options.compression, bytes.len() as u64);
-            let path = cache.join(format!("{key}.{settings}"));
-            let encoded =
-                cached(&path, || encoder(&bytes, options.compression)).map_err(|err| {
-                    format!(
-                        "cannot write the compressed copy of `{shown}` to `{}`: {}",
-                        path.display(),
-                        io_cause(&err)
-                    )
-                })?;
+            let level = coding.level(options.compression, bytes.len() as u64);
+            let path = cache.join(format!("{key}.{}", coding.settings(level)));
+            let encoded = cached(&path, || encoder(&bytes, level)).map_err(|err| {
+                format!(
+                    "cannot write the compressed copy of `{shown}` to `{}`: {}",
+                    path.display(),
+                    io_cause(&err)
+                )
+            })?;
             Ok(pays(bytes.len(), encoded.len()).then(|| Encoded {
                 coding,
                 dictionary: None,
