@@ -26,10 +26,7 @@ pub(crate) fn head_of<'a>(
 
 /// The next data frame of `body`: the core sends no trailers, and any frame without
 /// data is skipped.
-#[cfg_attr(
-    not(any(feature = "actix-web", feature = "rocket", feature = "warp")),
-    allow(dead_code)
-)]
+#[cfg_attr(not(any(feature = "actix-web", feature = "warp")), allow(dead_code))]
 pub(crate) fn poll_data(
     body: &mut Body,
     cx: &mut Context<'_>,
@@ -45,15 +42,6 @@ pub(crate) fn poll_data(
             Poll::Pending => Poll::Pending,
         };
     }
-}
-
-/// Moves what fits of `from` (bytes already at hand: a body's frame, a request read
-/// ahead) into `buf`, for an `AsyncRead` that serves them before reading on.
-#[cfg_attr(not(any(feature = "rocket", feature = "serve")), allow(dead_code))]
-pub(crate) fn read_into(from: &mut impl bytes::Buf, buf: &mut tokio::io::ReadBuf<'_>) {
-    let n = from.chunk().len().min(buf.remaining());
-    buf.put_slice(&from.chunk()[..n]);
-    from.advance(n);
 }
 
 /// Header fields given by bytes (a framework's own map, or `http` 0.2's), `len` of

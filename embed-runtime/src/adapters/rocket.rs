@@ -105,18 +105,15 @@
 //! [`Shield`]: rocket::shield::Shield
 
 use std::borrow::Cow;
-use std::fmt;
 use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
-use bytes::Bytes;
 use http::Version;
 use http_body::Body as _;
+use http_body_util::BodyExt as _;
 use rocket::http::{Method, Status};
 use rocket::route::{Handler, Outcome};
-use rocket::tokio::io::{AsyncRead, ReadBuf};
 use rocket::{Data, Request, Response, Route};
+use tokio_util::io::StreamReader;
 
 use super::{convert, mount};
 use crate::body::Body;
@@ -285,10 +282,10 @@ fn rocket_response(response: http::Response<Body>) -> Response<'static> {
         let chunk = usize::try_from(len)
             .unwrap_or(MAX_CHUNK)
             .clamp(1, MAX_CHUNK);
-        out.set_streamed_body(BodyReader {
-            body,
-            pending: Bytes::new(),
-        });
+        // Its frames in order, then EOF; a failed frame is an I/O error, on which
+        // Rocket stops the body.
+        let frames = body.map_err(io::Error::other).into_data_stream();
+        out.set_streamed_body(StreamReader::new(frames));
         out.set_max_chunk_size(chunk);
     }
     out
@@ -299,41 +296,4 @@ fn status_only(status: Status) -> Response<'static> {
     let mut response = Response::new();
     response.set_status(status);
     response
-}
-
-/// [`Body`] as the `AsyncRead` Rocket streams from: its frames in order, then EOF; a
-/// failed frame is an I/O error, on which Rocket stops the body.
-struct BodyReader {
-    body: Body,
-    /// What is left of the last frame.
-    pending: Bytes,
-}
-
-impl AsyncRead for BodyReader {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        while this.pending.is_empty() {
-            match convert::poll_data(&mut this.body, cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => return Poll::Ready(Ok(())),
-                Poll::Ready(Some(Err(err))) => return Poll::Ready(Err(io::Error::other(err))),
-                Poll::Ready(Some(Ok(data))) => this.pending = data,
-            }
-        }
-        convert::read_into(&mut this.pending, buf);
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl fmt::Debug for BodyReader {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BodyReader")
-            .field("body", &self.body)
-            .field("pending", &self.pending.len())
-            .finish()
-    }
 }

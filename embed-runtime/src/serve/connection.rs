@@ -30,7 +30,6 @@ use super::access::Entry;
 use super::fast::{self, Outcome};
 use super::{BoxError, Limits, Serving};
 use crate::WithFallback;
-use crate::adapters::convert;
 
 /// How long a connection closed for idleness has to end on its own (HTTP/2: a
 /// `GOAWAY`, then a ping the client answers) before it is dropped.
@@ -236,14 +235,21 @@ impl AsyncRead for Rewound {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if !this.head.is_empty() {
-            convert::read_into(&mut this.head, buf);
+            read_into(&mut this.head, buf);
         } else if !this.read.is_empty() {
-            convert::read_into(&mut this.read, buf);
+            read_into(&mut this.read, buf);
         } else {
             return Pin::new(&mut this.stream).poll_read(cx, buf);
         }
         Poll::Ready(Ok(()))
     }
+}
+
+/// Moves what fits of `from` (bytes the fast path read ahead) into `buf`.
+fn read_into(from: &mut impl bytes::Buf, buf: &mut tokio::io::ReadBuf<'_>) {
+    let n = from.chunk().len().min(buf.remaining());
+    buf.put_slice(&from.chunk()[..n]);
+    from.advance(n);
 }
 
 impl AsyncWrite for Rewound {
