@@ -11,7 +11,7 @@ use http::header;
 use http::{HeaderName, HeaderValue};
 
 use super::ServeAssets;
-use super::options::{DevFolder, FolderSite, HeaderRule, Options};
+use super::options::{DiskFolder, FolderSite, HeaderRule, Options, Source};
 use crate::disk;
 use crate::error::{DiskProblem, Error};
 use crate::table::{Assets, EMPTY};
@@ -77,11 +77,7 @@ impl ServeAssets {
         }
         let page = path.to_owned();
         self.configure(|options| {
-            if let Some(site) = options
-                .dev_folder
-                .as_mut()
-                .and_then(|dev| dev.site.as_mut())
-            {
+            if let Source::Folder(_, site) = &mut options.source {
                 set(site, page);
             }
         })
@@ -550,12 +546,14 @@ impl ServeAssets {
     pub fn dev_folder(self, folder: impl Into<PathBuf>) -> Self {
         let path = folder.into();
         self.configure(|options| {
-            let site = options.dev_folder.take().and_then(|dev| dev.site);
-            options.dev_folder = Some(DevFolder {
+            let folder = DiskFolder {
                 path,
                 reader: &disk::READER,
-                site,
-            });
+            };
+            options.source = match std::mem::replace(&mut options.source, Source::Table) {
+                Source::Folder(_, site) => Source::Folder(folder, site),
+                Source::Table | Source::Dev(_) => Source::Dev(folder),
+            };
         })
     }
 
@@ -631,11 +629,7 @@ impl ServeAssets {
             );
         }
         self.configure(|options| {
-            if let Some(site) = options
-                .dev_folder
-                .as_mut()
-                .and_then(|dev| dev.site.as_mut())
-            {
+            if let Source::Folder(_, site) = &mut options.source {
                 set(site);
             }
         })
@@ -684,14 +678,15 @@ impl ServeAssets {
     pub fn folder(folder: impl Into<PathBuf>) -> ServeAssets {
         let path = folder.into();
         EMPTY.service().configure(|options| {
-            options.dev_folder = Some(DevFolder {
+            let folder = DiskFolder {
                 path,
                 reader: &disk::READER,
-                site: Some(FolderSite {
-                    well_known: true,
-                    ..FolderSite::default()
-                }),
-            });
+            };
+            let site = FolderSite {
+                well_known: true,
+                ..FolderSite::default()
+            };
+            options.source = Source::Folder(folder, site);
         })
     }
 
@@ -793,12 +788,9 @@ impl ServeAssets {
     /// The start-up check of a service made by [`folder`](Self::folder); `Ok` for
     /// any other.
     pub(crate) fn check_folder(&self) -> Result<(), Error> {
-        let Some(folder) = self.config.options.dev_folder.as_ref() else {
+        let Some((folder, _)) = self.config.options.folder() else {
             return Ok(());
         };
-        if folder.site.is_none() {
-            return Ok(());
-        }
         (folder.reader.check_folder)(&folder.path).map_err(|source| {
             Error::Folder(DiskProblem {
                 path: folder.path.clone(),

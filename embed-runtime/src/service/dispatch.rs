@@ -2,19 +2,24 @@
 //! once or from a file read at run time (`file`). [`ServeAssets::answer`] is the one
 //! entry: it answers, or says the request is not the assets' to answer.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use embed_assets_shared::select::FileRules;
 
 use http::{StatusCode, Version};
 
 use super::Answer;
+use super::config::Config;
 use super::file::FileRequest;
+use super::folder;
 use super::memory::answer_embedded;
+use super::options::DiskFolder;
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
 use crate::disk::{self, Named};
 use crate::respond;
+use crate::table::Assets;
 
 /// Which requests a caller wants answered; the rest are another handler's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,17 +67,26 @@ impl ServeAssets {
         head: RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'_>> {
-        let answer = self.answer_plain(head, claim)?;
+        if self.config.options.folder().is_none() {
+            return self.answer_plain(head, claim, route::route);
+        }
+        let answer = self.answer_plain(head, claim, folder::route)?;
         Some(self.with_folder_not_found_page(answer, &head))
     }
 
-    /// [`answer_borrowed`](Self::answer_borrowed) with the plain 404.
-    fn answer_plain(&self, head: RequestHead<'_>, claim: Claim) -> Option<Answer<'_>> {
+    /// [`answer_borrowed`](Self::answer_borrowed) with the plain 404, the request
+    /// routed by `route`: the table's, or a folder's.
+    fn answer_plain<'s>(
+        &'s self,
+        head: RequestHead<'_>,
+        claim: Claim,
+        route: for<'t> fn(&'static Assets, &'t Config, &RequestHead<'_>) -> Target<'t>,
+    ) -> Option<Answer<'s>> {
         if !has_valid_host(&head) {
             return (claim != Claim::Hits)
                 .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
         }
-        let response = match route::route(self.assets, &self.config, &head) {
+        let response = match route(self.assets, &self.config, &head) {
             // The single-page app's page answers for the application's paths too.
             Target::Asset(_, policy) if policy.vary_accept && claim == Claim::Hits => return None,
             Target::Asset(asset, policy) => return Some(self.respond_asset(asset, policy, &head)),
@@ -96,36 +110,29 @@ impl ServeAssets {
             // front serves them even when the application's fallback is a service
             // without dev mode; an absent one is the application's.
             Target::DevFile(relative) => return self.answer_dev_file(&relative, &head, claim),
+            Target::FolderFile(relative) => {
+                return self.answer_folder_file(&relative, &head, claim);
+            }
         };
         Some(Answer::Response(response))
     }
 
-    /// A path below the dev folder, or the folder served whole: from the folder's
-    /// cache at once when nothing needs reading, else read. A file there that
-    /// exists is a hit; other methods get 405 on it, 404 elsewhere.
+    /// A file added to the dev folder since the build (a GET or HEAD): a hit when it
+    /// exists, read whole.
     fn answer_dev_file<'a>(
         &self,
         relative: &str,
         head: &RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'a>> {
-        let get_or_head = route::is_get_or_head(head.method);
-        if get_or_head {
-            if let Some(answer) = self.folder_hit(relative, head) {
-                return Some(answer);
-            }
-        }
-        if claim == Claim::Hits && !(get_or_head && self.dev_file_is_hit(relative)) {
+        if claim == Claim::Hits && !self.dev_file_is_hit(relative) {
             return None;
         }
-        if !get_or_head {
-            return Some(Answer::Response(if self.dev_file_is_hit(relative) {
-                respond::method_not_allowed()
-            } else {
-                self.not_found(head.method, head.headers)
-            }));
-        }
-        Some(Answer::Later(self.respond_dev_file(relative, head)))
+        let Some(dev) = self.config.options.dev() else {
+            return Some(Answer::Response(self.not_found(head.method, head.headers)));
+        };
+        let request = self.disk_request(dev, relative, head, false);
+        Some(Answer::Later(self.respond_below(dev, relative, request)))
     }
 
     /// Whether the 404 says nothing but "not here": no page of ours, and no choice made
@@ -146,7 +153,7 @@ impl ServeAssets {
         head: &RequestHead<'_>,
     ) -> Answer<'a> {
         let options = &self.config.options;
-        let (path, reader) = match (&options.dev_folder, asset.disk) {
+        let (path, reader) = match (options.dev(), asset.disk) {
             // Dev mode reads this build's files from the folder; an earlier release's
             // file is in memory only.
             (Some(dev), None) if asset.earlier_release().is_none() => (
@@ -175,99 +182,65 @@ impl ServeAssets {
         Answer::Later(ResponseFuture::boxed(request.respond()))
     }
 
-    /// Whether a file added to the dev folder since the build exists (or, in a folder
-    /// served whole, a directory the request is redirected from): the one way to tell
-    /// a hit before calling the application (whose readiness is spent once it is
-    /// called).
+    /// Whether the dev folder's (or the folder's) symbolic links are followed: the
+    /// macro's `follow_symlinks`, or the folder's own policy.
+    pub(super) fn follows_symlinks(&self) -> bool {
+        self.config
+            .tables(self.assets)
+            .dev
+            .as_ref()
+            .is_some_and(FileRules::follows_symlinks)
+    }
+
+    /// Whether a file added to the dev folder since the build exists: the one way to
+    /// tell a hit before calling the application (whose readiness is spent once it is
+    /// called). A link that is not followed is a miss as a missing file is.
     fn dev_file_is_hit(&self, relative: &str) -> bool {
-        let options = &self.config.options;
-        let Some(dev) = &options.dev_folder else {
-            return false;
-        };
-        // A link that is not followed is a miss as a missing file is: the answer
-        // must not tell them apart.
-        let follow_symlinks = self.follows_symlinks();
-        match disk::named_below(&dev.path, relative, follow_symlinks) {
-            Named::File => true,
-            Named::Directory if options.folder_site().is_some() => {
-                options.index_file.as_ref().is_some_and(|index| {
-                    let index = format!("{relative}/{index}");
-                    disk::named_below(&dev.path, &index, follow_symlinks) == Named::File
-                })
-            }
-            Named::Directory | Named::Nothing => false,
-        }
+        self.config.options.dev().is_some_and(|dev| {
+            disk::named_below(&dev.path, relative, self.follows_symlinks()) == Named::File
+        })
     }
 
-    /// The index file of `path` when `path` is a directory that has one, in a folder
-    /// served whole: the request for it is redirected to the directory's slash.
-    fn directory_index(&self, path: &Path) -> Option<PathBuf> {
-        let index = path.join(self.config.options.index_file.as_ref()?);
-        (disk::is_directory(path) && disk::is_regular_file(&index)).then_some(index)
-    }
-
-    /// A file read from the folder: in dev mode one added since the build, read whole;
-    /// in a folder served whole any file, read whole or streamed, a directory's
-    /// redirect to its slash, or the single-page app's page. Served as its own bytes
-    /// (or a checked sibling's), with the type the macro would give it and the cache
-    /// rules of its path. 404 when it does not exist, is not a regular file, or (unless
-    /// links are followed) a link lies on its way.
-    fn respond_dev_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
+    /// The request for `relative` below `folder` (dev mode's, or one served whole,
+    /// whose files past one chunk are streamed when `stream`), with the cache rules
+    /// and header fields of its path.
+    pub(super) fn disk_request(
+        &self,
+        folder: &DiskFolder,
+        relative: &str,
+        head: &RequestHead<'_>,
+        stream: bool,
+    ) -> FileRequest {
         let options = &self.config.options;
-        let Some(dev) = &options.dev_folder else {
-            return ResponseFuture::ready(self.not_found(head.method, head.headers));
-        };
-        let follow_symlinks = self.follows_symlinks();
-        let mut request = FileRequest {
+        let url = format!("/{relative}");
+        FileRequest {
             service: self.clone(),
-            reader: dev.reader,
+            reader: folder.reader,
             asset: None,
-            path: dev.path.join(relative),
+            path: folder.path.join(relative),
             method: head.method.clone(),
             headers: head.headers.clone(),
-            cache_control: options.cache_control_for(&format!("/{relative}")).clone(),
-            fields: options.fields_for(&format!("/{relative}")),
+            cache_control: options.cache_control_for(&url).clone(),
+            fields: options.fields_for(&url),
             vary_accept: false,
-            // Dev mode: no cache in front to purge.
+            // No cache in front to purge.
             purge_tags: None,
-            // A folder served whole: a file past one chunk is streamed.
-            stream: options.folder_site().is_some(),
-        };
-        let (folder, reader) = (dev.path.clone(), dev.reader);
-        let mut relative = relative.to_owned();
-        if let Some(site) = options.folder_site() {
-            if self.directory_index(&request.path).is_some() {
-                // `/dir` of a directory with its index: to `dir/`, links relative to it.
-                let segment = relative.rsplit('/').next().unwrap_or_default();
-                let Some(location) = route::directory_location(segment, head.query) else {
-                    return ResponseFuture::ready(self.not_found(head.method, head.headers));
-                };
-                let response = respond::redirect(location);
-                return ResponseFuture::boxed(async move {
-                    let allowed =
-                        follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
-                    if allowed {
-                        response
-                    } else {
-                        request.service.not_found(&request.method, &request.headers)
-                    }
-                });
-            }
-            let spa_page = site.spa_page.as_deref().filter(|_| {
-                route::takes_spa_page(options, head, &format!("/{relative}"))
-                    && !disk::is_regular_file(&request.path)
-            });
-            if let Some(page) = spa_page {
-                // The single-page app's page, read from the folder.
-                relative = page.trim_start_matches('/').to_owned();
-                request.path = dev.path.join(&relative);
-                request.cache_control = route::FALLBACK_CACHE_CONTROL.clone();
-                request.fields = options.fields_for(page);
-                request.vary_accept = true;
-            }
+            stream,
         }
+    }
+
+    /// `request`'s answer, or 404 when (unless links are followed) a link lies on the
+    /// way from `folder` to `relative`.
+    pub(super) fn respond_below(
+        &self,
+        folder: &DiskFolder,
+        relative: &str,
+        request: FileRequest,
+    ) -> ResponseFuture {
+        let (path, reader) = (folder.path.clone(), folder.reader);
+        let (relative, follow_symlinks) = (relative.to_owned(), self.follows_symlinks());
         ResponseFuture::boxed(async move {
-            let allowed = follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
+            let allowed = follow_symlinks || (reader.no_link_on_the_way)(path, relative).await;
             if !allowed {
                 return request.service.not_found(&request.method, &request.headers);
             }

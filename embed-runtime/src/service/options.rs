@@ -63,8 +63,8 @@ pub(super) struct Options {
     /// trailing slash: each covers itself and the paths below it.
     pub(super) spa_excluded: Vec<String>,
     pub(super) clean_urls: bool,
-    /// Dev mode: embedded assets are re-read from this folder on every request.
-    pub(super) dev_folder: Option<DevFolder>,
+    /// Where the answers come from: the table, the table in dev mode, or a folder.
+    pub(super) source: Source,
     /// Where on-disk assets are read from; `None` if the table has none.
     pub(super) disk_root: Option<PathBuf>,
     pub(super) chunk_size: usize,
@@ -93,14 +93,26 @@ pub(super) struct Options {
     pub(super) release_id: Option<HeaderValue>,
 }
 
-/// Dev mode's folder, or the folder of [`ServeAssets::folder`], and the code that reads
-/// it, which only a binary that calls `dev_folder` or `folder` links.
+/// Where a service's answers come from: one choice, made by its constructor
+/// ([`Assets::service`](crate::Assets::service), [`ServeAssets::folder`]) and
+/// [`dev_folder`](ServeAssets::dev_folder).
 #[derive(Clone, Debug)]
-pub(super) struct DevFolder {
+pub(super) enum Source {
+    /// The embedded table alone.
+    Table,
+    /// The table in dev mode: its files re-read from a folder on every request, and
+    /// files added there since the build served.
+    Dev(DiskFolder),
+    /// A folder served whole, with no table ([`ServeAssets::folder`]).
+    Folder(DiskFolder, FolderSite),
+}
+
+/// A folder read at run time, and the code that reads it, which only a binary that
+/// calls `dev_folder` or `folder` links.
+#[derive(Clone, Debug)]
+pub(super) struct DiskFolder {
     pub(super) path: PathBuf,
     pub(super) reader: &'static Reader,
-    /// `Some` for [`ServeAssets::folder`]: the folder is the whole site.
-    pub(super) site: Option<FolderSite>,
 }
 
 /// What a folder served by [`ServeAssets::folder`] answers beyond dev mode: its
@@ -122,7 +134,31 @@ impl Options {
     /// What a folder served whole answers ([`ServeAssets::folder`]); `None` for an
     /// embedded table, in dev mode or not.
     pub(super) fn folder_site(&self) -> Option<&FolderSite> {
-        self.dev_folder.as_ref()?.site.as_ref()
+        self.folder().map(|(_, site)| site)
+    }
+
+    /// The folder served whole and what it answers ([`ServeAssets::folder`]).
+    pub(super) fn folder(&self) -> Option<(&DiskFolder, &FolderSite)> {
+        match &self.source {
+            Source::Folder(folder, site) => Some((folder, site)),
+            Source::Table | Source::Dev(_) => None,
+        }
+    }
+
+    /// Dev mode's folder; `None` for a table alone and for a folder served whole.
+    pub(super) fn dev(&self) -> Option<&DiskFolder> {
+        match &self.source {
+            Source::Dev(folder) => Some(folder),
+            Source::Table | Source::Folder(..) => None,
+        }
+    }
+
+    /// The folder read at run time: dev mode's or the one served whole.
+    pub(super) fn disk_folder(&self) -> Option<&DiskFolder> {
+        match &self.source {
+            Source::Dev(folder) | Source::Folder(folder, _) => Some(folder),
+            Source::Table => None,
+        }
     }
 
     /// The defaults of `Assets::service`: index file `index.html`, `Cache-Control:
@@ -140,7 +176,7 @@ impl Options {
             spa_fallback: None,
             spa_excluded: Vec::new(),
             clean_urls: false,
-            dev_folder: None,
+            source: Source::Table,
             disk_root,
             chunk_size: ServeAssets::DEFAULT_CHUNK_SIZE,
             read_budget: ServeAssets::DEFAULT_READ_BUDGET,
@@ -223,7 +259,7 @@ impl Options {
         let links = asset.preload_links();
         // Dev mode serves pages as they are on disk, not rewritten: the build's links
         // (hashed URLs after `rewrite_references`) would name what they do not load.
-        if !self.preload || self.dev_folder.is_some() || links.is_empty() || !is_page(asset) {
+        if !self.preload || self.disk_folder().is_some() || links.is_empty() || !is_page(asset) {
             return fields;
         }
         // One field, the values comma-separated (RFC 8288 §3), after a rule's own.
@@ -301,10 +337,7 @@ impl fmt::Debug for ServeAssets {
             )
             .field("spa_excluded", &config.spa_excluded)
             .field("clean_urls", &config.clean_urls)
-            .field(
-                "dev_folder",
-                &config.dev_folder.as_ref().map(|dev| &dev.path),
-            )
+            .field("folder", &config.disk_folder().map(|folder| &folder.path))
             .field("disk_root", &config.disk_root)
             .field("chunk_size", &config.chunk_size)
             .field("read_budget", &config.read_budget)

@@ -57,6 +57,8 @@ pub(super) enum Target<'t> {
     /// build), selected by the macro's rules; its path below the folder. It may not
     /// exist: reading it tells.
     DevFile(String),
+    /// A folder served whole: a path below it, selected by its rules (see `folder`).
+    FolderFile(String),
     /// The list of releases, at `release_endpoint`'s path.
     Releases,
 }
@@ -90,33 +92,12 @@ pub(super) fn route<'t>(
     let method = head.method;
     // A miss: in dev mode, a file added to the folder since the build may answer it
     // (`path`: the request's path as `find` decoded it, `None` when it refused it).
-    let miss = |target, path: Option<&str>| match dev_file(tables.dev.as_ref(), options, head, path)
-    {
+    let miss = |target, path: Option<&str>| match dev_file(tables.dev.as_ref(), head, path) {
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
-    // The endpoint's path is plain (no escape, checked by the builder) and no asset's.
-    if options
-        .release_endpoint
-        .as_ref()
-        .is_some_and(|(path, _)| path == head.path)
-    {
-        return if is_get_or_head(method) {
-            Target::Releases
-        } else {
-            Target::MethodNotAllowed
-        };
-    }
-    // A folder served whole, mounted (`nest_service("/static", ..)`): the mount point
-    // itself is its root folder, redirected to its slash as a table's would be.
-    if options.folder_site().is_some() && options.index_file.is_some() && head.path == "/" {
-        if let Some(mount) = head.mount {
-            return match redirect_to_directory(mount, head.query) {
-                Found::Redirect(location) if is_get_or_head(method) => Target::Redirect(location),
-                Found::Redirect(_) => Target::MethodNotAllowed,
-                _ => Target::NotFound,
-            };
-        }
+    if let Some(target) = release_endpoint(options, head) {
+        return target;
     }
     let (index, url) = match find(assets, options, tables, head) {
         Found::Asset(index, url) => (index, url),
@@ -129,7 +110,7 @@ pub(super) fn route<'t>(
         return Target::MethodNotAllowed;
     }
     let asset = &assets.files()[index];
-    let dev = options.dev_folder.is_some();
+    let dev = options.dev().is_some();
     let policy = match url {
         // In dev mode the file behind a hashed URL can change: no immutable policy;
         // an earlier release's file cannot.
@@ -159,6 +140,31 @@ pub(super) fn route<'t>(
         },
     };
     Target::Asset(asset, policy)
+}
+
+/// The list of releases, when the request is for `release_endpoint`'s path.
+pub(super) fn release_endpoint<'t>(
+    options: &Options,
+    head: &RequestHead<'_>,
+) -> Option<Target<'t>> {
+    // The endpoint's path is plain (no escape, checked by the builder) and no asset's.
+    let (path, _) = options.release_endpoint.as_ref()?;
+    (path == head.path).then(|| {
+        if is_get_or_head(head.method) {
+            Target::Releases
+        } else {
+            Target::MethodNotAllowed
+        }
+    })
+}
+
+/// The redirect of a directory named without its slash (`segment`, its last) to it.
+pub(super) fn to_directory<'t>(segment: &str, head: &RequestHead<'_>) -> Target<'t> {
+    match redirect_to_directory(segment, head.query) {
+        Found::Redirect(location) if is_get_or_head(head.method) => Target::Redirect(location),
+        Found::Redirect(_) => Target::MethodNotAllowed,
+        _ => Target::NotFound,
+    }
 }
 
 /// The URL an asset was reached at.
@@ -250,27 +256,15 @@ fn is_excluded(prefixes: &[String], path: &str) -> bool {
 
 /// The path below the dev folder of a GET or HEAD for a file the table does not list,
 /// when the macro's rules would have selected it: `path`, decoded and safe (no `.`/`..`
-/// segments, see `path`), naming a file (no empty segment, no trailing `/`). In a
-/// folder served whole ([`ServeAssets::folder`](crate::ServeAssets::folder)), a path
-/// ending in `/` names its directory's index file.
-fn dev_file(
-    dev: Option<&FileRules>,
-    options: &Options,
-    head: &RequestHead<'_>,
-    path: Option<&str>,
-) -> Option<String> {
+/// segments, see `path`), naming a file (no empty segment, no trailing `/`).
+fn dev_file(dev: Option<&FileRules>, head: &RequestHead<'_>, path: Option<&str>) -> Option<String> {
     let dev = dev?;
-    // A folder served whole answers other methods too: 405 where a file is, 404 else.
-    if !is_get_or_head(head.method) && options.folder_site().is_none() {
+    if !is_get_or_head(head.method) {
         return None;
     }
-    let mut relative = path?.strip_prefix('/')?.to_owned();
-    if relative.is_empty() || relative.ends_with('/') {
-        let index = options.folder_site().and(options.index_file.as_ref())?;
-        relative.push_str(index);
-    }
+    let relative = path?.strip_prefix('/')?;
     let names_a_file = !relative.split('/').any(str::is_empty);
-    (names_a_file && dev.selects(Path::new(&relative))).then_some(relative)
+    (names_a_file && dev.selects(Path::new(relative))).then(|| relative.to_owned())
 }
 
 fn redirect_to_directory<'p>(segment: &str, query: Option<&str>) -> Found<'p> {

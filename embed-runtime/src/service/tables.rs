@@ -135,15 +135,14 @@ impl Tables {
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
             hashed: hashed_names(assets),
-            dev: options.dev_folder.as_ref().and_then(|dev| {
+            dev: options.disk_folder().and_then(|dev| {
                 let selection = assets.selection();
                 // A folder served whole has its own policy for links; dev mode, the
                 // macro's.
-                let follow_symlinks = dev
-                    .site
-                    .as_ref()
-                    .map_or(selection.follow_symlinks, |site| site.follow_symlinks);
-                let well_known = dev.site.as_ref().is_some_and(|site| site.well_known);
+                let site = options.folder_site();
+                let follow_symlinks =
+                    site.map_or(selection.follow_symlinks, |site| site.follow_symlinks);
+                let well_known = site.is_some_and(|site| site.well_known);
                 (dev.reader.rules)(
                     selection.dotfiles,
                     follow_symlinks,

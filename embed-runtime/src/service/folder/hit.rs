@@ -1,26 +1,20 @@
-//! A folder served whole ([`ServeAssets::folder`]): a request answered on its own
-//! thread from what the folder's cache keeps, when the file (and the precompressed
-//! sibling the request prefers) are kept at their current versions: a whole 200 or a
-//! 304 with the header fields built once for that version (as an embedded asset's),
-//! anything else assembled per request. Anything not kept goes the way that reads
-//! (`dispatch`, `file`).
+//! A request of a folder served whole answered on its own thread from what the
+//! folder's cache keeps, when the file (and the precompressed sibling the request
+//! prefers) are kept at their current versions: a whole 200 or a 304 with the header
+//! fields built once for that version (as an embedded asset's), anything else
+//! assembled per request. Anything not kept goes the way that reads (`file`).
 
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use bytes::Bytes;
-use embed_assets_shared::select::FileRules;
-use http::header::{
-    ACCEPT_ENCODING, ACCEPT_RANGES, ETAG, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE,
-    IF_UNMODIFIED_SINCE, LAST_MODIFIED, RANGE,
-};
-use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
+use http::header::ACCEPT_ENCODING;
+use http::{HeaderValue, Method, StatusCode};
 
-use super::file::FileRequest;
-use super::future::{Answer, ResponseFuture};
-use super::head::RequestHead;
-use super::options::Fields;
-use super::{ServeAssets, route};
+use super::super::future::Answer;
+use super::super::head::RequestHead;
+use super::super::options::Fields;
+use super::super::{ServeAssets, route};
 use crate::body::Body;
 use crate::coding::Encoding;
 use crate::disk::{Content, FileMeta};
@@ -29,16 +23,6 @@ use crate::representation::{Negotiated, Representation};
 use crate::respond::{self, Outcome, Prebuilt, PrebuiltFields, PrebuiltHeaders};
 
 impl ServeAssets {
-    /// Whether the dev folder's (or the folder's) symbolic links are followed: the
-    /// macro's `follow_symlinks`, or the folder's own policy.
-    pub(super) fn follows_symlinks(&self) -> bool {
-        self.config
-            .tables(self.assets)
-            .dev
-            .as_ref()
-            .is_some_and(FileRules::follows_symlinks)
-    }
-
     /// The answer to a GET or HEAD of `relative` in a folder served whole, from its
     /// cache, or `None` when something must be read first (or it is not such a folder).
     pub(super) fn folder_hit(
@@ -47,10 +31,7 @@ impl ServeAssets {
         head: &RequestHead<'_>,
     ) -> Option<Answer<'static>> {
         let options = &self.config.options;
-        let dev = options
-            .dev_folder
-            .as_ref()
-            .filter(|dev| dev.site.is_some())?;
+        let (dev, _) = options.folder()?;
         if !route::is_get_or_head(head.method) {
             return None;
         }
@@ -151,119 +132,6 @@ impl ServeAssets {
             }
         };
         Some(Answer::Response(answer))
-    }
-}
-
-impl ServeAssets {
-    /// `answer`, or on a folder served whole with a
-    /// [404 page](ServeAssets::not_found_page), a 404 of it made the page: read from
-    /// the folder as any file is (negotiated, `HEAD` without a body), with status 404,
-    /// `Cache-Control: no-cache` and no validators, so that no cache turns it into a
-    /// 304 and no range is taken of it. While the page cannot be read (missing, a link
-    /// on its way), the plain 404 is sent. Answers that are not a 404 are untouched:
-    /// a hit from the cache costs nothing more.
-    pub(super) fn with_folder_not_found_page<'a>(
-        &self,
-        answer: Answer<'a>,
-        head: &RequestHead<'_>,
-    ) -> Answer<'a> {
-        let Some(page) = self
-            .config
-            .options
-            .folder_site()
-            .and_then(|site| site.not_found_page.as_deref())
-        else {
-            return answer;
-        };
-        // Made only for an answer that is or may become a 404.
-        let page = || NotFoundPage {
-            service: self.clone(),
-            url: page.to_owned(),
-            method: head.method.clone(),
-            headers: head.headers.clone(),
-        };
-        match answer {
-            Answer::Response(response) if response.status() == StatusCode::NOT_FOUND => {
-                Answer::Later(ResponseFuture::boxed(page().instead_of(response)))
-            }
-            Answer::Later(future) => {
-                let page = page();
-                Answer::Later(ResponseFuture::boxed(async move {
-                    let response = future.await;
-                    if response.status() == StatusCode::NOT_FOUND {
-                        page.instead_of(response).await
-                    } else {
-                        response
-                    }
-                }))
-            }
-            other => other,
-        }
-    }
-}
-
-/// What a folder's 404 page is read for: the request it answers.
-struct NotFoundPage {
-    service: ServeAssets,
-    url: String,
-    method: Method,
-    headers: HeaderMap,
-}
-
-impl NotFoundPage {
-    /// The page with status 404 in place of `plain`, or `plain` when the page cannot
-    /// be read.
-    async fn instead_of(mut self, plain: Response<Body>) -> Response<Body> {
-        let options = &self.service.config.options;
-        let Some(dev) = &options.dev_folder else {
-            return plain;
-        };
-        let relative = self.url.trim_start_matches('/').to_owned();
-        let follow_symlinks = self.service.follows_symlinks();
-        if !follow_symlinks
-            && !(dev.reader.no_link_on_the_way)(dev.path.clone(), relative.clone()).await
-        {
-            return plain;
-        }
-        // The whole page, whatever the request asked of the file it did not find.
-        for name in [
-            IF_MATCH,
-            IF_NONE_MATCH,
-            IF_MODIFIED_SINCE,
-            IF_UNMODIFIED_SINCE,
-            IF_RANGE,
-            RANGE,
-        ] {
-            self.headers.remove(name);
-        }
-        let method = if self.method == Method::HEAD {
-            Method::HEAD
-        } else {
-            Method::GET
-        };
-        let request = FileRequest {
-            service: self.service.clone(),
-            reader: dev.reader,
-            asset: None,
-            path: dev.path.join(&relative),
-            method,
-            headers: self.headers,
-            cache_control: respond::NO_CACHE,
-            fields: options.fields_for(&self.url),
-            vary_accept: route::varies_by_accept(&self.service.config),
-            purge_tags: None,
-            stream: true,
-        };
-        let mut response = request.respond().await;
-        if response.status() != StatusCode::OK {
-            return plain;
-        }
-        *response.status_mut() = StatusCode::NOT_FOUND;
-        let out = response.headers_mut();
-        for name in [ETAG, LAST_MODIFIED, ACCEPT_RANGES] {
-            out.remove(name);
-        }
-        response
     }
 }
 

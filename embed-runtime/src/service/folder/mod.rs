@@ -1,0 +1,167 @@
+//! A folder served whole ([`ServeAssets::folder`]), the third source of answers beside
+//! the table and the table in dev mode: its routing (a path is a file of the folder,
+//! a directory's index or its redirect to the slash, or the single-page app's page),
+//! its answers from the folder's cache (`hit`) or read (`file`), and its 404 page
+//! (`not_found`). Nothing here runs for a service over a table.
+
+mod hit;
+mod not_found;
+
+use std::path::{Path, PathBuf};
+
+use embed_assets_shared::select::FileRules;
+
+use super::ServeAssets;
+use super::config::Config;
+use super::dispatch::Claim;
+use super::future::{Answer, ResponseFuture};
+use super::head::RequestHead;
+use super::options::Options;
+use super::route::{self, Target};
+use crate::disk::{self, Named};
+use crate::path;
+use crate::respond;
+use crate::table::Assets;
+
+/// Where a request's path leads in a folder served whole. The path is decoded once,
+/// here; what it names is found on disk when the request is answered.
+pub(super) fn route<'t>(
+    assets: &'static Assets,
+    config: &'t Config,
+    head: &RequestHead<'_>,
+) -> Target<'t> {
+    let options = &config.options;
+    if let Some(target) = route::release_endpoint(options, head) {
+        return target;
+    }
+    // Mounted (`nest_service("/static", ..)`): the mount point itself is the root
+    // folder, redirected to its slash as a table's would be.
+    if options.index_file.is_some() && head.path == "/" {
+        if let Some(mount) = head.mount {
+            return route::to_directory(mount, head);
+        }
+    }
+    let rules = config.tables(assets).dev.as_ref();
+    let path = path::decode(head.path);
+    match rules.and_then(|rules| folder_file(rules, options, path.as_deref())) {
+        Some(relative) => Target::FolderFile(relative),
+        None => Target::NotFound,
+    }
+}
+
+/// The path below the folder that a request's decoded `path` names, when the folder's
+/// rules select it: no empty segment (see `path::decode`); a path ending in `/` names
+/// its directory's index file. Every method: a file answers 405 to the ones it does
+/// not take.
+fn folder_file(rules: &FileRules, options: &Options, path: Option<&str>) -> Option<String> {
+    let mut relative = path?.strip_prefix('/')?.to_owned();
+    if relative.is_empty() || relative.ends_with('/') {
+        relative.push_str(options.index_file.as_ref()?);
+    }
+    let names_a_file = !relative.split('/').any(str::is_empty);
+    (names_a_file && rules.selects(Path::new(&relative))).then_some(relative)
+}
+
+impl ServeAssets {
+    /// A path below the folder: from the folder's cache at once when nothing needs
+    /// reading, else read. A file there that exists (or a directory with its index,
+    /// redirected) is a hit; other methods get 405 on it, 404 elsewhere.
+    pub(super) fn answer_folder_file<'a>(
+        &self,
+        relative: &str,
+        head: &RequestHead<'_>,
+        claim: Claim,
+    ) -> Option<Answer<'a>> {
+        let get_or_head = route::is_get_or_head(head.method);
+        if get_or_head {
+            if let Some(answer) = self.folder_hit(relative, head) {
+                return Some(answer);
+            }
+        }
+        if claim == Claim::Hits && !(get_or_head && self.folder_file_is_hit(relative)) {
+            return None;
+        }
+        if !get_or_head {
+            return Some(Answer::Response(if self.folder_file_is_hit(relative) {
+                respond::method_not_allowed()
+            } else {
+                self.not_found(head.method, head.headers)
+            }));
+        }
+        Some(Answer::Later(self.respond_folder_file(relative, head)))
+    }
+
+    /// Whether `relative` is a file of the folder, or a directory with its index (which
+    /// the request is redirected from): the one way to tell a hit before calling the
+    /// application (whose readiness is spent once it is called). A link that is not
+    /// followed is a miss as a missing file is: the answer must not tell them apart.
+    fn folder_file_is_hit(&self, relative: &str) -> bool {
+        let options = &self.config.options;
+        let Some((folder, _)) = options.folder() else {
+            return false;
+        };
+        let follow_symlinks = self.follows_symlinks();
+        match disk::named_below(&folder.path, relative, follow_symlinks) {
+            Named::File => true,
+            Named::Directory => options.index_file.as_ref().is_some_and(|index| {
+                let index = format!("{relative}/{index}");
+                disk::named_below(&folder.path, &index, follow_symlinks) == Named::File
+            }),
+            Named::Nothing => false,
+        }
+    }
+
+    /// The index file of `path` when `path` is a directory that has one: the request
+    /// for it is redirected to the directory's slash.
+    fn directory_index(&self, path: &Path) -> Option<PathBuf> {
+        let index = path.join(self.config.options.index_file.as_ref()?);
+        (disk::is_directory(path) && disk::is_regular_file(&index)).then_some(index)
+    }
+
+    /// A file of the folder, read whole or streamed, a directory's redirect to its
+    /// slash, or the single-page app's page. Served as its own bytes (or a checked
+    /// sibling's), with the type the macro would give it and the cache rules of its
+    /// path. 404 when it does not exist, is not a regular file, or (unless links are
+    /// followed) a link lies on its way.
+    fn respond_folder_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
+        let options = &self.config.options;
+        let Some((folder, site)) = options.folder() else {
+            return ResponseFuture::ready(self.not_found(head.method, head.headers));
+        };
+        // A file past one chunk is streamed.
+        let mut request = self.disk_request(folder, relative, head, true);
+        if self.directory_index(&request.path).is_some() {
+            // `/dir` of a directory with its index: to `dir/`, links relative to it.
+            let segment = relative.rsplit('/').next().unwrap_or_default();
+            let Some(location) = route::directory_location(segment, head.query) else {
+                return ResponseFuture::ready(self.not_found(head.method, head.headers));
+            };
+            let response = respond::redirect(location);
+            let (folder, reader) = (folder.path.clone(), folder.reader);
+            let (relative, follow_symlinks) = (relative.to_owned(), self.follows_symlinks());
+            return ResponseFuture::boxed(async move {
+                let allowed =
+                    follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;
+                if allowed {
+                    response
+                } else {
+                    request.service.not_found(&request.method, &request.headers)
+                }
+            });
+        }
+        let spa_page = site.spa_page.as_deref().filter(|_| {
+            route::takes_spa_page(options, head, &format!("/{relative}"))
+                && !disk::is_regular_file(&request.path)
+        });
+        let Some(page) = spa_page else {
+            return self.respond_below(folder, relative, request);
+        };
+        // The single-page app's page, read from the folder.
+        let relative = page.trim_start_matches('/');
+        request.path = folder.path.join(relative);
+        request.cache_control = route::FALLBACK_CACHE_CONTROL.clone();
+        request.fields = options.fields_for(page);
+        request.vary_accept = true;
+        self.respond_below(folder, relative, request)
+    }
+}
