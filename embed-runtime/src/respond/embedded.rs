@@ -45,7 +45,34 @@ impl Deref for PrebuiltFields<'_> {
     }
 }
 
-impl Prebuilt<'_> {
+impl<'a> Prebuilt<'a> {
+    /// The whole 200 or the 304 that `outcome` is, with `fields` built before (once
+    /// per asset and policy, or per kept version of a file); `body` is asked for only
+    /// when a 200 to a GET sends it. `None` for any other outcome, which is assembled
+    /// per request ([`respond_to`]).
+    pub(crate) fn of(
+        outcome: &Outcome,
+        fields: PrebuiltFields<'a>,
+        method: &Method,
+        body: impl FnOnce() -> Bytes,
+    ) -> Option<Self> {
+        let status = match outcome {
+            Outcome::Whole => StatusCode::OK,
+            Outcome::NotModified => StatusCode::NOT_MODIFIED,
+            Outcome::PreconditionFailed | Outcome::Ranges(_) => return None,
+        };
+        let body = if status == StatusCode::OK && method != Method::HEAD {
+            body()
+        } else {
+            Bytes::new()
+        };
+        Some(Prebuilt {
+            status,
+            fields,
+            body,
+        })
+    }
+
     /// Its header fields.
     pub(crate) fn headers(&self) -> &HeaderMap {
         self.fields.fields(self.status == StatusCode::NOT_MODIFIED)
@@ -109,29 +136,12 @@ pub(crate) fn answer<'a>(
     };
     let outcome = outcome(&rep, method, headers);
     if let (Some(fields), false) = (prebuilt, policy.vary_accept) {
-        match outcome {
-            Outcome::Whole => {
-                // Asked for only when a body is sent: a `compressed_only` asset's
-                // identity bytes are decoded on first use, never for a HEAD or a 304.
-                let body = if method == Method::HEAD {
-                    Bytes::new()
-                } else {
-                    Bytes::from_static(variant.body())
-                };
-                return Embedded::Prebuilt(Prebuilt {
-                    status: StatusCode::OK,
-                    fields: PrebuiltFields::Borrowed(fields),
-                    body,
-                });
-            }
-            Outcome::NotModified => {
-                return Embedded::Prebuilt(Prebuilt {
-                    status: StatusCode::NOT_MODIFIED,
-                    fields: PrebuiltFields::Borrowed(fields),
-                    body: Bytes::new(),
-                });
-            }
-            _ => {}
+        // The body is asked for only when it is sent: a `compressed_only` asset's
+        // identity bytes are decoded on first use, never for a HEAD or a 304.
+        let fields = PrebuiltFields::Borrowed(fields);
+        let body = || Bytes::from_static(variant.body());
+        if let Some(prebuilt) = Prebuilt::of(&outcome, fields, method, body) {
+            return Embedded::Prebuilt(prebuilt);
         }
     }
     let mut response = respond_to(outcome, &rep, method, policy.added, |slices| {

@@ -6,20 +6,18 @@ use std::sync::Arc;
 
 use embed_assets_shared::select::FileRules;
 
-use http::{StatusCode, Version};
+use http::{HeaderMap, Method, Response, StatusCode, Version};
 
 use super::Answer;
-use super::config::Config;
 use super::file::FileRequest;
 use super::folder;
-use super::memory::answer_embedded;
 use super::options::DiskFolder;
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
+use crate::body::Body;
 use crate::disk::{self, Named};
 use crate::respond;
-use crate::table::Assets;
 
 /// Which requests a caller wants answered; the rest are another handler's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,10 +65,16 @@ impl ServeAssets {
         head: RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'_>> {
-        if self.config.options.folder().is_none() {
-            return self.answer_plain(head, claim, route::route);
+        let (config, assets) = (&self.config, self.assets);
+        if config.options.folder().is_none() {
+            return self.answer_plain(head, claim, |head| route::route(assets, config, head));
         }
-        let answer = self.answer_plain(head, claim, folder::route)?;
+        // The folder's rules: what its files may be (dot files, links).
+        let Some(rules) = config.tables(assets).dev.as_ref() else {
+            return self.answer_plain(head, claim, |_| Target::NotFound);
+        };
+        let options = &config.options;
+        let answer = self.answer_plain(head, claim, |head| folder::route(options, rules, head))?;
         Some(self.with_folder_not_found_page(answer, &head))
     }
 
@@ -80,13 +84,15 @@ impl ServeAssets {
         &'s self,
         head: RequestHead<'_>,
         claim: Claim,
-        route: for<'t> fn(&'static Assets, &'t Config, &RequestHead<'_>) -> Target<'t>,
+        route: impl FnOnce(&RequestHead<'_>) -> Target<'s>,
     ) -> Option<Answer<'s>> {
         if !has_valid_host(&head) {
             return (claim != Claim::Hits)
                 .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
         }
-        let response = match route(self.assets, &self.config, &head) {
+        let target =
+            route::release_endpoint(&self.config.options, &head).unwrap_or_else(|| route(&head));
+        let response = match target {
             // The single-page app's page answers for the application's paths too.
             Target::Asset(_, policy) if policy.vary_accept && claim == Claim::Hits => return None,
             Target::Asset(asset, policy) => return Some(self.respond_asset(asset, policy, &head)),
@@ -135,6 +141,18 @@ impl ServeAssets {
         Some(Answer::Later(self.respond_below(dev, relative, request)))
     }
 
+    /// The one 404: the configured page or a plain text, varying by `Accept` when the
+    /// single-page app's fallback made the choice.
+    pub(super) fn not_found(&self, method: &Method, headers: &HeaderMap) -> Response<Body> {
+        let options = &self.config.options;
+        let page_fields = &self.config.tables(self.assets).not_found_fields;
+        let mut response = respond::not_found(options.not_found_page, page_fields, method, headers);
+        if route::varies_by_accept(&self.config) {
+            respond::add_vary_accept(response.headers_mut());
+        }
+        response
+    }
+
     /// Whether the 404 says nothing but "not here": no page of ours, and no choice made
     /// by `Accept` (a single-page app's 404 varies by it, and a cache must learn so).
     fn is_plain_not_found(&self) -> bool {
@@ -160,7 +178,10 @@ impl ServeAssets {
                 dev.path.join(asset.path().trim_start_matches('/')),
                 dev.reader,
             ),
-            (_, None) => return answer_embedded(asset, policy, head.method, head.headers).into(),
+            (_, None) => {
+                let policy = policy.embedded();
+                return respond::answer_embedded(asset, policy, head.method, head.headers).into();
+            }
             (_, Some(disk)) => match options.disk_path(disk.path) {
                 Some(path) => (path, disk.reader),
                 None => return Answer::Response(self.not_found(head.method, head.headers)),

@@ -10,7 +10,6 @@ use http::header::ACCEPT_ENCODING;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use super::ServeAssets;
-use super::memory::respond_embedded;
 use super::options::Fields;
 use super::route::Policy;
 use crate::asset::Asset;
@@ -93,12 +92,10 @@ impl FileRequest {
             &rep,
             &self.method,
             &self.headers,
+            // A file read from disk has no dictionary-compressed body.
             respond::Added {
-                cache_control: &self.cache_control,
-                fields: &self.fields,
-                // A file read from disk has no dictionary-compressed body.
                 shared_deltas: false,
-                purge_tags: self.purge_tags.as_ref(),
+                ..policy.added()
             },
             |slices| Body::from_file(content, slices, chunk_size, budget),
         );
@@ -155,7 +152,8 @@ impl FileRequest {
             // Dev mode: a file (or the whole folder) that is missing falls back to the
             // embedded bytes.
             Some(asset) if asset.is_embedded() => {
-                respond_embedded(asset, policy, &self.method, &self.headers)
+                let policy = policy.embedded();
+                respond::answer_embedded(asset, policy, &self.method, &self.headers).into_response()
             }
             _ if err.kind() == io::ErrorKind::PermissionDenied => {
                 respond::status_only(StatusCode::FORBIDDEN)

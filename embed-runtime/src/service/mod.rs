@@ -24,7 +24,6 @@ mod file;
 mod folder;
 mod future;
 mod head;
-mod memory;
 mod options;
 mod route;
 mod tables;

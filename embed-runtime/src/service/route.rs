@@ -15,7 +15,7 @@ use super::tables::Tables;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
-use crate::respond::{self, PrebuiltHeaders, PurgeTags};
+use crate::respond::{self, EmbeddedPolicy, PrebuiltHeaders, PurgeTags};
 use crate::table::Assets;
 
 /// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
@@ -81,6 +81,27 @@ pub(super) struct Policy<'t> {
     pub(super) purge_tags: Option<&'t PurgeTags>,
 }
 
+impl<'t> Policy<'t> {
+    /// The fields this policy adds to an answer.
+    pub(super) fn added(&self) -> respond::Added<'t> {
+        respond::Added {
+            cache_control: self.cache_control,
+            fields: &self.fields[..],
+            shared_deltas: self.shared_deltas,
+            purge_tags: self.purge_tags,
+        }
+    }
+
+    /// How an embedded asset is answered under this policy.
+    pub(super) fn embedded(&self) -> EmbeddedPolicy<'t> {
+        EmbeddedPolicy {
+            added: self.added(),
+            prebuilt: self.prebuilt,
+            vary_accept: self.vary_accept,
+        }
+    }
+}
+
 /// Where a request's path leads, with the policy resolved from the options.
 pub(super) fn route<'t>(
     assets: &'static Assets,
@@ -96,9 +117,6 @@ pub(super) fn route<'t>(
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
-    if let Some(target) = release_endpoint(options, head) {
-        return target;
-    }
     let (index, url) = match find(assets, options, tables, head) {
         Found::Asset(index, url) => (index, url),
         Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),

@@ -7,9 +7,8 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use bytes::Bytes;
+use http::HeaderValue;
 use http::header::ACCEPT_ENCODING;
-use http::{HeaderValue, Method, StatusCode};
 
 use super::super::future::Answer;
 use super::super::head::RequestHead;
@@ -20,7 +19,7 @@ use crate::coding::Encoding;
 use crate::disk::{Content, FileMeta};
 use crate::negotiate;
 use crate::representation::{Negotiated, Representation};
-use crate::respond::{self, Outcome, Prebuilt, PrebuiltFields, PrebuiltHeaders};
+use crate::respond::{self, Prebuilt, PrebuiltFields, PrebuiltHeaders};
 
 impl ServeAssets {
     /// The answer to a GET or HEAD of `relative` in a folder served whole, from its
@@ -104,33 +103,20 @@ impl ServeAssets {
             ),
         };
         let outcome = respond::outcome(&rep, head.method, head.headers);
-        let prebuilt = |heads, status| {
-            let body = if status == StatusCode::OK && head.method != Method::HEAD {
-                cached.bytes.clone()
-            } else {
-                Bytes::new()
-            };
-            Some(Answer::Prebuilt(Prebuilt {
-                status,
-                fields: PrebuiltFields::Shared(heads),
-                body,
-            }))
-        };
-        let answer = match (prebuilt_heads, outcome) {
-            (Some(heads), Outcome::Whole) => return prebuilt(heads, StatusCode::OK),
-            (Some(heads), Outcome::NotModified) => {
-                return prebuilt(heads, StatusCode::NOT_MODIFIED);
+        if let Some(heads) = prebuilt_heads {
+            let body = || cached.bytes.clone();
+            let fields = PrebuiltFields::Shared(heads);
+            if let Some(prebuilt) = Prebuilt::of(&outcome, fields, head.method, body) {
+                return Some(Answer::Prebuilt(prebuilt));
             }
-            (_, outcome) => {
-                let content = Content::Whole(cached.bytes.clone());
-                let chunk_size = options.chunk_size;
-                let budget = Arc::clone(&self.config.budget);
-                let policy = policy();
-                respond::respond_to(outcome, &rep, head.method, added(&policy), |slices| {
-                    Body::from_file(content, slices, chunk_size, budget)
-                })
-            }
-        };
+        }
+        let content = Content::Whole(cached.bytes.clone());
+        let chunk_size = options.chunk_size;
+        let budget = Arc::clone(&self.config.budget);
+        let policy = policy();
+        let answer = respond::respond_to(outcome, &rep, head.method, added(&policy), |slices| {
+            Body::from_file(content, slices, chunk_size, budget)
+        });
         Some(Answer::Response(answer))
     }
 }

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use embed_assets_shared::select::FileRules;
 
 use super::ServeAssets;
-use super::config::Config;
 use super::dispatch::Claim;
 use super::future::{Answer, ResponseFuture};
 use super::head::RequestHead;
@@ -21,19 +20,14 @@ use super::route::{self, Target};
 use crate::disk::{self, Named};
 use crate::path;
 use crate::respond;
-use crate::table::Assets;
 
 /// Where a request's path leads in a folder served whole. The path is decoded once,
 /// here; what it names is found on disk when the request is answered.
 pub(super) fn route<'t>(
-    assets: &'static Assets,
-    config: &'t Config,
+    options: &Options,
+    rules: &FileRules,
     head: &RequestHead<'_>,
 ) -> Target<'t> {
-    let options = &config.options;
-    if let Some(target) = route::release_endpoint(options, head) {
-        return target;
-    }
     // Mounted (`nest_service("/static", ..)`): the mount point itself is the root
     // folder, redirected to its slash as a table's would be.
     if options.index_file.is_some() && head.path == "/" {
@@ -41,9 +35,8 @@ pub(super) fn route<'t>(
             return route::to_directory(mount, head);
         }
     }
-    let rules = config.tables(assets).dev.as_ref();
     let path = path::decode(head.path);
-    match rules.and_then(|rules| folder_file(rules, options, path.as_deref())) {
+    match folder_file(rules, options, path.as_deref()) {
         Some(relative) => Target::FolderFile(relative),
         None => Target::NotFound,
     }
