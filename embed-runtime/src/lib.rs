@@ -125,7 +125,7 @@ mod path;
 mod plan;
 mod precondition;
 mod range;
-mod report;
+pub mod report;
 mod representation;
 mod respond;
 #[cfg(feature = "serve")]
@@ -151,17 +151,16 @@ mod table;
 pub use http;
 
 #[cfg(feature = "tower")]
-pub use adapters::fallback::{FallbackBody, WithFallback};
+pub use adapters::fallback::WithFallback;
 pub use asset::{Asset, Variant};
 pub use body::Body;
 pub use coding::Encoding;
 pub use entry::Entry;
-pub use error::{DiskProblem, Error};
-pub use report::{Report, Stored};
+pub use error::Error;
 #[cfg(feature = "serve")]
 pub use serve::{Server, ShutdownHandle, serve};
 pub use service::{RequestHead, ServeAssets};
-pub use table::{Assets, Release};
+pub use table::Assets;
 
 /// The futures of the services' responses. Each is `Send`, and ready at once for an
 /// embedded asset (no allocation); you only name them to store one.
@@ -182,10 +181,12 @@ pub use table::{Assets, Release};
 ///   ```
 /// - [`ServiceFuture`](future::ServiceFuture): [`ServeAssets`] as a tower `Service`
 ///   (feature `tower`);
-/// - [`FallbackFuture`](future::FallbackFuture): [`WithFallback`]'s (feature `tower`).
+/// - [`FallbackFuture`](future::FallbackFuture): [`WithFallback`]'s (feature `tower`),
+///   whose responses come in a [`FallbackBody`](future::FallbackBody): the assets' body
+///   or the application's.
 pub mod future {
     #[cfg(feature = "tower")]
-    pub use crate::adapters::fallback::FallbackFuture;
+    pub use crate::adapters::fallback::{FallbackBody, FallbackFuture};
     #[cfg(feature = "tower")]
     pub use crate::adapters::tower::ServiceFuture;
     pub use crate::service::ResponseFuture;

@@ -1,6 +1,13 @@
-//! [`Report`]: what one embedded folder costs the binary, for a start-up log.
+//! What the assets tell about themselves: what one embedded folder costs the binary
+//! ([`Report`], [`Stored`]: for a start-up log), the releases it serves files of
+//! ([`Release`], from [`Assets::releases`](crate::Assets::releases)), and a file on
+//! disk that cannot be served ([`DiskProblem`], in an [`Error`](crate::Error) of
+//! [`check_disk`](crate::ServeAssets::check_disk)).
 
 use std::fmt;
+
+pub use crate::error::DiskProblem;
+pub use crate::table::Release;
 
 use crate::coding::{CODINGS, Encoding};
 

@@ -124,7 +124,7 @@
 //!   added since the build are hits too: the front serves them.
 //! - Middleware added to the router does not see asset hits. To wrap both (a tracing
 //!   layer, say), wrap the [`WithFallback`](crate::WithFallback) itself.
-//! - Responses come in a [`FallbackBody`](crate::FallbackBody): the assets' own body
+//! - Responses come in a [`FallbackBody`](crate::future::FallbackBody): the assets' own body
 //!   for a hit, the application's for a miss, neither boxed. `axum::serve` takes only
 //!   axum's body type, so there
 //!   [`into_make_service`](crate::WithFallback::into_make_service) boxes a hit's body
