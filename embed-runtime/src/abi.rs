@@ -11,7 +11,8 @@ use crate::asset::{Asset, Gzipped, OnDisk, PageInit, Variant, gunzip};
 use crate::coding::Encoding;
 use crate::disk::READER;
 use crate::entry::Entry;
-use crate::table::{Assets, Release, Selection};
+use crate::report::Release;
+use crate::table::{Assets, Selection};
 
 /// What the macro writes for one file.
 #[derive(Debug)]

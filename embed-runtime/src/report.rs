@@ -7,7 +7,6 @@
 use std::fmt;
 
 pub use crate::error::DiskProblem;
-pub use crate::table::Release;
 
 use crate::coding::{CODINGS, Encoding};
 
@@ -202,6 +201,34 @@ impl fmt::Display for Size {
             unit += 1;
         }
         write!(f, "{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A release the macro's `releases` option found kept (this build's too, when it is
+/// recorded): its id and when it was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    pub(crate) id: &'static str,
+    pub(crate) recorded: Option<u64>,
+}
+
+impl Release {
+    /// Its id: the first 16 hex digits of the SHA-256 of its list of files, the same
+    /// for the same files on any machine.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// When `embed_assets_build::Releases` recorded it; `None` for a list written
+    /// before recording times were kept.
+    pub fn recorded(&self) -> Option<std::time::SystemTime> {
+        self.recorded
+            .map(|secs| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+    }
+
+    /// [`recorded`](Self::recorded) in whole seconds since the Unix epoch.
+    pub fn recorded_secs(&self) -> Option<u64> {
+        self.recorded
     }
 }
 

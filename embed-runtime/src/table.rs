@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::asset::{Asset, Variant};
-use crate::report::Report;
+use crate::report::{Release, Report};
 
 /// Set in a map value when the key is an asset's fingerprinted URL (the macro writes
 /// it, `__private`).
@@ -48,34 +48,6 @@ pub(crate) static EMPTY: Assets = Assets {
 };
 
 static EMPTY_MAP: phf::Map<&'static str, u32> = phf::Map::new();
-
-/// A release the macro's `releases` option found kept (this build's too, when it is
-/// recorded): its id and when it was recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Release {
-    pub(crate) id: &'static str,
-    pub(crate) recorded: Option<u64>,
-}
-
-impl Release {
-    /// Its id: the first 16 hex digits of the SHA-256 of its list of files, the same
-    /// for the same files on any machine.
-    pub fn id(&self) -> &'static str {
-        self.id
-    }
-
-    /// When `embed_assets_build::Releases` recorded it; `None` for a list written
-    /// before recording times were kept.
-    pub fn recorded(&self) -> Option<std::time::SystemTime> {
-        self.recorded
-            .map(|secs| std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
-    }
-
-    /// [`recorded`](Self::recorded) in whole seconds since the Unix epoch.
-    pub fn recorded_secs(&self) -> Option<u64> {
-        self.recorded
-    }
-}
 
 /// Which files of its folder the macro embedded (its `dotfiles`, `follow_symlinks`,
 /// `include` and `exclude` options), so dev mode serves files added since the build
