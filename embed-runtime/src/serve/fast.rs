@@ -193,7 +193,7 @@ enum Sealed<'a> {
     /// One of the table's bodies, at this offset of the pages.
     Pages(&'a Pages, u64),
     /// A body kept at run time, in memory of its own.
-    Body(&'a pages::Body),
+    Body(&'a pages::SealedBody),
 }
 
 /// The sealed memory a whole 200's body of `len` bytes is sent from, if any: the
@@ -218,7 +218,7 @@ fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Opt
         Some(body) => body.as_ref()?,
         // Made on first use; while `Body::MOST` others exist, asked for again on a later
         // use (one of them may be gone by then), and never where the kernel refuses.
-        None => match pages::Body::of(&prebuilt.body) {
+        None => match pages::SealedBody::of(&prebuilt.body) {
             Ok(body) => fields
                 .body_pages
                 .get_or_init(|| Some(Box::new(body)))
@@ -230,7 +230,7 @@ fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Opt
             }
         },
     };
-    body.downcast_ref::<pages::Body>().map(Sealed::Body)
+    body.downcast_ref::<pages::SealedBody>().map(Sealed::Body)
 }
 
 /// Reads more of the stream into `read`. `false` when the connection is to close: the

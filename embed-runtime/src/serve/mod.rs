@@ -55,11 +55,11 @@ mod pages {
     }
 
     #[derive(Debug)]
-    pub(crate) enum Body {}
+    pub(crate) enum SealedBody {}
 
-    impl Body {
+    impl SealedBody {
         /// Never: the kernel has no sealed memory to send from here (`Err(false)`).
-        pub(crate) fn of(_: &[u8]) -> Result<Body, bool> {
+        pub(crate) fn of(_: &[u8]) -> Result<SealedBody, bool> {
             Err(false)
         }
 

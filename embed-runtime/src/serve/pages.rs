@@ -115,30 +115,30 @@ fn sealed(name: &str, bodies: &[&[u8]], len: u64) -> io::Result<OwnedFd> {
 
 /// A body kept by the service at run time (a file of a folder served whole), copied
 /// once into sealed memory of its own when `serve` first sends it whole, and sent from
-/// there with `sendfile` as the table's bodies are. At most [`Body::MOST`] exist at
+/// there with `sendfile` as the table's bodies are. At most [`SealedBody::MOST`] exist at
 /// once, so that a large folder does not take a file descriptor per file; past that,
 /// bodies are written as before.
 #[derive(Debug)]
-pub(crate) struct Body {
+pub(crate) struct SealedBody {
     memory: OwnedFd,
 }
 
-/// How many [`Body`]s exist.
+/// How many [`SealedBody`]s exist.
 static BODIES: AtomicUsize = AtomicUsize::new(0);
 
-impl Body {
+impl SealedBody {
     /// The most that exist at once, across all services of the process.
     const MOST: usize = 512;
 
-    /// `bytes` in sealed memory of its own; `Err(true)` past [`Body::MOST`] (worth
+    /// `bytes` in sealed memory of its own; `Err(true)` past [`SealedBody::MOST`] (worth
     /// asking again once others are gone), `Err(false)` when the kernel refuses.
-    pub(crate) fn of(bytes: &[u8]) -> Result<Body, bool> {
+    pub(crate) fn of(bytes: &[u8]) -> Result<SealedBody, bool> {
         if BODIES.fetch_add(1, Ordering::Relaxed) >= Self::MOST {
             BODIES.fetch_sub(1, Ordering::Relaxed);
             return Err(true);
         }
         match sealed("embed-assets-kept", &[bytes], bytes.len() as u64) {
-            Ok(memory) => Ok(Body { memory }),
+            Ok(memory) => Ok(SealedBody { memory }),
             Err(_) => {
                 BODIES.fetch_sub(1, Ordering::Relaxed);
                 Err(false)
@@ -152,7 +152,7 @@ impl Body {
     }
 }
 
-impl Drop for Body {
+impl Drop for SealedBody {
     fn drop(&mut self) {
         BODIES.fetch_sub(1, Ordering::Relaxed);
     }

@@ -70,7 +70,7 @@ impl ServeAssets {
             return self.answer_plain(head, claim, |head| route::route(assets, config, head));
         }
         // The folder's rules: what its files may be (dot files, links).
-        let Some(rules) = config.tables(assets).dev.as_ref() else {
+        let Some(rules) = config.tables(assets).folder_rules.as_ref() else {
             return self.answer_plain(head, claim, |_| Target::NotFound);
         };
         let options = &config.options;
@@ -208,7 +208,7 @@ impl ServeAssets {
     pub(super) fn follows_symlinks(&self) -> bool {
         self.config
             .tables(self.assets)
-            .dev
+            .folder_rules
             .as_ref()
             .is_some_and(FileRules::follows_symlinks)
     }

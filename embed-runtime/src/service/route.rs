@@ -113,7 +113,8 @@ pub(super) fn route<'t>(
     let method = head.method;
     // A miss: in dev mode, a file added to the folder since the build may answer it
     // (`path`: the request's path as `find` decoded it, `None` when it refused it).
-    let miss = |target, path: Option<&str>| match dev_file(tables.dev.as_ref(), head, path) {
+    let miss = |target, path: Option<&str>| match dev_file(tables.folder_rules.as_ref(), head, path)
+    {
         Some(relative) => Target::DevFile(relative),
         None => target,
     };

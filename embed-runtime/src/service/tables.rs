@@ -39,10 +39,12 @@ pub(super) struct Tables {
     /// The names of the files served at a content-hashed URL, by folder (`/js/` →
     /// `/js/app.*.js`): a miss that names another version of one of them is final.
     pub(super) hashed: HashMap<String, Vec<HashedName>>,
-    /// In dev mode, which files of the folder that the table does not list are served
-    /// (added since the build): the macro's selection. `None` outside dev mode, or
-    /// if a glob does not compile here (then nothing new is served).
-    pub(super) dev: Option<FileRules>,
+    /// Which files of the folder read at run time are served: in dev mode the ones the
+    /// table does not list (added since the build), by the macro's selection; in a
+    /// folder served whole, by its own policy (dot files, links, `.well-known`). `None`
+    /// for a table alone, or if a glob does not compile here (then nothing new is
+    /// served).
+    pub(super) folder_rules: Option<FileRules>,
 }
 
 impl Tables {
@@ -135,7 +137,7 @@ impl Tables {
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
             hashed: hashed_names(assets),
-            dev: options.disk_folder().and_then(|dev| {
+            folder_rules: options.disk_folder().and_then(|folder| {
                 let selection = assets.selection();
                 // A folder served whole has its own policy for links; dev mode, the
                 // macro's.
@@ -143,7 +145,7 @@ impl Tables {
                 let follow_symlinks =
                     site.map_or(selection.follow_symlinks, |site| site.follow_symlinks);
                 let well_known = site.is_some_and(|site| site.well_known);
-                (dev.reader.rules)(
+                (folder.reader.rules)(
                     selection.dotfiles,
                     follow_symlinks,
                     selection.include,
