@@ -22,7 +22,7 @@ pub(crate) struct Representation<'a> {
     pub(crate) len: u64,
     pub(crate) values: HeaderValues,
     /// What else the choice of it depended on, which `Vary` says: for stored variants,
-    /// never for files read at run time (sent as they are).
+    /// and for a folder's file that has precompressed siblings.
     pub(crate) negotiated: Negotiated,
     /// The `Use-As-Dictionary` field value (`Asset::dictionary_match`).
     pub(crate) dictionary_match: Option<&'static str>,

@@ -1,7 +1,10 @@
 //! The answers that are no representation of an asset: the 404 (plain, or the
 //! configured page), 405, 301, a bare status, and the list of releases.
 
-use http::header::{ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, VARY};
+use http::header::{
+    ACCEPT_RANGES, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, ETAG, LAST_MODIFIED,
+    LOCATION, VARY,
+};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Response, StatusCode};
 
 use super::headers::{Added, DICTIONARY_VARY, NO_CACHE, Part, representation_headers};
@@ -72,6 +75,17 @@ pub(crate) fn not_found(
         *response.body_mut() = Body::from_static(variant.body());
     }
     response
+}
+
+/// A page's whole 200 made its site's 404: status 404, and no validators and no
+/// `Accept-Ranges`, so that no cache turns it into a 304 and no range is taken of it.
+pub(crate) fn page_as_not_found(mut page: Response<Body>) -> Response<Body> {
+    *page.status_mut() = StatusCode::NOT_FOUND;
+    let fields = page.headers_mut();
+    for name in [ETAG, LAST_MODIFIED, ACCEPT_RANGES] {
+        fields.remove(name);
+    }
+    page
 }
 
 /// The plain 404 with `Cache-Control: no-store`: for a version of a content-hashed file

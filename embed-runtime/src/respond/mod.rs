@@ -24,8 +24,8 @@ mod headers;
 mod multipart;
 
 pub(crate) use canned::{
-    add_vary_accept, method_not_allowed, not_found, not_found_no_store, redirect, release_list,
-    status_only,
+    add_vary_accept, method_not_allowed, not_found, not_found_no_store, page_as_not_found,
+    redirect, release_list, status_only,
 };
 pub(crate) use embedded::{
     Embedded, EmbeddedPolicy, Prebuilt, PrebuiltFields, answer as answer_embedded,

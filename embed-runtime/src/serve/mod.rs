@@ -8,10 +8,15 @@
 //!   request that is not one, hyper's HTTP/1.1 builder (with `http2`, hyper-util's
 //!   HTTP/1.1-or-HTTP/2 one), with its idle
 //!   and header deadlines and its graceful end;
-//! - `fast`: the fast path, HTTP/1.1 hits parsed with `httparse` and answered with one
-//!   `writev`; `head`: their response heads, as hyper writes them; `out`: the writes,
-//!   the answers to pipelined requests gathered into one; `sendfile`: the
-//!   front of an on-disk file, sent by the kernel;
+//! - `fast`: the fast path, HTTP/1.1 hits answered with one `writev`; `parse`: each
+//!   request head parsed with `httparse` into what the service reads; `encode`: the
+//!   response heads, as hyper writes them; `out`: the writes, the answers to
+//!   pipelined requests gathered into one; `sendfile`: the front of an on-disk file,
+//!   sent by the kernel; `pages`: large bodies in sealed memory, sent from there by
+//!   the kernel too;
+//! - `unread`: how far behind a client on this machine is, from the kernel's socket
+//!   diagnostics; `ready`: a socket's readiness cleared after a short read or write;
+//! - `access`: the access log, one `tracing` event per request;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
 //! Each worker has its own listener and its own single-threaded runtime, and serves

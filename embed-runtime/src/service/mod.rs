@@ -1,6 +1,7 @@
 //! [`ServeAssets`]: the options a service is built with, and the request's walk
-//! through it. No RFC logic lives here: the decisions are in `respond` and the modules
-//! it calls; every file is read in `disk`.
+//! through it. Routing lives here (and the `Host` check of RFC 9112 §3.2); the HTTP
+//! decisions are in `respond` and the modules it calls, and every file is read in
+//! `disk`.
 //!
 //! - `builder`: the options, one method each;
 //! - `options`: what they set, their defaults and `Debug`, and the header policy they
@@ -9,13 +10,14 @@
 //! - `config`: the options, their tables, and the live state requests share (content
 //!   tags, the read budget);
 //! - `head`: [`RequestHead`], what is read of a request;
-//! - `dispatch`: a request's head → `route` → `respond` (or `file`), and the one
-//!   entry that answers or says "not mine";
-//! - `route`: the path → one typed target with its header policy;
+//! - `dispatch`: a request's head → `route` (or `folder`'s) → `respond` (or `file`),
+//!   the one entry that answers or says "not mine", the one 404, and dev mode's files
+//!   added since the build;
+//! - `route`: a table's path → one typed target with its header policy;
+//! - `folder`: a folder served whole: its routing, its files' answers, its cache
+//!   hits and its 404 page;
 //! - `file`: a request answered from a file read at run time;
-//! - `memory`: the answers made from memory alone (an embedded asset, the 404), for
-//!   `dispatch` and `file` both;
-//! - `future`: [`ResponseFuture`].
+//! - `future`: [`ResponseFuture`] and `Answer`.
 
 mod builder;
 mod config;

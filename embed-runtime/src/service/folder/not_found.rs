@@ -2,8 +2,7 @@
 //! from the folder in place of a plain 404.
 
 use http::header::{
-    ACCEPT_RANGES, ETAG, IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE, IF_UNMODIFIED_SINCE,
-    LAST_MODIFIED, RANGE,
+    IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH, IF_RANGE, IF_UNMODIFIED_SINCE, RANGE,
 };
 use http::{HeaderMap, Method, Response, StatusCode};
 
@@ -114,15 +113,10 @@ impl NotFoundPage {
             purge_tags: None,
             stream: true,
         };
-        let mut response = request.respond().await;
+        let response = request.respond().await;
         if response.status() != StatusCode::OK {
             return plain;
         }
-        *response.status_mut() = StatusCode::NOT_FOUND;
-        let out = response.headers_mut();
-        for name in [ETAG, LAST_MODIFIED, ACCEPT_RANGES] {
-            out.remove(name);
-        }
-        response
+        respond::page_as_not_found(response)
     }
 }
