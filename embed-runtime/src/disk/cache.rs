@@ -73,7 +73,7 @@ const UNKEPT: usize = 4096;
 #[derive(Debug, Clone, Copy)]
 struct Siblings {
     version: FileVersion,
-    known: [Sibling; SIBLINGS.len()],
+    known: [SiblingCheck; SIBLINGS.len()],
 }
 
 /// One file's bytes, of one version.
@@ -90,7 +90,7 @@ pub(crate) struct Cached {
     pub(crate) heads: Arc<[OnceLock<Heads>; 3]>,
     /// What is known of its precompressed siblings ([`SIBLINGS`]' order) at
     /// this version of it.
-    pub(crate) siblings: [Sibling; SIBLINGS.len()],
+    pub(crate) siblings: [SiblingCheck; SIBLINGS.len()],
     /// What it counts for against the limit.
     weight: u64,
 }
@@ -138,7 +138,7 @@ const fn sibling_codings() -> usize {
 
 /// What a kept file knows of one of its precompressed siblings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sibling {
+pub(crate) enum SiblingCheck {
     /// Not looked at since this version of the file was read.
     Unknown,
     /// None there when last looked at, at this instant (looked at again a second on,
@@ -213,7 +213,7 @@ impl BodyCache {
                 etag,
                 content_type,
                 heads: Arc::default(),
-                siblings: [Sibling::Unknown; SIBLINGS.len()],
+                siblings: [SiblingCheck::Unknown; SIBLINGS.len()],
                 weight,
             },
         );
@@ -234,7 +234,7 @@ impl BodyCache {
         path: &Path,
         version: &FileVersion,
         index: usize,
-        sibling: Sibling,
+        sibling: SiblingCheck,
     ) {
         let mut entries = self.entries();
         // A peek: noting is not a use.
@@ -256,12 +256,12 @@ impl BodyCache {
             .entry(path.as_os_str().to_owned())
             .or_insert(Siblings {
                 version: *version,
-                known: [Sibling::Unknown; SIBLINGS.len()],
+                known: [SiblingCheck::Unknown; SIBLINGS.len()],
             });
         if noted.version != *version {
             *noted = Siblings {
                 version: *version,
-                known: [Sibling::Unknown; SIBLINGS.len()],
+                known: [SiblingCheck::Unknown; SIBLINGS.len()],
             };
         }
         if let Some(slot) = noted.known.get_mut(index) {
@@ -271,7 +271,7 @@ impl BodyCache {
 
     /// What is known of the sibling number `index` of the file at `path` at `version`,
     /// kept or not.
-    pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> Sibling {
+    pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> SiblingCheck {
         let entries = self.entries();
         let known = match entries.kept.peek(path.as_os_str()) {
             Some(cached) if cached.version == *version => Some(&cached.siblings),
@@ -283,7 +283,7 @@ impl BodyCache {
         };
         known
             .and_then(|known| known.get(index).copied())
-            .unwrap_or(Sibling::Unknown)
+            .unwrap_or(SiblingCheck::Unknown)
     }
 
     /// What the entries count for, in all.
@@ -418,11 +418,19 @@ mod tests {
         let cache = BodyCache::new(1 << 20);
         let file = files("forget", 1, 100);
         keep(&cache, &file[0], 100);
-        cache.note_sibling(&file[0].0, &file[0].1, 0, Sibling::Absent(Instant::now()));
+        cache.note_sibling(
+            &file[0].0,
+            &file[0].1,
+            0,
+            SiblingCheck::Absent(Instant::now()),
+        );
         assert!(cache.len() > 0);
         cache.forget(&file[0].0);
         assert!(cache.get(&file[0].0, &file[0].1).is_none());
-        assert_eq!(cache.sibling(&file[0].0, &file[0].1, 0), Sibling::Unknown);
+        assert_eq!(
+            cache.sibling(&file[0].0, &file[0].1, 0),
+            SiblingCheck::Unknown
+        );
         assert_eq!(cache.len(), 0);
         remove_all(&file);
     }

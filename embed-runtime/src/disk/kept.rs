@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cache::{BodyCache, Cached, SIBLINGS, Sibling};
+use super::cache::{BodyCache, Cached, SIBLINGS, SiblingCheck};
 use super::siblings::sibling_path;
 use super::version::FileVersion;
 use crate::coding::Encoding;
@@ -81,10 +81,10 @@ pub(crate) fn kept(
     let mut negotiated = false;
     for ((&(encoding, ext), known), slot) in SIBLINGS.iter().zip(file.siblings).zip(&mut siblings) {
         let checked = match known {
-            Sibling::Absent(at) if at.elapsed() < RECHECK => continue,
+            SiblingCheck::Absent(at) if at.elapsed() < RECHECK => continue,
             // Looked for again if the request prefers it; until it is found, the
             // answer does not depend on `Accept-Encoding`.
-            Sibling::Absent(_) => {
+            SiblingCheck::Absent(_) => {
                 *slot = Some(Offered {
                     encoding,
                     ext,
@@ -92,8 +92,8 @@ pub(crate) fn kept(
                 });
                 continue;
             }
-            Sibling::Unknown => None,
-            Sibling::Stale(checked) => {
+            SiblingCheck::Unknown => None,
+            SiblingCheck::Stale(checked) => {
                 negotiated = true;
                 let now = FileVersion::of_regular(&sibling_path(&path, ext), !follow_symlinks);
                 if now == Some(checked) {
@@ -101,7 +101,7 @@ pub(crate) fn kept(
                 }
                 None
             }
-            Sibling::Matches(checked) => Some(checked),
+            SiblingCheck::Matches(checked) => Some(checked),
         };
         negotiated = true;
         *slot = Some(Offered {

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::cache::{BodyCache, SIBLINGS, Sibling};
+use super::cache::{BodyCache, SIBLINGS, SiblingCheck};
 use super::version::FileVersion;
 use super::{Content, ContentTags, DiskFile, blocking, fetch, open_regular};
 use crate::coding::Encoding;
@@ -42,7 +42,7 @@ pub(crate) fn present(
         if FileVersion::of_regular(&sibling_path(path, ext), !follow_symlinks).is_some() {
             present.push(*encoding);
         } else {
-            cache.note_sibling(path, version, index, Sibling::Absent(Instant::now()));
+            cache.note_sibling(path, version, index, SiblingCheck::Absent(Instant::now()));
         }
     }
     present
@@ -70,10 +70,10 @@ pub(crate) async fn matching(
         .ok()?;
     let sibling_version = file.meta.version;
     match cache.sibling(&path, &version, index) {
-        Sibling::Matches(checked) if checked == sibling_version => {
+        SiblingCheck::Matches(checked) if checked == sibling_version => {
             return Some(dated_after(file, &version));
         }
-        Sibling::Stale(checked) if checked == sibling_version => return None,
+        SiblingCheck::Stale(checked) if checked == sibling_version => return None,
         _ => {}
     }
     let encoded = match &file.content {
@@ -99,9 +99,9 @@ pub(crate) async fn matching(
     // A side that changed meanwhile: nothing is known, and nothing is sent.
     let matches = matches.ok()?;
     let noted = if matches {
-        Sibling::Matches(sibling_version)
+        SiblingCheck::Matches(sibling_version)
     } else {
-        Sibling::Stale(sibling_version)
+        SiblingCheck::Stale(sibling_version)
     };
     cache.note_sibling(&path, &version, index, noted);
     matches.then(|| dated_after(file, &version))
