@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
 # iproute2's `ip` makes the network namespace a `sendfile` test puts its client in;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
-# `examples/wasm`; Node 18 or later), from their committed lockfiles.
+# `examples/wasm`; Node 18 or later), from their committed lockfiles; curl and openssl
+# (`s_client`, and the test certificates) are the TLS tests' clients.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -27,6 +28,8 @@ command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v firefox-esr >/dev/null || command -v firefox >/dev/null || need+=(firefox-esr)
 command -v setpriv >/dev/null || need+=(util-linux)
 command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
+command -v curl >/dev/null || need+=(curl)
+command -v openssl >/dev/null || need+=(openssl)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
@@ -158,8 +161,8 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # compiled with every feature, with none and with the defaults (where they run), not
 # per feature: a user never builds them, and what they test ran above.
 # The library's features: tower, one per framework of the registry (those with a
-# feature, and axum and serve, which are default features of the library), zstd.
-features="macros tower axum serve http2 $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+# feature, and axum and serve, which are default features of the library), tls, zstd.
+features="macros tower axum serve http2 tls $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}

@@ -13,6 +13,7 @@ pub mod npm;
 pub mod programs;
 pub mod rolling;
 pub mod scratch;
+pub mod tls;
 pub mod vite_releases;
 
 use std::io::Read;

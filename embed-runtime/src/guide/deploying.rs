@@ -1,5 +1,5 @@
-//! Deploying: one binary, media beside it, caches and CDNs, releases and rolling
-//! deploys, and dictionary compression (RFC 9842) for returning browsers.
+//! Deploying: one binary, media beside it, caches and CDNs, HTTPS, releases and
+//! rolling deploys, and dictionary compression (RFC 9842) for returning browsers.
 //!
 //! - **One binary.** Everything under `max_embed_size` is inside it. There is nothing
 //!   to copy next to it, and no cache to warm.
@@ -37,6 +37,49 @@
 //!     .cache_control(HeaderValue::from_static("public, max-age=0, s-maxage=300"))
 //!     .cache_control_for("/assets/", HeaderValue::from_static("public, max-age=31536000, immutable"));
 //! ```
+//!
+//! # HTTPS
+//!
+//! With the `tls` feature, [`Server::tls`](crate::Server::tls) has `serve` terminate
+//! TLS itself: rustls with its aws-lc-rs provider, TLS 1.3 and 1.2 only (1.1 and
+//! below are refused), ALPN `http/1.1` and, with `http2`, `h2`. Hits are answered on
+//! the same fast path inside the TLS session (pipelining included); bodies are
+//! encrypted in user space, a chunk at a time, so none goes with `sendfile`. The TLS
+//! handshake counts against the header-read timeout.
+//!
+//! ```no_run
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! # #[cfg(all(feature = "tls", feature = "axum"))]
+//! fn main() -> std::io::Result<()> {
+//!     let app = axum::Router::new();
+//!     // certbot's files, say; a renewal is taken without a restart.
+//!     let tls = embed_assets::Tls::from_pem_files(
+//!         "/etc/letsencrypt/live/example.com/fullchain.pem",
+//!         "/etc/letsencrypt/live/example.com/privkey.pem",
+//!     )?;
+//!     embed_assets::Server::bind("0.0.0.0:443")?
+//!         .tls(tls)
+//!         .serve(frontend::ASSETS.service(), app)
+//! }
+//! # #[cfg(not(all(feature = "tls", feature = "axum")))]
+//! # fn main() {}
+//! ```
+//!
+//! - **Certificates from files.** The chain (the server's certificate first) and its
+//!   key (PKCS#8, PKCS#1 or SEC1) as PEM. A file that is missing, holds no
+//!   certificate or key, or a key that is not the certificate's, is an error from
+//!   [`Tls::from_pem_files`](crate::Tls::from_pem_files) naming the file, before
+//!   anything listens.
+//! - **Renewals.** The two files are looked at again at most once a second, when a
+//!   client connects; a changed pair is read and used for new connections, the open
+//!   ones keep theirs. A pair that does not match yet (a renewal that has written the
+//!   key and not the certificate) leaves the one in use in place, with a warning on
+//!   the `tracing` target `embed_assets::tls`, until the files change again.
+//! - **When to leave TLS to something in front.** A CDN or a load balancer that
+//!   terminates TLS anyway (and keeps certificates for many hosts), client
+//!   certificates, OCSP stapling, or a `sendfile` path for large downloads (the kernel
+//!   cannot send encrypted bytes without kTLS): keep `serve` in cleartext behind it.
 //!
 //! # Releases and rolling deploys
 //!

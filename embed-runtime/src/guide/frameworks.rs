@@ -173,6 +173,7 @@
 //! (`SO_REUSEPORT`: the kernel spreads connections over the workers), speaks HTTP/1.1
 //! (and HTTP/2 with prior knowledge with the `http2` feature, off by default: h2's
 //! code is some 360 KB that every hyper server of a binary links once hyper has it),
+//! terminates TLS itself with the `tls` feature ([HTTPS](super::deploying#https)),
 //! closes connections that send no request head in
 //! time or stay idle, caps connections per worker, and on SIGTERM or Ctrl-C closes its
 //! listeners and lets responses in flight finish. It blocks: call it from `main`, not

@@ -23,11 +23,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 use super::access::Entry;
 use super::fast::{self, Outcome};
+use super::transport::Transport;
 use super::{BoxError, Limits, Serving};
 use crate::WithFallback;
 
@@ -99,8 +99,8 @@ enum Event {
 /// Its hits are answered on the fast path (`fast.rs`) until a request is not one;
 /// from then on hyper serves the connection, starting with the bytes read and not
 /// answered.
-pub(super) async fn serve<S, B>(
-    stream: TcpStream,
+pub(super) async fn serve<T: Transport, S, B>(
+    stream: T,
     builder: &Builder,
     front: WithFallback<S>,
     serving: Serving<'_>,
@@ -129,8 +129,8 @@ pub(super) async fn serve<S, B>(
 /// The connection served by hyper to its end. `stopped` when a shutdown started before
 /// (`stop` has completed, and is not polled again): hyper then ends the connection
 /// gracefully once it has read the request handed to it.
-async fn serve_with_hyper<S, B>(
-    io: Rewound,
+async fn serve_with_hyper<T: Transport, S, B>(
+    io: Rewound<T>,
     builder: &Builder,
     front: WithFallback<S>,
     limits: &Limits,
@@ -219,15 +219,15 @@ async fn serve_with_hyper<S, B>(
 
 /// A connection's stream, with the bytes the fast path read and did not answer read
 /// first.
-struct Rewound {
+struct Rewound<T> {
     /// A request head the fast path parsed and handed over.
     head: Bytes,
     /// What it read after that head.
     read: BytesMut,
-    stream: TcpStream,
+    stream: T,
 }
 
-impl AsyncRead for Rewound {
+impl<T: Transport> AsyncRead for Rewound<T> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -252,7 +252,7 @@ fn read_into(from: &mut impl bytes::Buf, buf: &mut tokio::io::ReadBuf<'_>) {
     from.advance(n);
 }
 
-impl AsyncWrite for Rewound {
+impl<T: Transport> AsyncWrite for Rewound<T> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

@@ -13,22 +13,20 @@
 //! This file is the connection's loop; the parser is `parse.rs`, the writing `out.rs`.
 
 use std::future::{Future, poll_fn};
-use std::io;
 use std::pin::Pin;
 use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::StatusCode;
-use tokio::io::{AsyncWriteExt as _, Interest};
-use tokio::net::TcpStream;
+use tokio::io::AsyncWriteExt as _;
 use tokio::time::{Instant, Sleep};
 
 use super::access::Entry;
 use super::out::{Batch, Writing, write_response};
 use super::pages::{self, Pages};
 use super::parse::{MAX_HEAD, Next, Scratch, next};
-use super::ready::clear_readiness;
+use super::transport::Transport;
 use super::{Serving, encode};
 use crate::ServeAssets;
 use crate::respond::{Prebuilt, PrebuiltFields};
@@ -38,14 +36,14 @@ use crate::service::Answer;
 const READ_SIZE: usize = 8 * 1024;
 
 /// How a connection's fast path ended.
-pub(super) enum Outcome {
+pub(super) enum Outcome<T> {
     /// The connection is over: closed by the client, an error, a timeout, a
     /// `Connection: close`, or a shutdown.
     Closed,
     /// The rest of the connection is hyper's: the stream and the bytes read from it
     /// that no response answered yet. `stopping` when a shutdown has started.
     HandOver {
-        stream: TcpStream,
+        stream: T,
         /// The head of a request parsed here and not answered (else empty), then the
         /// bytes after it.
         head: Bytes,
@@ -56,12 +54,12 @@ pub(super) enum Outcome {
 
 /// Answers `stream`'s requests while they are hits of `assets`. `stop` completes when
 /// a shutdown starts; once it has, it is not polled again (`stopping` says so).
-pub(super) async fn serve_hits(
-    mut stream: TcpStream,
+pub(super) async fn serve_hits<T: Transport>(
+    mut stream: T,
     assets: &ServeAssets,
     serving: Serving<'_>,
     mut stop: Pin<&mut impl Future<Output = ()>>,
-) -> Outcome {
+) -> Outcome<T> {
     let limits = serving.limits;
     let mut read = BytesMut::with_capacity(READ_SIZE);
     let mut batch = Batch::default();
@@ -123,18 +121,20 @@ pub(super) async fn serve_hits(
                     let fields = prebuilt.fields.fields(not_modified);
                     entry.log(prebuilt.status, fields, Some(len));
                 }
-                match sealed(&prebuilt, len, serving) {
+                // Over TLS, every body is encrypted here: none goes from memory on its own.
+                let sealed = stream
+                    .plain()
+                    .and_then(|tcp| Some((sealed(&prebuilt, len, serving)?, tcp)));
+                match sealed {
                     // The responses held and this head with `MSG_MORE`, then the body
                     // from memory with `sendfile`.
-                    Some(source) => {
+                    Some((source, tcp)) => {
                         batch.push(Bytes::new());
                         async {
-                            batch.write_more(&mut stream).await?;
+                            batch.write_more(tcp).await?;
                             match source {
-                                Sealed::Pages(pages, offset) => {
-                                    pages.send(&stream, offset, len).await
-                                }
-                                Sealed::Body(body) => body.send(&stream, len).await,
+                                Sealed::Pages(pages, offset) => pages.send(tcp, offset, len).await,
+                                Sealed::Body(body) => body.send(tcp, len).await,
                             }
                         }
                         .await
@@ -237,7 +237,7 @@ fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Opt
 /// client closed it or failed, the deadline passed, or a shutdown started with no
 /// request begun.
 async fn fill(
-    stream: &mut TcpStream,
+    stream: &mut impl Transport,
     read: &mut BytesMut,
     deadline: &mut Deadline,
     mut stop: Pin<&mut impl Future<Output = ()>>,
@@ -245,27 +245,8 @@ async fn fill(
 ) -> bool {
     read.reserve(READ_SIZE);
     poll_fn(|cx| {
-        loop {
-            match stream.poll_read_ready(cx) {
-                Poll::Ready(Ok(())) => {
-                    let room = read.capacity() - read.len();
-                    match stream.try_read_buf(read) {
-                        Ok(0) => return Poll::Ready(false),
-                        Ok(n) => {
-                            // Less than there was room for: the socket has nothing
-                            // left to read now.
-                            if n < room {
-                                clear_readiness(stream, Interest::READABLE);
-                            }
-                            return Poll::Ready(true);
-                        }
-                        Err(error) if error.kind() == io::ErrorKind::WouldBlock => continue,
-                        Err(_) => return Poll::Ready(false),
-                    }
-                }
-                Poll::Ready(Err(_)) => return Poll::Ready(false),
-                Poll::Pending => break,
-            }
+        if let Poll::Ready(filled) = stream.poll_fill(cx, read) {
+            return Poll::Ready(matches!(filled, Ok(n) if n > 0));
         }
         // Waiting: for the client, the deadline or a shutdown, whichever comes first.
         if !*stopping && stop.as_mut().poll(cx).is_ready() {

@@ -16,6 +16,9 @@
 //!   the kernel too;
 //! - `unread`: how far behind a client on this machine is, from the kernel's socket
 //!   diagnostics; `ready`: a socket's readiness cleared after a short read or write;
+//! - `transport`: what a connection's bytes go over, the TCP socket or (feature `tls`)
+//!   a TLS session; `tls`: [`Tls`], rustls and the certificate read again when its
+//!   files change;
 //! - `access`: the access log, one `tracing` event per request;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
@@ -78,6 +81,9 @@ mod ready;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;
+#[cfg(feature = "tls")]
+mod tls;
+mod transport;
 #[cfg(target_os = "linux")]
 mod unread;
 mod worker;
@@ -96,6 +102,8 @@ use hyper::body::Incoming;
 use self::pages::Pages;
 pub use self::shutdown::ShutdownHandle;
 use self::shutdown::Signals;
+#[cfg(feature = "tls")]
+pub use self::tls::Tls;
 use self::worker::Worker;
 use crate::{ServeAssets, WithFallback};
 
@@ -149,8 +157,8 @@ where
 /// the same address (`SO_REUSEPORT`: the kernel spreads new connections over the
 /// workers); elsewhere the workers share one listener. A connection stays on the
 /// worker that accepted it, and speaks HTTP/1.1, or with the `http2` feature HTTP/2
-/// with prior knowledge too (h2c, as behind a proxy that terminates TLS). No TLS: put a
-/// proxy in front.
+/// with prior knowledge too (h2c, as behind a proxy that terminates TLS). With the
+/// `tls` feature, [`tls`](Self::tls) has it terminate TLS itself.
 ///
 /// Its HTTP/1.1 requests that the assets answer are parsed and answered by the server
 /// itself, head and body written with one `writev`, without hyper (on Linux, a large
@@ -195,6 +203,8 @@ pub struct Server {
     drain_timeout: Duration,
     signals: bool,
     shutdown: ShutdownHandle,
+    #[cfg(feature = "tls")]
+    tls: Option<Tls>,
 }
 
 /// What bounds one connection and one worker's connections.
@@ -280,6 +290,8 @@ impl Server {
                         drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
                         signals: true,
                         shutdown: ShutdownHandle::new(),
+                        #[cfg(feature = "tls")]
+                        tls: None,
                     });
                 }
                 Err(error) => last_error = Some(error),
@@ -325,9 +337,39 @@ impl Server {
             ""
         };
         format!(
-            "embed-assets: serving on http://{} with {workers} worker{plural}{stop}",
+            "embed-assets: serving on {}://{} with {workers} worker{plural}{stop}",
+            self.scheme(),
             self.local_addr
         )
+    }
+
+    /// `https` once [`tls`](Self::tls) is set, else `http`.
+    fn scheme(&self) -> &'static str {
+        #[cfg(feature = "tls")]
+        if self.tls.is_some() {
+            return "https";
+        }
+        "http"
+    }
+
+    /// What each connection's TLS session starts with, once [`tls`](Self::tls) is set.
+    fn acceptor(&self) -> Option<worker::Acceptor> {
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &self.tls {
+            return Some(tls.acceptor());
+        }
+        None
+    }
+
+    /// Terminates TLS on every connection with `tls` (feature `tls`): the server then
+    /// speaks HTTPS only, on its one port. Its hits are answered inside the TLS session
+    /// as in cleartext, pipelining included; the TLS handshake counts against the
+    /// [header-read timeout](Self::header_read_timeout), so a client that stalls its
+    /// `ClientHello` is cut off as one that stalls a request's head.
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: Tls) -> Self {
+        self.tls = Some(tls);
+        self
     }
 
     /// The number of worker threads (at least 1); by default, one per core
@@ -501,6 +543,7 @@ impl Server {
             None
         };
         let front: WithFallback<S> = service.with_fallback(app);
+        let tls = self.acceptor();
         let mut listeners = Vec::with_capacity(self.workers.get());
         for _ in 1..self.workers.get() {
             listeners.push(self.worker_listener()?);
@@ -527,6 +570,7 @@ impl Server {
                 drain_timeout: self.drain_timeout,
                 signals,
                 shutdown: self.shutdown.clone(),
+                tls: tls.clone(),
             });
         }
 

@@ -10,7 +10,7 @@ use std::pin::pin;
 use bytes::Bytes;
 use http::{Method, Response};
 use http_body::Body as _;
-use tokio::io::AsyncWriteExt as _;
+use tokio::io::{AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use super::encode;
@@ -18,6 +18,7 @@ use super::encode;
 use super::pages::write_more;
 #[cfg(target_os = "linux")]
 use super::sendfile::Gate;
+use super::transport::Transport;
 use crate::body::Body;
 
 /// Responses answered and not written yet: their heads one after another in one
@@ -60,22 +61,34 @@ impl Batch {
     }
 
     /// Writes the responses held, in order, with one `writev` (more if the socket takes
-    /// less at once), and forgets them.
-    pub(super) async fn write(&mut self, stream: &mut TcpStream) -> io::Result<()> {
-        self.write_as(stream, false).await
-    }
-
-    /// [`write`](Self::write), telling the kernel that more bytes follow (`MSG_MORE`):
-    /// the last response's body, which goes with `sendfile`.
-    pub(super) async fn write_more(&mut self, stream: &mut TcpStream) -> io::Result<()> {
-        self.write_as(stream, true).await
-    }
-
-    async fn write_as(&mut self, stream: &mut TcpStream, more: bool) -> io::Result<()> {
+    /// less at once; over TLS, into the session, then flushed), and forgets them.
+    pub(super) async fn write(&mut self, stream: &mut impl Transport) -> io::Result<()> {
         if self.responses.is_empty() {
             return Ok(());
         }
         let mut slices = [IoSlice::new(&[]); 2 * Self::MAX_RESPONSES];
+        let used = self.slices(&mut slices);
+        let written = write_all_vectored(stream, &mut slices[..used]).await;
+        self.clear();
+        written?;
+        stream.flush().await
+    }
+
+    /// [`write`](Self::write) to the plain socket, telling the kernel that more bytes
+    /// follow (`MSG_MORE`): the last response's body, which goes with `sendfile`.
+    pub(super) async fn write_more(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        if self.responses.is_empty() {
+            return Ok(());
+        }
+        let mut slices = [IoSlice::new(&[]); 2 * Self::MAX_RESPONSES];
+        let used = self.slices(&mut slices);
+        let written = write_more(stream, &mut slices[..used]).await;
+        self.clear();
+        written
+    }
+
+    /// The responses held as slices, head and body in turn: how many of `slices`.
+    fn slices<'a>(&'a self, slices: &mut [IoSlice<'a>]) -> usize {
         let mut used = 0;
         let mut start = 0;
         for (end, body) in &self.responses {
@@ -87,15 +100,13 @@ impl Batch {
             }
             start = *end;
         }
-        let written = if more {
-            write_more(stream, &mut slices[..used]).await
-        } else {
-            write_all_vectored(stream, &mut slices[..used]).await
-        };
+        used
+    }
+
+    fn clear(&mut self) {
         self.heads.clear();
         self.responses.clear();
         self.body_bytes = 0;
-        written
     }
 }
 
@@ -107,7 +118,7 @@ async fn write_more(stream: &mut TcpStream, slices: &mut [IoSlice<'_>]) -> io::R
 
 /// `writev` until every slice is written.
 pub(super) async fn write_all_vectored(
-    stream: &mut TcpStream,
+    stream: &mut (impl AsyncWrite + Unpin),
     mut slices: &mut [IoSlice<'_>],
 ) -> io::Result<()> {
     if let [one] = slices {
@@ -136,7 +147,7 @@ pub(super) struct Writing<'a> {
 /// else its head and the responses before it written at once, then the body's chunks
 /// as they come.
 pub(super) async fn write_response(
-    stream: &mut TcpStream,
+    stream: &mut impl Transport,
     response: Response<Body>,
     writing: &Writing<'_>,
     batch: &mut Batch,
@@ -168,7 +179,11 @@ pub(super) async fn write_response(
     };
     batch.push(Bytes::new());
     batch.write(stream).await?;
-    let (mut sent, mut gate) = send_file_front(stream, &mut body, sendfile_whole).await?;
+    let (mut sent, mut gate) = match stream.plain() {
+        Some(tcp) => send_file_front(tcp, &mut body, sendfile_whole).await?,
+        // Over TLS, every byte is read, checked and encrypted here.
+        None => (0, None),
+    };
     let mut body = pin!(body);
     while let Some(frame) = poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
         // A body that fails (a file changed or unreadable mid-way) ends the connection
@@ -185,7 +200,7 @@ pub(super) async fn write_response(
         }
     }
     if sent == len {
-        Ok(())
+        stream.flush().await
     } else {
         Err(io::Error::from(io::ErrorKind::UnexpectedEof))
     }

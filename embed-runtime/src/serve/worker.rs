@@ -39,6 +39,24 @@ pub(super) struct Worker<S> {
     /// The signal handlers this worker waits for (one worker does).
     pub(super) signals: Option<Signals>,
     pub(super) shutdown: ShutdownHandle,
+    /// With `Server::tls`, what each connection's TLS session starts with.
+    pub(super) tls: Option<Acceptor>,
+}
+
+/// What starts a connection's TLS session.
+#[cfg(feature = "tls")]
+pub(super) type Acceptor = tokio_rustls::TlsAcceptor;
+/// Without the `tls` feature, never any.
+#[cfg(not(feature = "tls"))]
+#[derive(Clone)]
+pub(super) enum Acceptor {}
+
+/// What a worker serves each connection with.
+struct Shared<S> {
+    front: WithFallback<S>,
+    limits: Limits,
+    pages: Option<Arc<Pages>>,
+    tls: Option<Acceptor>,
 }
 
 impl<S, B> Worker<S>
@@ -63,6 +81,7 @@ where
             drain_timeout,
             signals,
             shutdown,
+            tls,
         } = self;
         // Connections are `spawn_local` tasks: they, the application's futures and
         // their response bodies never leave this thread, so none needs to be `Send`.
@@ -71,7 +90,13 @@ where
             if let Some(signals) = signals {
                 tokio::task::spawn_local(signals.wait(shutdown.clone()));
             }
-            accept_loop(listener, front, limits, pages, drain_timeout, shutdown).await
+            let serving = Shared {
+                front,
+                limits,
+                pages,
+                tls,
+            };
+            accept_loop(listener, serving, drain_timeout, shutdown).await
         })
     }
 }
@@ -80,9 +105,7 @@ where
 /// waits for them, for at most `drain_timeout`.
 async fn accept_loop<S, B>(
     listener: std::net::TcpListener,
-    front: WithFallback<S>,
-    limits: Limits,
-    pages: Option<Arc<Pages>>,
+    serving: Shared<S>,
     drain_timeout: Duration,
     shutdown: ShutdownHandle,
 ) -> io::Result<()>
@@ -93,7 +116,9 @@ where
     B::Error: Into<BoxError>,
 {
     let listener = TcpListener::from_std(listener)?;
+    let limits = serving.limits;
     let builder = Rc::new(connection::builder(&limits));
+    let serving = Rc::new(serving);
     let open = Rc::new(OpenConnections::default());
     let mut stopped = pin!(shutdown.stopped());
     loop {
@@ -109,16 +134,11 @@ where
                 // algorithm would only hold the last segment of each back.
                 let _ = stream.set_nodelay(true);
                 let guard = open.add();
-                let front = front.clone();
                 let builder = Rc::clone(&builder);
                 let stop = shutdown.stopped();
-                let pages = pages.clone();
+                let serving = Rc::clone(&serving);
                 tokio::task::spawn_local(async move {
-                    let serving = Serving {
-                        limits: &limits,
-                        pages: pages.as_deref(),
-                    };
-                    connection::serve(stream, &builder, front, serving, stop).await;
+                    serve_connection(stream, &builder, &serving, stop).await;
                     drop(guard);
                 });
             }
@@ -141,6 +161,41 @@ where
     drop(listener);
     let _ = tokio::time::timeout(drain_timeout, open.none()).await;
     Ok(())
+}
+
+/// Serves one accepted connection, in cleartext or, after its handshake, over TLS.
+async fn serve_connection<S, B>(
+    stream: tokio::net::TcpStream,
+    builder: &connection::Builder,
+    shared: &Shared<S>,
+    stop: impl std::future::Future<Output = ()>,
+) where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + 'static,
+    S::Error: Into<BoxError>,
+    B: http_body::Body<Data = Bytes> + 'static,
+    B::Error: Into<BoxError>,
+{
+    let serving = Serving {
+        limits: &shared.limits,
+        pages: shared.pages.as_deref(),
+    };
+    let front = shared.front.clone();
+    let stop = pin!(stop);
+    match &shared.tls {
+        None => connection::serve(stream, builder, front, serving, stop).await,
+        #[cfg(feature = "tls")]
+        Some(acceptor) => {
+            let mut stop = stop;
+            let limit = shared.limits.header_read;
+            if let Some(stream) =
+                super::tls::handshake(acceptor, stream, limit, stop.as_mut()).await
+            {
+                connection::serve(stream, builder, front, serving, stop).await;
+            }
+        }
+        #[cfg(not(feature = "tls"))]
+        Some(never) => match *never {},
+    }
 }
 
 /// Errors of one incoming connection rather than of the listener.

@@ -1,0 +1,269 @@
+//! [`Tls`]: what `serve` terminates TLS with (feature `tls`): rustls, TLS 1.3 and 1.2,
+//! ALPN, and a certificate re-read from its files when they change.
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use tokio::net::TcpStream;
+use tokio_rustls::server::TlsStream;
+
+use super::shutdown::until;
+
+/// How often, at most, the certificate's files are looked at for a change: at a
+/// handshake, once this long has passed since the last look.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// The TLS side of a [`Server`](crate::Server) (feature `tls`): its certificate chain
+/// and key, given to [`Server::tls`](crate::Server::tls).
+///
+/// TLS 1.3 and 1.2 only, with rustls and its `aws-lc-rs` provider; ALPN offers `http/1.1`
+/// and, with the `http2` feature, `h2`. The server's hits are answered inside the TLS
+/// session on the same fast path as in cleartext; bodies are encrypted here, so none
+/// goes with `sendfile`.
+///
+/// ```no_run
+/// # use embed_assets::{embed_assets, Assets};
+/// # static ASSETS: Assets = embed_assets!("../examples/public");
+/// # #[cfg(feature = "axum")]
+/// fn main() -> std::io::Result<()> {
+///     let app = axum::Router::new();
+///     let tls = embed_assets::Tls::from_pem_files("cert.pem", "key.pem")?;
+///     embed_assets::Server::bind("0.0.0.0:443")?
+///         .tls(tls)
+///         .serve(ASSETS.service(), app)
+/// }
+/// # #[cfg(not(feature = "axum"))]
+/// # fn main() {}
+/// ```
+#[derive(Clone)]
+pub struct Tls {
+    config: Arc<rustls::ServerConfig>,
+    certificate: Arc<Reloading>,
+}
+
+impl Tls {
+    /// The certificate chain in the PEM file `certificate` (the server's own first, as
+    /// certbot's `fullchain.pem`) and its private key in the PEM file `key` (PKCS#8,
+    /// PKCS#1 or SEC1, as certbot's `privkey.pem`).
+    ///
+    /// Both files are looked at again, at most once a second, when a client connects:
+    /// when either has changed (a renewal wrote them, or moved a link to new ones), the
+    /// pair is read again and used for the connections from then on; the connections
+    /// open keep theirs. A pair that cannot be used (a key written and its certificate
+    /// not yet, say) leaves the one in use in place, with a warning on the `tracing`
+    /// target `embed_assets::tls`, and is tried again on the next change.
+    ///
+    /// # Errors
+    /// When a file cannot be read, holds no certificate or no private key, the key is
+    /// of a kind rustls cannot sign with, or it is not the key of the certificate; the
+    /// error names the file.
+    pub fn from_pem_files(certificate: impl AsRef<Path>, key: impl AsRef<Path>) -> io::Result<Tls> {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let files = Files {
+            certificate: certificate.as_ref().to_path_buf(),
+            key: key.as_ref().to_path_buf(),
+        };
+        let stamp = files.stamp();
+        let current = files.load(&provider)?;
+        let certificate = Arc::new(Reloading {
+            files,
+            provider: Arc::clone(&provider),
+            current: RwLock::new(Current {
+                key: Arc::new(current),
+                stamp,
+                refused: None,
+            }),
+            next_look: Mutex::new(Instant::now() + RECHECK),
+        });
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+            .map_err(io::Error::other)?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::clone(&certificate) as Arc<dyn ResolvesServerCert>);
+        config.alpn_protocols = if cfg!(feature = "http2") {
+            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+        } else {
+            vec![b"http/1.1".to_vec()]
+        };
+        Ok(Tls {
+            config: Arc::new(config),
+            certificate,
+        })
+    }
+
+    /// The acceptor of the server's connections.
+    pub(super) fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        tokio_rustls::TlsAcceptor::from(Arc::clone(&self.config))
+    }
+}
+
+impl fmt::Debug for Tls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tls")
+            .field("certificate", &self.certificate.files.certificate)
+            .field("key", &self.certificate.files.key)
+            .field("alpn", &self.config.alpn_protocols.len())
+            .finish()
+    }
+}
+
+/// The TLS handshake of an accepted connection, within `limit` (the header-read
+/// timeout: a client that stalls its `ClientHello` holds its connection no longer than
+/// one that stalls a request's head) and before a shutdown. `None`: the connection is
+/// over.
+pub(super) async fn handshake(
+    acceptor: &tokio_rustls::TlsAcceptor,
+    stream: TcpStream,
+    limit: Duration,
+    stop: Pin<&mut impl Future<Output = ()>>,
+) -> Option<TlsStream<TcpStream>> {
+    let accepted = until(stop, tokio::time::timeout(limit, acceptor.accept(stream))).await;
+    accepted?.ok()?.ok()
+}
+
+/// The certificate and key files.
+#[derive(Debug)]
+struct Files {
+    certificate: PathBuf,
+    key: PathBuf,
+}
+
+/// What the files were when last read: each one's modification time and length (a
+/// link moved to new files, as certbot's `live/` links are, changes both).
+type Stamp = [Option<(SystemTime, u64)>; 2];
+
+impl Files {
+    fn stamp(&self) -> Stamp {
+        [&self.certificate, &self.key].map(|path| {
+            let metadata = std::fs::metadata(path).ok()?;
+            Some((metadata.modified().ok()?, metadata.len()))
+        })
+    }
+
+    /// The certificate chain and key, checked to belong together.
+    fn load(&self, provider: &CryptoProvider) -> io::Result<CertifiedKey> {
+        let read = |path: &Path| {
+            std::fs::read(path).map_err(|error| {
+                io::Error::new(
+                    error.kind(),
+                    format!("the TLS file {} cannot be read: {error}", path.display()),
+                )
+            })
+        };
+        let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidData, message);
+        let chain = CertificateDer::pem_slice_iter(&read(&self.certificate)?)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| {
+                invalid(format!(
+                    "the certificate file {} is not PEM: {error}",
+                    self.certificate.display()
+                ))
+            })?;
+        if chain.is_empty() {
+            return Err(invalid(format!(
+                "the certificate file {} holds no certificate (a PEM `CERTIFICATE` block)",
+                self.certificate.display()
+            )));
+        }
+        let key = PrivateKeyDer::from_pem_slice(&read(&self.key)?).map_err(|error| {
+            invalid(format!(
+                "the key file {} holds no private key (a PEM `PRIVATE KEY`, `RSA PRIVATE \
+                 KEY` or `EC PRIVATE KEY` block): {error}",
+                self.key.display()
+            ))
+        })?;
+        CertifiedKey::from_der(chain, key, provider).map_err(|error| {
+            invalid(format!(
+                "the key in {} cannot serve the certificate in {}: {error}",
+                self.key.display(),
+                self.certificate.display()
+            ))
+        })
+    }
+}
+
+/// The certificate in use, read again from its files when they change.
+#[derive(Debug)]
+struct Reloading {
+    files: Files,
+    provider: Arc<CryptoProvider>,
+    current: RwLock<Current>,
+    /// When the files are to be looked at next.
+    next_look: Mutex<Instant>,
+}
+
+#[derive(Debug)]
+struct Current {
+    key: Arc<CertifiedKey>,
+    /// The files it was read from, as they were.
+    stamp: Stamp,
+    /// The files as they were when they last failed to load (warned of once).
+    refused: Option<Stamp>,
+}
+
+impl Reloading {
+    /// Reads the files again if they changed since the last look, at most once per
+    /// [`RECHECK`]; one handshake looks while the others go on with the key in use.
+    /// (Two `stat`s on the worker's thread, and a read of two small files when they
+    /// changed: not worth a trip to the blocking pool in a synchronous callback.)
+    fn look(&self) {
+        let Ok(mut next) = self.next_look.try_lock() else {
+            return;
+        };
+        let now = Instant::now();
+        if now < *next {
+            return;
+        }
+        *next = now + RECHECK;
+        drop(next);
+        let stamp = self.files.stamp();
+        {
+            let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+            if current.stamp == stamp || current.refused == Some(stamp) {
+                return;
+            }
+        }
+        let loaded = self.files.load(&self.provider);
+        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        match loaded {
+            Ok(key) => {
+                *current = Current {
+                    key: Arc::new(key),
+                    stamp,
+                    refused: None,
+                };
+                tracing::info!(
+                    target: "embed_assets::tls",
+                    certificate = %self.files.certificate.display(),
+                    "the TLS certificate {} was read again",
+                    self.files.certificate.display()
+                );
+            }
+            Err(error) => {
+                current.refused = Some(stamp);
+                tracing::warn!(
+                    target: "embed_assets::tls",
+                    "the TLS certificate in use stays: {error}"
+                );
+            }
+        }
+    }
+}
+
+impl ResolvesServerCert for Reloading {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        self.look();
+        let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        Some(Arc::clone(&current.key))
+    }
+}
