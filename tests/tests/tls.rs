@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
+use embed_assets::http::HeaderValue;
 use embed_assets::{Server, Tls};
 use integration_tests::tls::{self, Authority, NAME};
 use integration_tests::{SITE, fixture, programs, unbrotli};
@@ -453,4 +454,159 @@ fn files_that_cannot_serve_are_errors_at_start_naming_them() {
     // The certificate as its own key, and the key as a certificate.
     let (_, text) = message(&one.key, &one.key);
     assert!(text.contains("holds no certificate"), "{text}");
+}
+
+/// `serve` with TLS, a cleartext listener redirecting to it, and HSTS.
+fn spawn_redirecting(authority: &Authority) -> (SocketAddr, SocketAddr) {
+    let issued = authority.issue("server");
+    let tls = Tls::from_pem_files(&issued.certificate, &issued.key).unwrap();
+    let app = Router::new()
+        .route("/api/health", get(|| async { "ok" }))
+        .fallback_service(SITE.service());
+    let server = Server::bind("127.0.0.1:0")
+        .unwrap()
+        .workers(2)
+        .shutdown_on_signals(false)
+        .tls(tls)
+        .redirect_http("127.0.0.1:0")
+        .unwrap()
+        .hsts(HeaderValue::from_static("max-age=300"));
+    let addr = server.local_addr();
+    let plain = server.redirect_addr().expect("the redirect's address");
+    std::thread::spawn(move || server.serve(SITE.service(), app).expect("serve"));
+    (addr, plain)
+}
+
+#[test]
+fn cleartext_requests_are_redirected_to_the_same_url_over_https_with_308() {
+    let Some(curl) = programs::require(&["curl"], &[], "curl") else {
+        return;
+    };
+    let Some(authority) = Authority::new("redirect") else {
+        return;
+    };
+    let (addr, plain) = spawn_redirecting(&authority);
+    let resolve = |port: u16| format!("{NAME}:{port}:127.0.0.1");
+    let run = |args: &[&str]| {
+        let output = Command::new(&curl)
+            .args([
+                "-sS",
+                "--max-time",
+                "20",
+                "--resolve",
+                &resolve(plain.port()),
+            ])
+            .args(["--resolve", &resolve(addr.port()), "--cacert"])
+            .arg(authority.certificate())
+            .args(args)
+            .output()
+            .expect("run curl");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let url = |path: &str| format!("http://{NAME}:{}{path}", plain.port());
+    let https = |path: &str| format!("https://{NAME}:{}{path}", addr.port());
+    for (method, path) in [
+        ("GET", "/index.html"),
+        ("HEAD", "/docs/?q=a%20b&x=1"),
+        ("POST", "/api/health"),
+        ("GET", "/no/such/page"),
+    ] {
+        // `-I` for HEAD: curl's `-X HEAD` would wait for a body.
+        let method_args: &[&str] = if method == "HEAD" {
+            &["-I"]
+        } else {
+            &["-X", method]
+        };
+        let line = run(&[
+            method_args,
+            &[
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code} %{redirect_url} %header{strict-transport-security}",
+                &url(path),
+            ],
+        ]
+        .concat());
+        // No HSTS in cleartext (RFC 6797 §7.2).
+        assert_eq!(line, format!("308 {} ", https(path)), "{method} {path}");
+    }
+    // Followed, the redirect ends at the page over TLS, with HSTS.
+    let line = run(&[
+        "-L",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code} %{url_effective} %header{strict-transport-security}",
+        &url("/index.html"),
+    ]);
+    assert_eq!(line, format!("200 {} max-age=300", https("/index.html")));
+    // HTTP/1.0 without `Host`: nowhere to send the client.
+    let line = run(&[
+        "-0",
+        "-H",
+        "Host:",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        &url("/"),
+    ]);
+    assert_eq!(line, "400");
+}
+
+#[test]
+fn hsts_goes_with_every_answer_over_tls_hits_and_the_applications_alike() {
+    if programs::require(&["curl"], &[], "curl").is_none() {
+        return;
+    }
+    let Some(authority) = Authority::new("hsts") else {
+        return;
+    };
+    let (addr, _) = spawn_redirecting(&authority);
+    let ca = authority.certificate();
+    for version in ["--http1.1", "--http2"] {
+        for (path, status) in [
+            ("/index.html", "200"),
+            ("/big.bin", "200"),
+            ("/api/health", "200"),
+            ("/missing.txt", "404"),
+        ] {
+            let (line, head, _) = curl(&ca, addr, path, &[version]);
+            assert!(line.ends_with(status), "{path}: {line}");
+            let values: Vec<_> = head
+                .lines()
+                .filter(|line| {
+                    line.to_ascii_lowercase()
+                        .starts_with("strict-transport-security:")
+                })
+                .collect();
+            assert_eq!(values.len(), 1, "{version} {path}: {head}");
+            assert_eq!(
+                field(&head, "strict-transport-security"),
+                Some("max-age=300")
+            );
+        }
+    }
+}
+
+#[test]
+fn a_redirect_to_https_without_tls_is_an_error_at_start() {
+    let server = Server::bind("127.0.0.1:0")
+        .unwrap()
+        .shutdown_on_signals(false)
+        .redirect_http("127.0.0.1:0")
+        .unwrap();
+    let plain = server.redirect_addr().unwrap();
+    let error = server
+        .serve(SITE.service(), Router::new())
+        .expect_err("refused");
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(error.to_string().contains(&plain.to_string()), "{error}");
+    assert!(error.to_string().contains("Server::tls"), "{error}");
 }

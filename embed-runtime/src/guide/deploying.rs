@@ -76,6 +76,11 @@
 //!   ones keep theirs. A pair that does not match yet (a renewal that has written the
 //!   key and not the certificate) leaves the one in use in place, with a warning on
 //!   the `tracing` target `embed_assets::tls`, until the files change again.
+//! - **Plain HTTP beside it.** [`Server::redirect_http("0.0.0.0:80")`](crate::Server::redirect_http)
+//!   answers every cleartext request with `308 Permanent Redirect` to the same URL
+//!   over `https` (nothing of the site in cleartext), and
+//!   [`Server::hsts`](crate::Server::hsts) sends `Strict-Transport-Security` with every
+//!   answer over TLS (never in cleartext).
 //! - **When to leave TLS to something in front.** A CDN or a load balancer that
 //!   terminates TLS anyway (and keeps certificates for many hosts), client
 //!   certificates, OCSP stapling, or a `sendfile` path for large downloads (the kernel

@@ -15,7 +15,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use http::{Request, Response};
+use http::header::STRICT_TRANSPORT_SECURITY;
+use http::{HeaderValue, Request, Response};
 use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -123,6 +124,11 @@ pub(super) async fn serve<T: Transport, S, B>(
             } => (stream, head, read, stopping),
         };
     let io = Rewound { head, read, stream };
+    let front = Tracked {
+        inner: front,
+        activity: Rc::new(Activity::new()),
+        hsts: serving.hsts.cloned(),
+    };
     serve_with_hyper(io, builder, front, serving.limits, stop, stopping).await;
 }
 
@@ -132,7 +138,7 @@ pub(super) async fn serve<T: Transport, S, B>(
 async fn serve_with_hyper<T: Transport, S, B>(
     io: Rewound<T>,
     builder: &Builder,
-    front: WithFallback<S>,
+    front: Tracked<WithFallback<S>>,
     limits: &Limits,
     mut stop: Pin<&mut impl Future<Output = ()>>,
     stopped: bool,
@@ -142,11 +148,8 @@ async fn serve_with_hyper<T: Transport, S, B>(
     B: http_body::Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    let activity = Rc::new(Activity::new());
-    let service = TowerToHyperService::new(Tracked {
-        inner: front,
-        activity: Rc::clone(&activity),
-    });
+    let activity = Rc::clone(&front.activity);
+    let service = TowerToHyperService::new(front);
     #[cfg(feature = "http2")]
     let connection = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
     #[cfg(not(feature = "http2"))]
@@ -343,11 +346,14 @@ impl Drop for InFlight {
     }
 }
 
-/// The front service, counting the requests in flight on its connection.
+/// The front service, counting the requests in flight on its connection (and, over
+/// TLS with `Server::hsts`, adding `Strict-Transport-Security` to each answer that
+/// has none).
 #[derive(Debug, Clone)]
 struct Tracked<S> {
     inner: S,
     activity: Rc<Activity>,
+    hsts: Option<HeaderValue>,
 }
 
 impl<S, T, B> tower_service::Service<Request<T>> for Tracked<S>
@@ -370,6 +376,7 @@ where
             future: self.inner.call(request),
             in_flight: Some(in_flight),
             access,
+            hsts: self.hsts.clone(),
         }
     }
 }
@@ -381,6 +388,7 @@ pin_project_lite::pin_project! {
         future: F,
         in_flight: Option<InFlight>,
         access: Option<Box<Entry>>,
+        hsts: Option<HeaderValue>,
     }
 }
 
@@ -393,7 +401,13 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response = std::task::ready!(this.future.poll(cx));
+        let mut response = std::task::ready!(this.future.poll(cx));
+        if let (Some(hsts), Ok(response)) = (this.hsts.take(), &mut response) {
+            let headers = response.headers_mut();
+            if !headers.contains_key(STRICT_TRANSPORT_SECURITY) {
+                headers.insert(STRICT_TRANSPORT_SECURITY, hsts);
+            }
+        }
         if let (Some(entry), Ok(response)) = (this.access.take(), &response) {
             let bytes = response.body().size_hint().exact();
             entry.log(response.status(), response.headers(), bytes);

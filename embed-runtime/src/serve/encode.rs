@@ -14,7 +14,7 @@ use std::io::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use http::header::{CONNECTION, CONTENT_LENGTH, DATE, TRAILER, TRANSFER_ENCODING};
-use http::{HeaderMap, HeaderValue, Method, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use http_body::Body as _;
 
 use crate::body::Body;
@@ -107,6 +107,18 @@ pub(super) fn encode(
         body_len.unwrap_or(0)
     } else {
         0
+    }
+}
+
+/// Adds the field `name: value` at the end of the head just written to the end of
+/// `out` (before its closing empty line).
+pub(super) fn add_field(out: &mut Vec<u8>, name: &HeaderName, value: &HeaderValue) {
+    if out.ends_with(b"\r\n\r\n") {
+        out.truncate(out.len() - 2);
+        out.extend_from_slice(name.as_str().as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(value.as_bytes());
+        out.extend_from_slice(b"\r\n\r\n");
     }
 }
 

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::StatusCode;
+use http::header::STRICT_TRANSPORT_SECURITY;
 use tokio::io::AsyncWriteExt as _;
 use tokio::time::{Instant, Sleep};
 
@@ -111,11 +112,17 @@ pub(super) async fn serve_hits<T: Transport>(
             method: &hit.method,
             last,
             sendfile_whole: limits.sendfile_whole,
+            hsts: serving.hsts,
         };
         let access = hit.access;
         let written = match hit.answer {
             Answer::Prebuilt(prebuilt) => {
                 let len = encode::encode_prebuilt(&prebuilt, &hit.method, last, batch.head());
+                if let Some(hsts) = serving.hsts {
+                    if !prebuilt.headers().contains_key(STRICT_TRANSPORT_SECURITY) {
+                        encode::add_field(batch.head(), &STRICT_TRANSPORT_SECURITY, hsts);
+                    }
+                }
                 if let Some(entry) = access {
                     let not_modified = prebuilt.status == StatusCode::NOT_MODIFIED;
                     let fields = prebuilt.fields.fields(not_modified);

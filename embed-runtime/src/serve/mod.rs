@@ -78,11 +78,42 @@ mod pages {
 }
 mod parse;
 mod ready;
+mod redirect;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;
 #[cfg(feature = "tls")]
 mod tls;
+/// Without the `tls` feature: no TLS, no redirect to it.
+#[cfg(not(feature = "tls"))]
+mod tls {
+    use std::net::{SocketAddr, TcpListener};
+
+    #[derive(Debug, Default)]
+    pub(super) struct Secure(());
+
+    /// Never any.
+    #[derive(Clone)]
+    pub(crate) enum Acceptor {}
+
+    impl Secure {
+        pub(super) fn acceptor(&self) -> Option<Acceptor> {
+            None
+        }
+
+        pub(super) fn redirect(&self) -> Option<(&TcpListener, SocketAddr)> {
+            None
+        }
+
+        pub(super) fn take_redirect(&mut self) -> Option<(TcpListener, SocketAddr)> {
+            None
+        }
+
+        pub(super) fn check(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+}
 mod transport;
 #[cfg(target_os = "linux")]
 mod unread;
@@ -203,8 +234,8 @@ pub struct Server {
     drain_timeout: Duration,
     signals: bool,
     shutdown: ShutdownHandle,
-    #[cfg(feature = "tls")]
-    tls: Option<Tls>,
+    /// TLS, and the cleartext listener that redirects to it (feature `tls`).
+    secure: tls::Secure,
 }
 
 /// What bounds one connection and one worker's connections.
@@ -230,6 +261,8 @@ pub(crate) struct Limits {
 pub(crate) struct Serving<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) pages: Option<&'a Pages>,
+    /// Over TLS with `Server::hsts`, the value of `Strict-Transport-Security`.
+    pub(crate) hsts: Option<&'a http::HeaderValue>,
 }
 
 impl Server {
@@ -271,38 +304,23 @@ impl Server {
     /// When `addr` resolves to no address, or none of them can be bound: an address
     /// in use (`AddrInUse`) says so and names it.
     pub fn bind(addr: impl ToSocketAddrs) -> io::Result<Server> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match unused(addr).and_then(|()| listen(addr)) {
-                Ok(listener) => {
-                    let local_addr = listener.local_addr()?;
-                    return Ok(Server {
-                        listener,
-                        local_addr,
-                        workers: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
-                        limits: Limits {
-                            header_read: Self::DEFAULT_HEADER_READ_TIMEOUT,
-                            idle: Self::DEFAULT_IDLE_TIMEOUT,
-                            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
-                            sendfile_whole: false,
-                            sendfile_embedded: true,
-                        },
-                        drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
-                        signals: true,
-                        shutdown: ShutdownHandle::new(),
-                        #[cfg(feature = "tls")]
-                        tls: None,
-                    });
-                }
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the address resolved to no socket address",
-            )
-        }))
+        let (listener, local_addr) = bind_first(addr)?;
+        Ok(Server {
+            listener,
+            local_addr,
+            workers: std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN),
+            limits: Limits {
+                header_read: Self::DEFAULT_HEADER_READ_TIMEOUT,
+                idle: Self::DEFAULT_IDLE_TIMEOUT,
+                max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+                sendfile_whole: false,
+                sendfile_embedded: true,
+            },
+            drain_timeout: Self::DEFAULT_DRAIN_TIMEOUT,
+            signals: true,
+            shutdown: ShutdownHandle::new(),
+            secure: tls::Secure::default(),
+        })
     }
 
     /// The address the server listens on, with the port the system picked for port 0.
@@ -336,29 +354,19 @@ impl Server {
         } else {
             ""
         };
+        let scheme = if self.secure.acceptor().is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let redirect = match self.secure.redirect() {
+            Some((_, addr)) => format!(" (and on http://{addr}, redirecting to it)"),
+            None => String::new(),
+        };
         format!(
-            "embed-assets: serving on {}://{} with {workers} worker{plural}{stop}",
-            self.scheme(),
+            "embed-assets: serving on {scheme}://{}{redirect} with {workers} worker{plural}{stop}",
             self.local_addr
         )
-    }
-
-    /// `https` once [`tls`](Self::tls) is set, else `http`.
-    fn scheme(&self) -> &'static str {
-        #[cfg(feature = "tls")]
-        if self.tls.is_some() {
-            return "https";
-        }
-        "http"
-    }
-
-    /// What each connection's TLS session starts with, once [`tls`](Self::tls) is set.
-    fn acceptor(&self) -> Option<worker::Acceptor> {
-        #[cfg(feature = "tls")]
-        if let Some(tls) = &self.tls {
-            return Some(tls.acceptor());
-        }
-        None
     }
 
     /// Terminates TLS on every connection with `tls` (feature `tls`): the server then
@@ -368,7 +376,51 @@ impl Server {
     /// `ClientHello` is cut off as one that stalls a request's head.
     #[cfg(feature = "tls")]
     pub fn tls(mut self, tls: Tls) -> Self {
-        self.tls = Some(tls);
+        self.secure.tls = Some(tls);
+        self
+    }
+
+    /// Also listens for cleartext HTTP on `addr` (`0.0.0.0:80`, say), bound at once,
+    /// and answers every request there with `308 Permanent Redirect` to the same URL
+    /// over `https` on this server's port (its host from `Host`; 400 without a valid
+    /// one). Nothing of the site is served in cleartext. Each worker accepts on it too.
+    /// Needs [`tls`](Self::tls): [`serve`](Self::serve) refuses to start without it.
+    ///
+    /// # Errors
+    /// As [`bind`](Self::bind), for `addr`.
+    #[cfg(feature = "tls")]
+    pub fn redirect_http(mut self, addr: impl ToSocketAddrs) -> io::Result<Self> {
+        self.secure.redirect = Some(bind_first(addr)?);
+        Ok(self)
+    }
+
+    /// The address [`redirect_http`](Self::redirect_http) listens on, with the port the
+    /// system picked for port 0.
+    #[cfg(feature = "tls")]
+    pub fn redirect_addr(&self) -> Option<SocketAddr> {
+        self.secure.redirect().map(|(_, addr)| addr)
+    }
+
+    /// Sends `Strict-Transport-Security: value` with every response over TLS (none in
+    /// cleartext, as RFC 6797 asks), hits and the application's answers alike; off by
+    /// default. Browsers then use `https` alone for the host for `max-age` seconds:
+    /// start short (`max-age=300`), and add `includeSubDomains` only when every
+    /// subdomain has HTTPS.
+    ///
+    /// ```no_run
+    /// # fn main() -> std::io::Result<()> {
+    /// use embed_assets::http::HeaderValue;
+    /// let tls = embed_assets::Tls::from_pem_files("fullchain.pem", "privkey.pem")?;
+    /// let server = embed_assets::Server::bind("0.0.0.0:443")?
+    ///     .tls(tls)
+    ///     .redirect_http("0.0.0.0:80")?
+    ///     .hsts(HeaderValue::from_static("max-age=31536000"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "tls")]
+    pub fn hsts(mut self, value: http::HeaderValue) -> Self {
+        self.secure.hsts = Some(value);
         self
     }
 
@@ -513,7 +565,7 @@ impl Server {
     /// bound (on Linux, another program holds the port without `SO_REUSEPORT`), a
     /// worker's thread or runtime cannot be started, the signal handlers cannot be
     /// installed, or a worker panicked.
-    pub fn serve<S, B>(self, service: ServeAssets, app: S) -> io::Result<()>
+    pub fn serve<S, B>(mut self, service: ServeAssets, app: S) -> io::Result<()>
     where
         S: tower_service::Service<Request<Incoming>, Response = Response<B>>
             + Clone
@@ -523,6 +575,7 @@ impl Server {
         B: http_body::Body<Data = Bytes> + 'static,
         B::Error: Into<BoxError>,
     {
+        self.secure.check()?;
         // A folder that cannot be served fails the start, not every request after it.
         service.check_folder().map_err(|error| {
             let kind = match &error {
@@ -543,12 +596,22 @@ impl Server {
             None
         };
         let front: WithFallback<S> = service.with_fallback(app);
-        let tls = self.acceptor();
+        let tls = self.secure.acceptor();
         let mut listeners = Vec::with_capacity(self.workers.get());
         for _ in 1..self.workers.get() {
             listeners.push(self.worker_listener()?);
         }
         listeners.insert(0, self.listener);
+        // Moved out, as the listeners are: a worker's drop of its listener at a
+        // shutdown closes the socket.
+        let mut redirects = Vec::with_capacity(self.workers.get());
+        if let Some((first, addr)) = self.secure.take_redirect() {
+            for _ in 1..self.workers.get() {
+                redirects.push(reuse_port(&first, addr)?);
+            }
+            redirects.insert(0, first);
+        }
+        let mut redirects = redirects.into_iter();
 
         let mut workers = Vec::with_capacity(listeners.len());
         for (index, listener) in listeners.into_iter().enumerate() {
@@ -571,6 +634,8 @@ impl Server {
                 signals,
                 shutdown: self.shutdown.clone(),
                 tls: tls.clone(),
+                redirect: redirects.next(),
+                https_port: self.local_addr.port(),
             });
         }
 
@@ -605,12 +670,42 @@ impl Server {
     /// port, when that was 0) with `SO_REUSEPORT`, where the kernel spreads
     /// connections over listeners; elsewhere, the first listener itself.
     fn worker_listener(&self) -> io::Result<std::net::TcpListener> {
-        if cfg!(any(target_os = "linux", target_os = "android")) {
-            listen(self.local_addr)
-        } else {
-            self.listener.try_clone()
+        reuse_port(&self.listener, self.local_addr)
+    }
+}
+
+/// A worker's listener on `addr`, where `first` listens: one of its own with
+/// `SO_REUSEPORT`, where the kernel spreads connections over listeners; elsewhere,
+/// `first` itself.
+fn reuse_port(
+    first: &std::net::TcpListener,
+    addr: SocketAddr,
+) -> io::Result<std::net::TcpListener> {
+    if cfg!(any(target_os = "linux", target_os = "android")) {
+        listen(addr)
+    } else {
+        first.try_clone()
+    }
+}
+
+/// The first address of `addr` that can be bound, listening, and its local address.
+fn bind_first(addr: impl ToSocketAddrs) -> io::Result<(std::net::TcpListener, SocketAddr)> {
+    let mut last_error = None;
+    for addr in addr.to_socket_addrs()? {
+        match unused(addr).and_then(|()| listen(addr)) {
+            Ok(listener) => {
+                let local_addr = listener.local_addr()?;
+                return Ok((listener, local_addr));
+            }
+            Err(error) => last_error = Some(error),
         }
     }
+    Err(last_error.unwrap_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the address resolved to no socket address",
+        )
+    }))
 }
 
 /// Whether no other socket listens on `addr` (port 0 always passes): a bind without

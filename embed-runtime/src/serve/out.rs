@@ -8,7 +8,8 @@ use std::io::{self, IoSlice};
 use std::pin::pin;
 
 use bytes::Bytes;
-use http::{Method, Response};
+use http::header::STRICT_TRANSPORT_SECURITY;
+use http::{HeaderValue, Method, Response};
 use http_body::Body as _;
 use tokio::io::{AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -141,6 +142,9 @@ pub(super) struct Writing<'a> {
     pub(super) method: &'a Method,
     pub(super) last: bool,
     pub(super) sendfile_whole: bool,
+    /// Over TLS with `Server::hsts`: `Strict-Transport-Security`, unless the response
+    /// has its own.
+    pub(super) hsts: Option<&'a HeaderValue>,
 }
 
 /// Answers with `response`: into `batch` when its body is one run of bytes in memory,
@@ -156,6 +160,7 @@ pub(super) async fn write_response(
         method,
         last,
         sendfile_whole,
+        hsts,
     } = *writing;
     let (parts, body) = response.into_parts();
     let len = encode::encode(
@@ -166,6 +171,11 @@ pub(super) async fn write_response(
         last,
         batch.head(),
     );
+    if let Some(hsts) = hsts {
+        if !parts.headers.contains_key(STRICT_TRANSPORT_SECURITY) {
+            encode::add_field(batch.head(), &STRICT_TRANSPORT_SECURITY, hsts);
+        }
+    }
     if len == 0 {
         batch.push(Bytes::new());
         return Ok(());

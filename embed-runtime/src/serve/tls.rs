@@ -4,11 +4,13 @@
 use std::fmt;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use http::HeaderValue;
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -100,11 +102,15 @@ impl Tls {
             certificate,
         })
     }
+}
 
-    /// The acceptor of the server's connections.
-    pub(super) fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
-        tokio_rustls::TlsAcceptor::from(Arc::clone(&self.config))
-    }
+/// What a worker starts each connection's TLS session with, and what it adds to the
+/// answers sent in them.
+#[derive(Clone)]
+pub(super) struct Acceptor {
+    sessions: tokio_rustls::TlsAcceptor,
+    /// `Strict-Transport-Security`, with `Server::hsts`.
+    pub(super) hsts: Option<HeaderValue>,
 }
 
 impl fmt::Debug for Tls {
@@ -122,13 +128,66 @@ impl fmt::Debug for Tls {
 /// one that stalls a request's head) and before a shutdown. `None`: the connection is
 /// over.
 pub(super) async fn handshake(
-    acceptor: &tokio_rustls::TlsAcceptor,
+    acceptor: &Acceptor,
     stream: TcpStream,
     limit: Duration,
     stop: Pin<&mut impl Future<Output = ()>>,
 ) -> Option<TlsStream<TcpStream>> {
-    let accepted = until(stop, tokio::time::timeout(limit, acceptor.accept(stream))).await;
+    let accepted = until(
+        stop,
+        tokio::time::timeout(limit, acceptor.sessions.accept(stream)),
+    )
+    .await;
     accepted?.ok()?.ok()
+}
+
+/// What a server's TLS side is set to.
+#[derive(Debug, Default)]
+pub(super) struct Secure {
+    /// `Server::tls`.
+    pub(super) tls: Option<Tls>,
+    /// `Server::redirect_http`: the cleartext listener, and its address.
+    pub(super) redirect: Option<(std::net::TcpListener, SocketAddr)>,
+    /// `Server::hsts`.
+    pub(super) hsts: Option<HeaderValue>,
+}
+
+impl Secure {
+    /// What each connection's TLS session starts with, once TLS is set.
+    pub(super) fn acceptor(&self) -> Option<Acceptor> {
+        let tls = self.tls.as_ref()?;
+        Some(Acceptor {
+            sessions: tokio_rustls::TlsAcceptor::from(Arc::clone(&tls.config)),
+            hsts: self.hsts.clone(),
+        })
+    }
+
+    /// The cleartext listener that redirects to TLS, and its address.
+    pub(super) fn redirect(&self) -> Option<(&std::net::TcpListener, SocketAddr)> {
+        self.redirect
+            .as_ref()
+            .map(|(listener, addr)| (listener, *addr))
+    }
+
+    /// [`redirect`](Self::redirect), moved out for the workers.
+    pub(super) fn take_redirect(&mut self) -> Option<(std::net::TcpListener, SocketAddr)> {
+        self.redirect.take()
+    }
+
+    /// A redirect to `https` from a server that has no TLS would send every client to
+    /// a port that does not speak it.
+    pub(super) fn check(&self) -> io::Result<()> {
+        match (&self.redirect, &self.tls) {
+            (Some((_, addr)), None) => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "Server::redirect_http({addr}) sends clients to https, and the server \
+                     has no Server::tls"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The certificate and key files.

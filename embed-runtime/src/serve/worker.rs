@@ -6,6 +6,7 @@ use std::io;
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,6 +18,7 @@ use tokio::sync::Notify;
 use super::connection;
 use super::pages::Pages;
 use super::shutdown::{Signals, until};
+use super::tls::Acceptor;
 use super::{BoxError, Limits, Serving, ShutdownHandle};
 use crate::WithFallback;
 
@@ -41,15 +43,11 @@ pub(super) struct Worker<S> {
     pub(super) shutdown: ShutdownHandle,
     /// With `Server::tls`, what each connection's TLS session starts with.
     pub(super) tls: Option<Acceptor>,
+    /// With `Server::redirect_http`, this worker's cleartext listener.
+    pub(super) redirect: Option<std::net::TcpListener>,
+    /// The port the redirects send clients to.
+    pub(super) https_port: u16,
 }
-
-/// What starts a connection's TLS session.
-#[cfg(feature = "tls")]
-pub(super) type Acceptor = tokio_rustls::TlsAcceptor;
-/// Without the `tls` feature, never any.
-#[cfg(not(feature = "tls"))]
-#[derive(Clone)]
-pub(super) enum Acceptor {}
 
 /// What a worker serves each connection with.
 struct Shared<S> {
@@ -57,6 +55,7 @@ struct Shared<S> {
     limits: Limits,
     pages: Option<Arc<Pages>>,
     tls: Option<Acceptor>,
+    https_port: u16,
 }
 
 impl<S, B> Worker<S>
@@ -82,6 +81,8 @@ where
             signals,
             shutdown,
             tls,
+            redirect,
+            https_port,
         } = self;
         // Connections are `spawn_local` tasks: they, the application's futures and
         // their response bodies never leave this thread, so none needs to be `Send`.
@@ -95,8 +96,10 @@ where
                 limits,
                 pages,
                 tls,
+                https_port,
             };
-            accept_loop(listener, serving, drain_timeout, shutdown).await
+            let listeners = Listeners::new(listener, redirect)?;
+            accept_loop(listeners, serving, drain_timeout, shutdown).await
         })
     }
 }
@@ -104,7 +107,7 @@ where
 /// Accepts connections, each served by a task of this thread, until a shutdown; then
 /// waits for them, for at most `drain_timeout`.
 async fn accept_loop<S, B>(
-    listener: std::net::TcpListener,
+    listener: Listeners,
     serving: Shared<S>,
     drain_timeout: Duration,
     shutdown: ShutdownHandle,
@@ -115,7 +118,6 @@ where
     B: http_body::Body<Data = Bytes> + 'static,
     B::Error: Into<BoxError>,
 {
-    let listener = TcpListener::from_std(listener)?;
     let limits = serving.limits;
     let builder = Rc::new(connection::builder(&limits));
     let serving = Rc::new(serving);
@@ -129,7 +131,7 @@ where
         .await;
         match accepted {
             None => break,
-            Some(Ok((stream, _peer))) => {
+            Some(Ok((stream, redirect))) => {
                 // Responses are written whole (a head, then body chunks): Nagle's
                 // algorithm would only hold the last segment of each back.
                 let _ = stream.set_nodelay(true);
@@ -138,7 +140,13 @@ where
                 let stop = shutdown.stopped();
                 let serving = Rc::clone(&serving);
                 tokio::task::spawn_local(async move {
-                    serve_connection(stream, &builder, &serving, stop).await;
+                    if redirect {
+                        let stop = pin!(stop);
+                        super::redirect::serve(stream, serving.https_port, &serving.limits, stop)
+                            .await;
+                    } else {
+                        serve_connection(stream, &builder, &serving, stop).await;
+                    }
                     drop(guard);
                 });
             }
@@ -178,6 +186,7 @@ async fn serve_connection<S, B>(
     let serving = Serving {
         limits: &shared.limits,
         pages: shared.pages.as_deref(),
+        hsts: None,
     };
     let front = shared.front.clone();
     let stop = pin!(stop);
@@ -190,11 +199,49 @@ async fn serve_connection<S, B>(
             if let Some(stream) =
                 super::tls::handshake(acceptor, stream, limit, stop.as_mut()).await
             {
+                let serving = Serving {
+                    hsts: acceptor.hsts.as_ref(),
+                    ..serving
+                };
                 connection::serve(stream, builder, front, serving, stop).await;
             }
         }
         #[cfg(not(feature = "tls"))]
         Some(never) => match *never {},
+    }
+}
+
+/// A worker's listener, and beside it the cleartext one that redirects to TLS.
+struct Listeners {
+    main: TcpListener,
+    redirect: Option<TcpListener>,
+}
+
+impl Listeners {
+    fn new(
+        main: std::net::TcpListener,
+        redirect: Option<std::net::TcpListener>,
+    ) -> io::Result<Self> {
+        Ok(Listeners {
+            main: TcpListener::from_std(main)?,
+            redirect: redirect.map(TcpListener::from_std).transpose()?,
+        })
+    }
+
+    /// The next connection of either, and whether it came to the redirecting one.
+    async fn accept(&self) -> io::Result<(tokio::net::TcpStream, bool)> {
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(accepted) = self.main.poll_accept(cx) {
+                return Poll::Ready(accepted.map(|(stream, _)| (stream, false)));
+            }
+            match &self.redirect {
+                Some(redirect) => redirect
+                    .poll_accept(cx)
+                    .map(|accepted| accepted.map(|(stream, _)| (stream, true))),
+                None => Poll::Pending,
+            }
+        })
+        .await
     }
 }
 
