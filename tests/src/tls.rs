@@ -84,12 +84,21 @@ impl Authority {
     }
 
     /// A server certificate for `localhost`, [`NAME`] and 127.0.0.1 (its subject's
-    /// common name `name`, valid for two days), signed by the authority, as `name.pem`
-    /// and `name.key` in its folder.
+    /// common name `name`, valid for two days from now), signed by the authority, as
+    /// `name.pem` and `name.key` in its folder.
     ///
     /// # Panics
     /// When `openssl` fails.
     pub fn issue(&self, name: &str) -> Issued {
+        self.issue_for(name, 2)
+    }
+
+    /// [`issue`](Self::issue), valid for `days` days from now: with `-1`, it expired a
+    /// day ago.
+    ///
+    /// # Panics
+    /// When `openssl` fails.
+    pub fn issue_for(&self, name: &str, days: i32) -> Issued {
         std::fs::write(
             self.dir.join(format!("{name}.ext")),
             format!(
@@ -127,7 +136,7 @@ impl Authority {
             "-out",
             &certificate,
             "-days",
-            "2",
+            &days.to_string(),
             "-extfile",
             &extensions,
         ]);

@@ -610,3 +610,64 @@ fn a_redirect_to_https_without_tls_is_an_error_at_start() {
     assert!(error.to_string().contains(&plain.to_string()), "{error}");
     assert!(error.to_string().contains("Server::tls"), "{error}");
 }
+
+/// The messages of the `embed_assets::tls` events made while `f` runs on this thread.
+fn tls_messages(f: impl FnOnce()) -> Vec<String> {
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    #[derive(Clone, Default)]
+    struct Messages(Arc<Mutex<Vec<String>>>);
+    struct Message<'a>(&'a mut String);
+    impl Visit for Message<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                *self.0 = format!("{value:?}");
+            }
+        }
+    }
+    impl Subscriber for Messages {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            metadata.target() == "embed_assets::tls"
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut message = String::new();
+            event.record(&mut Message(&mut message));
+            self.0.lock().unwrap().push(message);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+    let messages = Messages::default();
+    tracing::subscriber::with_default(messages.clone(), f);
+    messages.0.lock().unwrap().clone()
+}
+
+#[test]
+fn an_expired_certificate_is_logged_and_a_valid_one_is_not() {
+    let Some(authority) = Authority::new("expired") else {
+        return;
+    };
+    let expired = authority.issue_for("expired", -1);
+    let messages = tls_messages(|| {
+        Tls::from_pem_files(&expired.certificate, &expired.key).expect("still served");
+    });
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let message = &messages[0];
+    assert!(
+        message.contains("expired.pem") && message.contains("expired 1 day ago"),
+        "{message}"
+    );
+    let valid = authority.issue("valid");
+    let messages = tls_messages(|| {
+        Tls::from_pem_files(&valid.certificate, &valid.key).unwrap();
+    });
+    assert_eq!(messages, Vec::<String>::new());
+}
