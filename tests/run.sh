@@ -138,6 +138,16 @@ for framework in $h2_frameworks; do
     run cargo test --workspace --all-features "${h2_targets[@]}"
 done
 
+# The HTTP tests once more over TLS, in `serve`, the harness server that terminates it
+# (`Server::tls`, a test certificate made with openssl): HTTP/1.1, then h2 chosen by
+# ALPN (`hostile` stays HTTP/1.1, as above).
+tls_targets=()
+for t in conditional range negotiation methods paths headers; do tls_targets+=(--test "$t"); done
+EMBED_TEST_TLS=1 EMBED_TEST_FRAMEWORK=serve \
+  run cargo test --workspace --all-features "${tls_targets[@]}" --test hostile
+EMBED_TEST_TLS=1 EMBED_TEST_HTTP2=1 EMBED_TEST_FRAMEWORK=serve \
+  run cargo test --workspace --all-features "${tls_targets[@]}"
+
 # The memory and descriptor tests of big on-disk downloads (slow, stalled and aborted
 # clients) against the library's own server too: its `disk-server` follows the variable.
 EMBED_TEST_FRAMEWORK=serve run cargo test --workspace --all-features --test slow_clients

@@ -1,7 +1,7 @@
 //! Harness for the HTTP integration tests: the fixture site embedded with
 //! `embed_assets!`, a real axum server on `127.0.0.1:0`, a real HTTP client, a raw-TCP
-//! client for request targets a client library would normalise, and decoders for the
-//! encoded bodies.
+//! client for request targets a client library would normalise (both over TLS with
+//! `EMBED_TEST_TLS=1`), and decoders for the encoded bodies.
 //!
 //! Every helper panics with a message on failure: it only runs inside tests.
 
@@ -25,13 +25,13 @@ use axum::Router;
 use axum::routing;
 use bytes::Bytes;
 use embed_assets::{Assets, ServeAssets, embed_assets};
-use http::header::CONTENT_ENCODING;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
+use http::header::{CONTENT_ENCODING, HOST};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use sha2::{Digest, Sha256};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// The fixture site `tests/fixtures/site`, embedded with the default options.
@@ -313,7 +313,9 @@ const CONNECTION_SPECIFIC: [&str; 5] = [
 
 /// Sends one request with hyper-util's client and reads the whole response: over
 /// HTTP/1.1, or over HTTP/2 with prior knowledge when `EMBED_TEST_HTTP2=1` (then the
-/// response must be HTTP/2 and carry no connection-specific field).
+/// response must be HTTP/2 and carry no connection-specific field). With
+/// `EMBED_TEST_TLS=1` (see [`frameworks::uses_tls`]) it goes over a fresh TLS
+/// connection instead, the version chosen by ALPN, with hyper's client connection.
 ///
 /// `headers` are appended in order, so a name given twice goes out as two field lines.
 /// The body is returned as received: still gzip or br when `Content-Encoding` says so.
@@ -322,12 +324,11 @@ const CONNECTION_SPECIFIC: [&str; 5] = [
 /// On a connection error, an invalid header, or after 20 seconds.
 pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str, &str)]) -> Reply {
     let http2 = frameworks::uses_http2();
-    let client = Client::builder(TokioExecutor::new())
-        .http2_only(http2)
-        .build_http::<Full<Bytes>>();
+    let tls = frameworks::uses_tls();
+    let scheme = if tls { "https" } else { "http" };
     let mut request = Request::builder()
         .method(method.clone())
-        .uri(format!("http://{addr}{path}"))
+        .uri(format!("{scheme}://{addr}{path}"))
         .body(Full::new(Bytes::new()))
         .expect("valid request");
     for (name, value) in headers {
@@ -336,7 +337,16 @@ pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str
         request.headers_mut().append(name, value);
     }
     let exchange = async {
-        let response = client.request(request).await.expect("HTTP request");
+        let response = if tls {
+            send_over_tls(addr, request, http2).await
+        } else {
+            Client::builder(TokioExecutor::new())
+                .http2_only(http2)
+                .build_http::<Full<Bytes>>()
+                .request(request)
+                .await
+                .expect("HTTP request")
+        };
         let (parts, body) = response.into_parts();
         if http2 {
             assert_eq!(parts.version, http::Version::HTTP_2, "{method} {path}");
@@ -356,6 +366,50 @@ pub async fn send(addr: SocketAddr, method: Method, path: &str, headers: &[(&str
         .unwrap_or_else(|_| panic!("{method} {path} took more than {EXCHANGE_TIMEOUT:?}"))
 }
 
+/// `request` (its URI absolute, `https://addr/...`) on a fresh TLS connection to
+/// `addr`, ALPN offering `h2` (with `http2`) or `http/1.1`, which the server must
+/// choose. The request goes out as hyper-util's client sends it in cleartext: over
+/// HTTP/2 with the absolute URI (its `:authority`); over HTTP/1.1 in origin-form with
+/// `Host: addr` unless the caller gave one.
+async fn send_over_tls(
+    addr: SocketAddr,
+    mut request: Request<Full<Bytes>>,
+    http2: bool,
+) -> hyper::Response<hyper::body::Incoming> {
+    let stream = tls::connect(tls::harness_connector(http2), addr).await;
+    let protocol: &[u8] = if http2 { b"h2" } else { b"http/1.1" };
+    assert_eq!(
+        stream.get_ref().1.alpn_protocol(),
+        Some(protocol),
+        "the protocol the server chose by ALPN"
+    );
+    let io = TokioIo::new(stream);
+    if http2 {
+        let (mut sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+                .await
+                .expect("the HTTP/2 handshake");
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        return sender.send_request(request).await.expect("HTTP request");
+    }
+    let host = HeaderValue::from_str(&addr.to_string()).expect("an address is a valid Host");
+    request.headers_mut().entry(HOST).or_insert(host);
+    let target = match request.uri().path_and_query() {
+        Some(target) => Uri::from(target.clone()),
+        None => Uri::from_static("/"),
+    };
+    *request.uri_mut() = target;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
+        .await
+        .expect("the HTTP/1.1 connection");
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    sender.send_request(request).await.expect("HTTP request")
+}
+
 /// `GET path` with `headers`, see [`send`].
 pub async fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
     send(addr, Method::GET, path, headers).await
@@ -366,28 +420,73 @@ pub async fn head(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Rep
     send(addr, Method::HEAD, path, headers).await
 }
 
-/// `GET target HTTP/1.1` written byte for byte on a TCP socket, with `Host` and
-/// `Connection: close`; see [`raw_request`]. For targets an HTTP client would
-/// normalise or refuse (`/../x`, `//evil.com`, backslashes).
+/// `GET target HTTP/1.1` written byte for byte on a connection of [`connect`], with
+/// `Host` and `Connection: close`; see [`raw_request`]. For targets an HTTP client
+/// would normalise or refuse (`/../x`, `//evil.com`, backslashes).
 pub async fn raw_get(addr: SocketAddr, target: &str) -> Reply {
     let request = format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     raw_request(addr, request.as_bytes()).await
 }
 
+/// A byte stream to a harness server, as [`connect`] opens it: TCP, or TLS over TCP.
+pub trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
+
+/// A fresh connection to the harness server at `addr` for bytes written by hand: a TCP
+/// connection, or with `EMBED_TEST_TLS=1` (see [`frameworks::uses_tls`]) a TLS session
+/// over one in which the server chose `http/1.1` by ALPN.
+///
+/// Flush after writing: a TLS session may hold written bytes until then. `shutdown`
+/// ends the sending side as on TCP (after TLS's `close_notify`).
+///
+/// # Panics
+/// When the connection or the TLS handshake fails.
+pub async fn connect(addr: SocketAddr) -> Box<dyn Stream> {
+    if !frameworks::uses_tls() {
+        return Box::new(TcpStream::connect(addr).await.expect("connect"));
+    }
+    let stream = tls::connect(tls::harness_connector(false), addr).await;
+    assert_eq!(
+        stream.get_ref().1.alpn_protocol(),
+        Some(&b"http/1.1"[..]),
+        "the protocol the server chose by ALPN"
+    );
+    Box::new(stream)
+}
+
+/// Reads `stream` until the server closes it, appending to `received`. A TLS session
+/// the server closes after sending data but without `close_notify` ends as a plain
+/// close does: rustls reports it as `UnexpectedEof`, which is no error here.
+///
+/// # Errors
+/// Any other read error, with what was read before it left in `received`.
+pub async fn read_to_close(
+    stream: &mut (impl AsyncRead + Unpin + ?Sized),
+    received: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    match stream.read_to_end(received).await {
+        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof && !received.is_empty() => {
+            Ok(())
+        }
+        other => other.map(drop),
+    }
+}
+
 /// Writes `request` (a complete HTTP/1.1 request head, which should ask for
-/// `Connection: close`) on a fresh TCP connection, reads until the server closes it,
-/// and parses the response. A chunked body is de-chunked; any other body is returned
-/// as read.
+/// `Connection: close`) on a fresh connection of [`connect`], reads until the server
+/// closes it, and parses the response. A chunked body is de-chunked; any other body is
+/// returned as read.
 ///
 /// # Panics
 /// On a connection error, a malformed response, or after 20 seconds.
 pub async fn raw_request(addr: SocketAddr, request: &[u8]) -> Reply {
     let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let mut stream = connect(addr).await;
         stream.write_all(request).await.expect("write request");
+        stream.flush().await.expect("write request");
         let mut received = Vec::new();
-        stream
-            .read_to_end(&mut received)
+        read_to_close(&mut stream, &mut received)
             .await
             .expect("read response");
         received

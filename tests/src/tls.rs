@@ -1,11 +1,12 @@
 //! Certificates for the TLS tests, made by the `openssl` command as an administrator
 //! makes them: a certificate authority of the test's own, and server certificates it
 //! signs for `localhost`, `embed.test` and 127.0.0.1; and a rustls client that trusts
-//! that authority alone.
+//! that authority alone. The harness's TLS mode (`EMBED_TEST_TLS=1`) serves and
+//! connects with one such authority per test process.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -182,6 +183,57 @@ impl Drop for Authority {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// What a run with `EMBED_TEST_TLS=1` serves and connects with: a server certificate
+/// signed by an authority made for the test process, read once (its files are then
+/// deleted: a server looks at them again only to take a renewal, and keeps what it has
+/// when they are gone), and a client for each protocol offered by ALPN.
+struct Harness {
+    tls: embed_assets::Tls,
+    http1: TlsConnector,
+    h2: TlsConnector,
+}
+
+/// The [`Harness`], made on first use.
+///
+/// # Panics
+/// Without `openssl`, or when it fails.
+fn harness() -> &'static Harness {
+    static HARNESS: OnceLock<Harness> = OnceLock::new();
+    HARNESS.get_or_init(|| {
+        let authority = Authority::new("harness").unwrap_or_else(|| {
+            panic!("EMBED_TEST_TLS=1: the harness's test certificates are made with openssl")
+        });
+        let issued = authority.issue("harness");
+        let tls = embed_assets::Tls::from_pem_files(&issued.certificate, &issued.key)
+            .expect("the harness's test certificate");
+        Harness {
+            tls,
+            http1: authority.connector(&[b"http/1.1"]),
+            h2: authority.connector(&[b"h2"]),
+        }
+    })
+}
+
+/// What a `serve` started by a test terminates TLS with under `EMBED_TEST_TLS=1`, as
+/// the harness's does: one certificate per test process, signed by an authority made
+/// for it, which [`harness_connector`] trusts.
+///
+/// # Panics
+/// Without `openssl`, or when it fails.
+pub fn harness_tls() -> embed_assets::Tls {
+    harness().tls.clone()
+}
+
+/// A client that trusts [`harness_tls`]'s authority alone and offers `h2` by
+/// ALPN (with `http2`) or `http/1.1`.
+///
+/// # Panics
+/// Without `openssl`, or when it fails.
+pub fn harness_connector(http2: bool) -> &'static TlsConnector {
+    let harness = harness();
+    if http2 { &harness.h2 } else { &harness.http1 }
 }
 
 /// A TLS connection to `addr` for [`NAME`] through `connector`.

@@ -10,7 +10,7 @@ use http::header::{
     ACCEPT_RANGES, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, ETAG, LAST_MODIFIED, VARY,
 };
 use integration_tests::{
-    fixture, get, head, header, noise, parse_multipart, site_dir, spawn_service,
+    Stream, connect, fixture, get, head, header, noise, parse_multipart, site_dir, spawn_service,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -261,14 +261,15 @@ async fn a_named_pipe_in_place_of_a_file_is_a_prompt_404() {
 
 /// A connection with `GET big.bin` sent on it (`Connection: close`), to read as slowly
 /// as the test likes.
-async fn start_download(addr: std::net::SocketAddr) -> tokio::net::TcpStream {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+async fn start_download(addr: std::net::SocketAddr) -> Box<dyn Stream> {
+    let mut stream = connect(addr).await;
     stream
         .write_all(
             format!("GET {BIG} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
         )
         .await
         .unwrap();
+    stream.flush().await.unwrap();
     stream
 }
 

@@ -1,7 +1,8 @@
 //! Hostile input over real HTTP: a generated path-traversal corpus (thousands of
-//! request targets, sent byte for byte on raw TCP) against embedded, on-disk and
-//! dev-folder assets, and abusive request headers (thousands of ranges, overflowing
-//! numbers, 64 KiB values, garbage q-values and dates, repeated fields).
+//! request targets, sent byte for byte on raw TCP, or TLS with `EMBED_TEST_TLS=1`)
+//! against embedded, on-disk and dev-folder assets, and abusive request headers
+//! (thousands of ranges, overflowing numbers, 64 KiB values, garbage q-values and
+//! dates, repeated fields).
 //!
 //! Every file a traversal could reach holds a marker: the fixtures' own secrets, and
 //! random markers written at run time beside each served root and in dotfiles inside
@@ -23,11 +24,10 @@ use http::header::{
 use http::{HeaderMap, StatusCode};
 use integration_tests::frameworks::Framework;
 use integration_tests::{
-    Reply, SITE, assert_no_secret, contains, decode_body, fixture, get, header, parse_multipart,
-    resolve_location, site_dir, site_service, spawn_service,
+    Reply, SITE, assert_no_secret, connect, contains, decode_body, fixture, get, header,
+    parse_multipart, read_to_close, resolve_location, site_dir, site_service, spawn_service,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::AsyncWriteExt;
 use tokio::task::JoinSet;
 
 /// The fixture site with a 4 KiB limit: `big.bin`, `css/app.css`, `js/app.js` and
@@ -148,11 +148,12 @@ enum Outcome {
 /// that closes without answering (unlike the harness's `raw_request`).
 async fn exchange(addr: SocketAddr, request: Vec<u8>) -> Outcome {
     let run = async {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let mut stream = connect(addr).await;
         // A server may answer (431, 414) and close before reading all of a huge head.
         let _ = stream.write_all(&request).await;
+        let _ = stream.flush().await;
         let mut received = Vec::new();
-        let _ = stream.read_to_end(&mut received).await;
+        let _ = read_to_close(&mut stream, &mut received).await;
         received
     };
     let received = tokio::time::timeout(EXCHANGE_TIMEOUT, run)

@@ -9,7 +9,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use integration_tests::frameworks::Framework;
+use integration_tests::frameworks::{self, Framework};
 use integration_tests::{
     decode_body, encode_path, fixture, get, head, header, public_fixture_paths, raw_request,
     resolve_location, send, site_service, spawn_hyper, spawn_mounted, spawn_service, spawn_site,
@@ -478,6 +478,9 @@ async fn nested_service_serves_assets_index_and_redirect_under_the_prefix() {
 
 #[tokio::test]
 async fn respond_serves_plain_hyper_without_axum() {
+    if frameworks::uses_tls() {
+        return; // hyper's own server is cleartext only; the run without TLS tests it.
+    }
     let addr = spawn_hyper(site_service()).await;
     let (status, headers, body) = get(addr, "/css/app.css", &[("accept-encoding", "gzip")]).await;
     assert_eq!(status, StatusCode::OK);

@@ -1,15 +1,16 @@
 //! Request targets over real HTTP: percent-decoding, queries, and everything that
 //! must stay a 404 — traversal in any encoding, backslashes, NUL, overlong UTF-8,
 //! dotfiles — plus redirects that must never point at another host. Odd targets go
-//! over a raw TCP socket so no client library normalises them first.
+//! over a raw connection (TCP, or TLS with `EMBED_TEST_TLS=1`) so no client library
+//! normalises them first.
 
 use std::net::SocketAddr;
 
 use http::StatusCode;
 use http::header::LOCATION;
 use integration_tests::{
-    Reply, SITE, assert_no_secret, fixture, get, header, public_fixture_paths, raw_get,
-    raw_request, resolve_location, spawn_site,
+    Reply, SITE, assert_no_secret, fixture, frameworks, get, header, public_fixture_paths, raw_get,
+    raw_request, resolve_location, spawn_site, tls,
 };
 
 /// A target that must not be served: the service answers 404. A target that is not
@@ -127,11 +128,15 @@ async fn empty_and_dot_segments_are_merged_as_nginx_merges_them() {
     for (target, file) in MERGED {
         assert_serves(addr, target, file).await;
     }
-    // Under `serve`, whose own parser answers hits, the same.
-    let server = embed_assets::Server::bind("127.0.0.1:0")
+    // Under `serve`, whose own parser answers hits, the same (inside TLS in a TLS run,
+    // where the clients speak nothing else).
+    let mut server = embed_assets::Server::bind("127.0.0.1:0")
         .unwrap()
         .workers(1)
         .shutdown_on_signals(false);
+    if frameworks::uses_tls() {
+        server = server.tls(tls::harness_tls());
+    }
     let (addr, stop) = (server.local_addr(), server.shutdown_handle());
     let thread = std::thread::spawn(move || server.serve(SITE.service(), axum::Router::new()));
     for (target, file) in MERGED {

@@ -222,6 +222,29 @@ pub fn uses_http2() -> bool {
     on
 }
 
+/// Whether this run's clients speak TLS to the harness server (`EMBED_TEST_TLS=1`):
+/// the `serve` harness then terminates TLS itself ([`embed_assets::Server::tls`]) with
+/// the test certificate of [`crate::tls::harness_tls`], and [`crate::send`],
+/// [`crate::raw_request`] and [`crate::connect`] go through a TLS session (ALPN `h2`
+/// with [`uses_http2`], else `http/1.1`).
+///
+/// # Panics
+/// When it is set for a framework other than `serve`: no other harness server
+/// terminates TLS.
+pub fn uses_tls() -> bool {
+    let on = std::env::var("EMBED_TEST_TLS").is_ok_and(|v| v == "1");
+    if on {
+        let framework = Framework::current();
+        assert!(
+            framework == Framework::Serve,
+            "EMBED_TEST_TLS=1: only the serve harness terminates TLS, not {} \
+             (set EMBED_TEST_FRAMEWORK=serve)",
+            framework.name()
+        );
+    }
+    on
+}
+
 /// Serves `service` in the framework of this run (see [`Framework::current`]).
 pub async fn spawn(service: ServeAssets, mount: Option<&'static str>) -> SocketAddr {
     Framework::current().spawn(service, mount).await
