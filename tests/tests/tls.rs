@@ -671,3 +671,95 @@ fn an_expired_certificate_is_logged_and_a_valid_one_is_not() {
     });
     assert_eq!(messages, Vec::<String>::new());
 }
+
+/// The descriptors this process has open.
+fn open_descriptors() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+}
+
+/// This process's resident memory, in bytes.
+fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|field| field.parse().ok())
+        .unwrap_or(0);
+    pages * 4096
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_handshakes_leave_no_descriptor_or_memory_behind() {
+    if !cfg!(target_os = "linux") {
+        return; // /proc
+    }
+    let Some((authority, addr)) = serve_new("handshakes-10k") else {
+        return;
+    };
+    // Full handshakes: the client keeps no session to resume.
+    let connector = {
+        let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+        let pem = std::fs::read(authority.certificate()).unwrap();
+        roots.add(first_der(&pem).into()).unwrap();
+        let mut config = tokio_rustls::rustls::ClientConfig::builder()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.resumption = tokio_rustls::rustls::client::Resumption::disabled();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+    };
+    let round = |count: usize| {
+        let connector = connector.clone();
+        async move {
+            for i in 0..count {
+                match i % 10 {
+                    // A client that gives up in the middle of its ClientHello.
+                    3 => {
+                        let mut stream = TcpStream::connect(addr).await.unwrap();
+                        let _ = stream
+                            .write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01])
+                            .await;
+                    }
+                    // Garbage.
+                    7 => {
+                        let mut stream = TcpStream::connect(addr).await.unwrap();
+                        let _ = stream.write_all(b"\x00\x01garbage\r\n\r\n").await;
+                        let _ = stream.read(&mut [0; 64]).await;
+                    }
+                    _ => {
+                        let mut stream = tls::connect(&connector, addr).await;
+                        if i % 100 == 0 {
+                            stream
+                                .write_all(b"GET /tiny.txt HTTP/1.1\r\nHost: embed.test\r\n\r\n")
+                                .await
+                                .unwrap();
+                            let mut answer = [0; 512];
+                            let n = stream.read(&mut answer).await.unwrap();
+                            assert!(answer[..n].starts_with(b"HTTP/1.1 200 OK\r\n"));
+                        }
+                    }
+                }
+            }
+        }
+    };
+    // A first thousand settles the allocator and the runtime's pools.
+    round(1_000).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (descriptors, resident) = (open_descriptors(), resident_bytes());
+    round(10_000).await;
+    // The server closes what the clients left: give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while open_descriptors() > descriptors + 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let after = open_descriptors();
+    assert!(
+        after <= descriptors + 2,
+        "descriptors: {descriptors} before, {after} after"
+    );
+    let grown = resident_bytes().saturating_sub(resident);
+    assert!(
+        grown < 32 << 20,
+        "resident memory grew by {grown} bytes over 10,000 handshakes"
+    );
+}
