@@ -17,8 +17,8 @@ cd "$(dirname "$0")/.."
 # (util-linux) runs the mode-000 tests as root without its file-permission override;
 # iproute2's `ip` makes the network namespace a `sendfile` test puts its client in;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
-# `examples/wasm`; Node 18 or later), from their committed lockfiles; curl and openssl
-# (`s_client`, and the test certificates) are the TLS tests' clients.
+# `examples/wasm`; Node 18 or later), from their committed lockfiles; curl, openssl
+# (`s_client`, and the test certificates) and testssl.sh are the TLS tests' clients.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -30,6 +30,7 @@ command -v setpriv >/dev/null || need+=(util-linux)
 command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(iproute2)
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
+command -v testssl >/dev/null || need+=(testssl.sh)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

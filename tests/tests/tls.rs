@@ -763,3 +763,75 @@ async fn ten_thousand_handshakes_leave_no_descriptor_or_memory_behind() {
         "resident memory grew by {grown} bytes over 10,000 handshakes"
     );
 }
+
+#[test]
+fn testssl_finds_no_weak_protocol_cipher_or_known_vulnerability() {
+    let Some(testssl) = programs::require(&["testssl", "testssl.sh"], &[], "testssl.sh") else {
+        return;
+    };
+    let Some((authority, addr)) = serve_new("testssl") else {
+        return;
+    };
+    let report = authority.dir().join("testssl.json");
+    // Protocols, cipher categories, forward secrecy, server preferences and the known
+    // vulnerabilities; the test authority trusted, so the chain is no finding.
+    let output = Command::new(testssl)
+        .args(["--quiet", "--color", "0", "--warnings", "batch", "--sneaky"])
+        .args(["-p", "-s", "-f", "-P", "-U", "--add-ca"])
+        .arg(authority.certificate())
+        .arg("--jsonfile")
+        .arg(&report)
+        .arg(format!("127.0.0.1:{}", addr.port()))
+        .output()
+        .expect("run testssl");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| {
+        panic!(
+            "testssl wrote no report: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let findings: Vec<serde_json::Value> = serde_json::from_str(&text).expect("testssl's JSON");
+    // BREACH is testssl's note that `/` came compressed: it matters for a page that
+    // reflects what a request sends beside a secret, which a static file never does
+    // (nginx with `gzip_static` gets the same note).
+    let serious: Vec<String> = findings
+        .iter()
+        .filter(|finding| {
+            matches!(
+                finding["severity"].as_str(),
+                Some("MEDIUM" | "HIGH" | "CRITICAL")
+            ) && finding["id"] != "BREACH"
+        })
+        .map(|finding| {
+            format!(
+                "{} {}: {}",
+                finding["severity"], finding["id"], finding["finding"]
+            )
+        })
+        .collect();
+    assert!(serious.is_empty(), "testssl: {serious:#?}");
+    // What it saw: TLS 1.3 and 1.2 offered, nothing older.
+    let offered = |id: &str| {
+        findings
+            .iter()
+            .find(|finding| finding["id"] == id)
+            .and_then(|finding| finding["finding"].as_str())
+            .unwrap_or("")
+            .to_owned()
+    };
+    for old in ["SSLv2", "SSLv3", "TLS1", "TLS1_1"] {
+        assert!(
+            offered(old).starts_with("not offered"),
+            "{old}: {}",
+            offered(old)
+        );
+    }
+    for new in ["TLS1_2", "TLS1_3"] {
+        assert!(
+            offered(new).starts_with("offered"),
+            "{new}: {}",
+            offered(new)
+        );
+    }
+}

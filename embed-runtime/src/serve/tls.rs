@@ -95,6 +95,9 @@ impl Tls {
             .map_err(io::Error::other)?
             .with_no_client_auth()
             .with_cert_resolver(Arc::clone(&certificate) as Arc<dyn ResolvesServerCert>);
+        // The server's order of cipher suites (rustls's: AES-256-GCM, AES-128-GCM,
+        // ChaCha20-Poly1305, forward secrecy only), not the client's.
+        config.ignore_client_order = true;
         config.alpn_protocols = if cfg!(feature = "http2") {
             vec![b"h2".to_vec(), b"http/1.1".to_vec()]
         } else {
