@@ -202,6 +202,13 @@ fn content_etag(bytes: &[u8]) -> String {
     embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
+/// A small file's bytes, read whole on the caller's thread: `serve`'s TLS certificate
+/// and key, read at start and again when they change.
+#[cfg(feature = "tls")]
+pub(crate) fn read_small(path: &Path) -> io::Result<Vec<u8>> {
+    std::fs::read(path)
+}
+
 /// Whether `path` is a regular file (symbolic links followed). A blocking `stat` on the
 /// caller's thread: for dev mode's folder, a local build output, where the answer
 /// decides whether a request is the service's at all.

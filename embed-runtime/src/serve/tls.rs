@@ -20,6 +20,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
 use super::shutdown::until;
+use crate::disk::{self, FileVersion};
 
 /// How often, at most, the certificate's files are looked at for a change: at a
 /// handshake, once this long has passed since the last look.
@@ -203,22 +204,19 @@ struct Files {
     key: PathBuf,
 }
 
-/// What the files were when last read: each one's modification time and length (a
-/// link moved to new files, as certbot's `live/` links are, changes both).
-type Stamp = [Option<(SystemTime, u64)>; 2];
+/// What the files were when last read: each one's version (inode, length, times; a link
+/// moved to new files, as certbot's `live/` links are, changes it).
+type Stamp = [Option<FileVersion>; 2];
 
 impl Files {
     fn stamp(&self) -> Stamp {
-        [&self.certificate, &self.key].map(|path| {
-            let metadata = std::fs::metadata(path).ok()?;
-            Some((metadata.modified().ok()?, metadata.len()))
-        })
+        [&self.certificate, &self.key].map(|path| FileVersion::of_regular(path, false))
     }
 
     /// The certificate chain and key, checked to belong together.
     fn load(&self, provider: &CryptoProvider) -> io::Result<Loaded> {
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|error| {
+            disk::read_small(path).map_err(|error| {
                 io::Error::new(
                     error.kind(),
                     format!("the TLS file {} cannot be read: {error}", path.display()),
