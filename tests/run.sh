@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 # iproute2's `ip` makes the network namespace a `sendfile` test puts its client in;
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
 # `examples/wasm`; Node 18 or later), from their committed lockfiles; curl, openssl
-# (`s_client`, and the test certificates) and testssl.sh are the TLS tests' clients.
+# (`s_client`, and the test certificates) and testssl.sh are the TLS tests' clients, and
+# libnss3-tools' `certutil` puts a test authority in Chromium's NSS database.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -31,6 +32,7 @@ command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || need+=(ipr
 command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
 command -v testssl >/dev/null || need+=(testssl.sh)
+command -v certutil >/dev/null || need+=(libnss3-tools)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then

@@ -237,6 +237,12 @@ pub struct BrowserPrograms {
     /// default). A test that fails a scenario on purpose turns it off, so that each
     /// run leaves nothing behind.
     pub keep_failed: bool,
+    /// The browser's `HOME`, where Chromium on Linux reads the certificates it trusts
+    /// besides its own roots (the NSS database in `.pki/nssdb`); `None`: the
+    /// process's.
+    pub home: Option<PathBuf>,
+    /// Command-line switches added to the browser's own (`--host-resolver-rules`).
+    pub args: Vec<String>,
 }
 
 impl BrowserPrograms {
@@ -253,6 +259,8 @@ impl BrowserPrograms {
             chromium: chromium?,
             chromedriver: chromedriver?,
             keep_failed: true,
+            home: None,
+            args: Vec::new(),
         })
     }
 }
@@ -286,7 +294,7 @@ where
     T: Send + 'static,
 {
     for attempt in 1..=2 {
-        let mut driver = Chromedriver::start(&programs.chromedriver);
+        let mut driver = Chromedriver::start(&programs.chromedriver, programs.home.as_deref());
         driver.keep_failed = programs.keep_failed;
         let session = tokio::time::timeout(COMMAND_TIMEOUT, Session::start(&driver, programs))
             .await
@@ -343,11 +351,12 @@ pub struct Chromedriver {
 
 impl Chromedriver {
     /// Starts `program` on a port it picks itself and waits (at most 30 s) until it
-    /// says which.
+    /// says which; with `home`, the driver and the browsers it starts run with it as
+    /// their `HOME`.
     ///
     /// # Panics
     /// If it cannot be started or names no port in time.
-    pub fn start(program: &Path) -> Self {
+    pub fn start(program: &Path, home: Option<&Path>) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .expect("clock after 1970")
@@ -358,7 +367,11 @@ impl Chromedriver {
         ));
         std::fs::create_dir_all(&scratch)
             .unwrap_or_else(|err| panic!("cannot create {}: {err}", scratch.display()));
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(home) = home {
+            command.env("HOME", home);
+        }
+        let mut child = command
             // Port 0: the driver picks a free port and prints it, so no port race.
             .arg("--port=0")
             .arg(format!(
@@ -477,6 +490,22 @@ impl Session {
         }
         assert!(ready, "chromedriver never reported ready");
         let (width, height) = WINDOW;
+        let mut args: Vec<String> = vec![
+            "--headless".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            // Shared memory in the temporary folder, not /dev/shm,
+            // which containers often keep at 64 MiB.
+            "--disable-dev-shm-usage".to_owned(),
+            "--no-first-run".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            "--hide-scrollbars".to_owned(),
+            format!("--window-size={width},{height}"),
+            format!("--user-data-dir={}", driver.user_data_dir().display()),
+        ];
+        args.extend(programs.args.iter().cloned());
         let capabilities = json!({
             "capabilities": {
                 "alwaysMatch": {
@@ -488,21 +517,7 @@ impl Session {
                     "goog:loggingPrefs": { "browser": "ALL" },
                     "goog:chromeOptions": {
                         "binary": programs.chromium,
-                        "args": [
-                            "--headless",
-                            "--no-sandbox",
-                            "--disable-gpu",
-                            // Shared memory in the temporary folder, not /dev/shm,
-                            // which containers often keep at 64 MiB.
-                            "--disable-dev-shm-usage",
-                            "--no-first-run",
-                            "--disable-background-networking",
-                            "--disable-component-update",
-                            "--disable-sync",
-                            "--hide-scrollbars",
-                            format!("--window-size={width},{height}"),
-                            format!("--user-data-dir={}", driver.user_data_dir().display()),
-                        ],
+                        "args": args,
                     },
                 },
             },
