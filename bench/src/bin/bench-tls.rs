@@ -6,8 +6,10 @@
 //!
 //! Each server is a child process pinned to CPU 0 with one worker; wrk runs pinned to
 //! CPU 1. Rounds interleave the servers (the order alternates) and the tables show
-//! medians. Keep-alive connections for each case of bench-static but the 304; then a
-//! new connection (a full handshake, no resumption: wrk does not resume) per request.
+//! medians. Keep-alive connections for each case of bench-static but the 304, the small
+//! bodies again with 16 requests pipelined on each connection (one at a time, wrk's own
+//! OpenSSL thread is the limit), then a new connection (a full handshake, no
+//! resumption: wrk does not resume) per request.
 
 use std::fmt::Write as _;
 use std::io::{BufRead as _, Read as _};
@@ -261,6 +263,8 @@ struct Row {
     path: &'static str,
     headers: Vec<(String, String)>,
     connections: usize,
+    /// Requests written at once on a connection (HTTP/1.1 pipelining; 1: one at a time).
+    pipeline: usize,
     /// The smallest multiple of nginx ours must reach.
     goal: f64,
 }
@@ -278,6 +282,7 @@ fn rows(args: &Args) -> Vec<Row> {
             path: case.path,
             headers: headers(case),
             connections: args.connections,
+            pipeline: 1,
             goal: if case.check == Check::Plain {
                 SMALL_GOAL
             } else {
@@ -285,6 +290,18 @@ fn rows(args: &Args) -> Vec<Row> {
             },
         })
         .collect();
+    // The small bodies again with 16 requests written at once on each connection: the
+    // server's own limit, where one at a time wrk's OpenSSL thread is the limit.
+    for case in CASES.iter().filter(|case| case.check == Check::Plain) {
+        rows.push(Row {
+            title: format!("{}, 16 pipelined", case.title),
+            path: case.path,
+            headers: vec![],
+            connections: args.connections,
+            pipeline: 16,
+            goal: SMALL_GOAL,
+        });
+    }
     for case in CASES.iter().filter(|case| case.name == "index") {
         rows.push(Row {
             title: format!(
@@ -294,6 +311,7 @@ fn rows(args: &Args) -> Vec<Row> {
             path: case.path,
             headers: vec![("Connection".to_owned(), "close".to_owned())],
             connections: 16,
+            pipeline: 1,
             goal: GOAL,
         });
     }
@@ -385,13 +403,30 @@ fn measure(
     for (name, value) in &row.headers {
         command.arg("-H").arg(format!("{name}: {value}"));
     }
+    // Pipelining: wrk's Lua `request` returns a batch of requests, and wrk reads as many
+    // responses before it writes the next batch.
+    let script = std::env::temp_dir().join(format!("bench-tls-{}.lua", std::process::id()));
+    if row.pipeline > 1 {
+        let text = format!(
+            "local batch\n\
+             init = function(args)\n\
+             \x20 batch = string.rep(wrk.format(\"GET\", {:?}), {})\n\
+             end\n\
+             request = function() return batch end\n",
+            row.path, row.pipeline
+        );
+        std::fs::write(&script, text).map_err(|e| format!("{}: {e}", script.display()))?;
+        command.arg("-s").arg(&script);
+    }
     command.arg(format!(
         "https://127.0.0.1:{}{}",
         server.addr.port(),
         row.path
     ));
     let before = server.process.cpu_seconds();
-    let output = command.output().map_err(|e| format!("wrk: {e}"))?;
+    let output = command.output().map_err(|e| format!("wrk: {e}"));
+    let _ = std::fs::remove_file(&script);
+    let output = output?;
     let used = server.process.cpu_seconds() - before;
     let text = String::from_utf8_lossy(&output.stdout);
     let outcome = wrk::parse(&text).ok_or_else(|| format!("wrk printed no summary: {text}"))?;
