@@ -19,7 +19,8 @@ cd "$(dirname "$0")/.."
 # Node.js and npm build the npm examples (`examples/vite`, `examples/swagger-ui`,
 # `examples/wasm`; Node 18 or later), from their committed lockfiles; curl, openssl
 # (`s_client`, and the test certificates) and testssl.sh are the TLS tests' clients, and
-# libnss3-tools' `certutil` puts a test authority in Chromium's NSS database.
+# libnss3-tools' `certutil` puts a test authority in Chromium's NSS database; pebble
+# (with pebble-challtestsrv as its DNS) is the ACME server `Tls::acme` is tested against.
 need=()
 command -v strace >/dev/null || need+=(strace)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
@@ -33,6 +34,7 @@ command -v curl >/dev/null || need+=(curl)
 command -v openssl >/dev/null || need+=(openssl)
 command -v testssl >/dev/null || need+=(testssl.sh)
 command -v certutil >/dev/null || need+=(libnss3-tools)
+command -v pebble >/dev/null || need+=(pebble)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
@@ -174,8 +176,9 @@ export EMBED_ASSETS_UNSTABLE_FUZZ=0
 # compiled with every feature, with none and with the defaults (where they run), not
 # per feature: a user never builds them, and what they test ran above.
 # The library's features: tower, one per framework of the registry (those with a
-# feature, and axum and serve, which are default features of the library), tls, zstd.
-features="macros tower axum serve http2 tls $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
+# feature, and axum and serve, which are default features of the library), tls, acme,
+# zstd.
+features="macros tower axum serve http2 tls acme $(awk '!/^#/ && NF && $2 != "-" { print $2 }' tests/frameworks.txt) zstd"
 for feature in "" $features; do
   run cargo check -p embed-assets -p host-features --lib --no-default-features \
     ${feature:+--features "embed-assets/$feature"}

@@ -157,6 +157,8 @@ pub use body::Body;
 pub use coding::Encoding;
 pub use entry::Entry;
 pub use error::Error;
+#[cfg(feature = "acme")]
+pub use serve::Acme;
 #[cfg(feature = "tls")]
 pub use serve::Tls;
 #[cfg(feature = "serve")]

@@ -71,7 +71,35 @@
 //!   certificate or key, or a key that is not the certificate's, is an error from
 //!   [`Tls::from_pem_files`](crate::Tls::from_pem_files) naming the file, before
 //!   anything listens.
-//! - **Renewals.** The two files are looked at again at most once a second, when a
+//! - **Certificates from ACME.** With the `acme` feature,
+//!   [`Tls::acme`](crate::Tls::acme) has the server obtain its certificate from an
+//!   ACME directory (Let's Encrypt's by default) and renew it 30 days before it
+//!   expires, swapped in live; the names are proved by TLS-ALPN-01 on the TLS port or,
+//!   with `Acme::http_01`, by HTTP-01 on the redirecting listener. The account and the
+//!   certificate are kept in a cache folder (keep it private and persistent: a restart
+//!   serves the kept certificate and orders nothing, and Let's Encrypt limits how
+//!   many certificates a set of names gets a week). Each order, and each failure
+//!   (retried 10 s later, then twice as long each time up to an hour), is logged on
+//!   the `tracing` target `embed_assets::tls`.
+//!
+//! ```no_run
+//! # #[embed_assets::embed("../examples/public")]
+//! # mod frontend {}
+//! # #[cfg(all(feature = "acme", feature = "axum"))]
+//! fn main() -> std::io::Result<()> {
+//!     let app = axum::Router::new();
+//!     let acme = embed_assets::Acme::new(["example.com"], "/var/lib/example/acme")
+//!         .contact("mailto:admin@example.com");
+//!     embed_assets::Server::bind("0.0.0.0:443")?
+//!         .tls(embed_assets::Tls::acme(acme)?)
+//!         .redirect_http("0.0.0.0:80")?
+//!         .serve(frontend::ASSETS.service(), app)
+//! }
+//! # #[cfg(not(all(feature = "acme", feature = "axum")))]
+//! # fn main() {}
+//! ```
+//!
+//! - **Renewals from files.** The two files are looked at again at most once a second, when a
 //!   client connects; a changed pair is read and used for new connections, the open
 //!   ones keep theirs. A pair that does not match yet (a renewal that has written the
 //!   key and not the certificate) leaves the one in use in place, with a warning on

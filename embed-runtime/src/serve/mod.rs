@@ -76,6 +76,8 @@ mod pages {
         }
     }
 }
+#[cfg(feature = "acme")]
+mod acme;
 mod parse;
 mod ready;
 mod redirect;
@@ -95,6 +97,12 @@ mod tls {
     /// Never any.
     #[derive(Clone)]
     pub(crate) enum Acceptor {}
+
+    impl Acceptor {
+        pub(crate) fn http_01(&self, _: &str) -> Option<String> {
+            match *self {}
+        }
+    }
 
     impl Secure {
         pub(super) fn acceptor(&self) -> Option<Acceptor> {
@@ -130,6 +138,8 @@ use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::Incoming;
 
+#[cfg(feature = "acme")]
+pub use self::acme::Acme;
 use self::pages::Pages;
 pub use self::shutdown::ShutdownHandle;
 use self::shutdown::Signals;
@@ -641,6 +651,12 @@ impl Server {
 
         let mut threads = Vec::with_capacity(workers.len());
         let mut result = Ok(());
+        // The certificate's renewals (or first order), beside the workers.
+        #[cfg(feature = "acme")]
+        let renewals = match self.secure.tls.as_ref().and_then(Tls::acme_side) {
+            Some(managed) => Some(managed.keep_renewed(self.shutdown.clone())?),
+            None => None,
+        };
         for (index, worker) in workers.into_iter().enumerate() {
             let spawned = std::thread::Builder::new()
                 .name(format!("embed-serve-{index}"))
@@ -662,6 +678,12 @@ impl Server {
             if let Err(error) = ended {
                 result = result.and(Err(error));
             }
+        }
+        // The workers end at a shutdown or on an error: the renewals too.
+        #[cfg(feature = "acme")]
+        if let Some(renewals) = renewals {
+            self.shutdown.shutdown();
+            let _ = renewals.join();
         }
         result
     }

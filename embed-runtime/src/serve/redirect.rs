@@ -1,6 +1,7 @@
 //! The cleartext listener beside a TLS server (`Server::redirect_http`): every request
 //! answered `308 Permanent Redirect` to the same URL over `https`, by hyper's HTTP/1.1
-//! server (no assets, no application: nothing of the site is served in cleartext).
+//! server (no assets, no application: nothing of the site is served in cleartext), but
+//! for the answers to an ACME server's HTTP-01 requests while a certificate is ordered.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,6 +17,7 @@ use tokio::net::TcpStream;
 
 use super::Limits;
 use super::shutdown::until;
+use super::tls::Acceptor;
 use crate::body::Body;
 
 /// Answers `stream`'s requests with redirects to `https` on `https_port`, until the
@@ -23,6 +25,7 @@ use crate::body::Body;
 pub(super) async fn serve(
     stream: TcpStream,
     https_port: u16,
+    acceptor: Option<Acceptor>,
     limits: &Limits,
     stop: Pin<&mut impl Future<Output = ()>>,
 ) {
@@ -30,8 +33,24 @@ pub(super) async fn serve(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read);
-    let service = hyper::service::service_fn(move |request: Request<Incoming>| async move {
-        Ok::<_, Infallible>(redirect(&request, https_port))
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let answer = acceptor
+            .as_ref()
+            .and_then(|acceptor| acceptor.http_01(request.uri().path()));
+        async move {
+            Ok::<_, Infallible>(match answer {
+                // RFC 8555 §8.3: the key authorization, as the body of a 200.
+                Some(key_authorization) => {
+                    let mut response = Response::new(Body::from(Bytes::from(key_authorization)));
+                    response.headers_mut().insert(
+                        CONTENT_TYPE,
+                        HeaderValue::from_static("application/octet-stream"),
+                    );
+                    response
+                }
+                None => redirect(&request, https_port),
+            })
+        }
     });
     let connection = builder.serve_connection(TokioIo::new(stream), service);
     // A redirect is a few bytes: at a shutdown the connection simply closes.

@@ -51,8 +51,22 @@ const RECHECK: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct Tls {
     config: Arc<rustls::ServerConfig>,
-    certificate: Arc<Reloading>,
+    source: Source,
 }
+
+/// Where a [`Tls`]'s certificate comes from.
+#[derive(Clone)]
+enum Source {
+    /// Two PEM files, read again when they change.
+    Files(Arc<Reloading>),
+    /// An ACME directory, renewed by a thread of the server's.
+    #[cfg(feature = "acme")]
+    Acme(Arc<super::acme::Managed>),
+}
+
+/// The ALPN protocol of TLS-ALPN-01 (RFC 8737): a handshake that negotiates it proves a
+/// name to an ACME server, and carries no request.
+pub(super) const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
 
 impl Tls {
     /// The certificate chain in the PEM file `certificate` (the server's own first, as
@@ -91,24 +105,65 @@ impl Tls {
             }),
             next_look: Mutex::new(Instant::now() + RECHECK),
         });
-        let mut config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-            .map_err(io::Error::other)?
-            .with_no_client_auth()
-            .with_cert_resolver(Arc::clone(&certificate) as Arc<dyn ResolvesServerCert>);
-        // The server's order of cipher suites (rustls's: AES-256-GCM, AES-128-GCM,
-        // ChaCha20-Poly1305, forward secrecy only), not the client's.
-        config.ignore_client_order = true;
-        config.alpn_protocols = if cfg!(feature = "http2") {
-            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-        } else {
-            vec![b"http/1.1".to_vec()]
-        };
+        let config = server_config(
+            provider,
+            Arc::clone(&certificate) as Arc<dyn ResolvesServerCert>,
+            false,
+        )?;
         Ok(Tls {
             config: Arc::new(config),
-            certificate,
+            source: Source::Files(certificate),
         })
     }
+
+    /// A `Tls` whose certificate an ACME directory provides.
+    #[cfg(feature = "acme")]
+    pub(super) fn with_acme(
+        provider: Arc<CryptoProvider>,
+        managed: Arc<super::acme::Managed>,
+    ) -> io::Result<Tls> {
+        let resolver = Arc::clone(&managed) as Arc<dyn ResolvesServerCert>;
+        Ok(Tls {
+            config: Arc::new(server_config(provider, resolver, true)?),
+            source: Source::Acme(managed),
+        })
+    }
+
+    /// The ACME side to keep renewed while the server runs, if any.
+    #[cfg(feature = "acme")]
+    pub(super) fn acme_side(&self) -> Option<&Arc<super::acme::Managed>> {
+        match &self.source {
+            Source::Acme(managed) => Some(managed),
+            Source::Files(_) => None,
+        }
+    }
+}
+
+/// TLS 1.3 and 1.2 with `provider`, the certificate from `resolver`, ALPN `h2` (with
+/// `http2`) and `http/1.1`, and `acme-tls/1` when an ACME directory is to prove names
+/// by TLS-ALPN-01.
+fn server_config(
+    provider: Arc<CryptoProvider>,
+    resolver: Arc<dyn ResolvesServerCert>,
+    acme: bool,
+) -> io::Result<rustls::ServerConfig> {
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
+        .map_err(io::Error::other)?
+        .with_no_client_auth()
+        .with_cert_resolver(resolver);
+    // The server's order of cipher suites (rustls's: AES-256-GCM, AES-128-GCM,
+    // ChaCha20-Poly1305, forward secrecy only), not the client's.
+    config.ignore_client_order = true;
+    config.alpn_protocols = if cfg!(feature = "http2") {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
+    if acme {
+        config.alpn_protocols.push(ACME_TLS_ALPN.to_vec());
+    }
+    Ok(config)
 }
 
 /// What a worker starts each connection's TLS session with, and what it adds to the
@@ -118,14 +173,36 @@ pub(super) struct Acceptor {
     sessions: tokio_rustls::TlsAcceptor,
     /// `Strict-Transport-Security`, with `Server::hsts`.
     pub(super) hsts: Option<HeaderValue>,
+    /// The certificate's source, for the HTTP-01 answers of an ACME directory.
+    source: Source,
+}
+
+impl Acceptor {
+    /// The answer to an ACME server's HTTP-01 request for `path`
+    /// (`/.well-known/acme-challenge/{token}`) while a certificate is being obtained.
+    pub(crate) fn http_01(&self, path: &str) -> Option<String> {
+        match &self.source {
+            #[cfg(feature = "acme")]
+            Source::Acme(managed) => managed.http_01(path),
+            Source::Files(_) => {
+                let _ = path;
+                None
+            }
+        }
+    }
 }
 
 impl fmt::Debug for Tls {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tls")
-            .field("certificate", &self.certificate.files.certificate)
-            .field("key", &self.certificate.files.key)
-            .field("alpn", &self.config.alpn_protocols.len())
+        let mut tls = f.debug_struct("Tls");
+        match &self.source {
+            Source::Files(reloading) => tls
+                .field("certificate", &reloading.files.certificate)
+                .field("key", &reloading.files.key),
+            #[cfg(feature = "acme")]
+            Source::Acme(managed) => tls.field("acme", managed),
+        };
+        tls.field("alpn", &self.config.alpn_protocols.len())
             .finish()
     }
 }
@@ -145,7 +222,13 @@ pub(super) async fn handshake(
         tokio::time::timeout(limit, acceptor.sessions.accept(stream)),
     )
     .await;
-    accepted?.ok()?.ok()
+    let session = accepted?.ok()?.ok()?;
+    // RFC 8737 §3: after a TLS-ALPN-01 handshake the ACME server closes; nothing of
+    // the site is served under the challenge's certificate.
+    if session.get_ref().1.alpn_protocol() == Some(ACME_TLS_ALPN) {
+        return None;
+    }
+    Some(session)
 }
 
 /// What a server's TLS side is set to.
@@ -166,6 +249,7 @@ impl Secure {
         Some(Acceptor {
             sessions: tokio_rustls::TlsAcceptor::from(Arc::clone(&tls.config)),
             hsts: self.hsts.clone(),
+            source: tls.source.clone(),
         })
     }
 
@@ -192,6 +276,18 @@ impl Secure {
                      has no Server::tls"
                 ),
             )),
+            #[cfg(feature = "acme")]
+            (None, Some(tls))
+                if tls
+                    .acme_side()
+                    .is_some_and(|managed| managed.uses_http_01()) =>
+            {
+                Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "Acme::http_01 proves names on the cleartext listener, and the server \
+                     has no Server::redirect_http(\"0.0.0.0:80\")",
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -223,37 +319,12 @@ impl Files {
                 )
             })
         };
-        let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidData, message);
-        let chain = CertificateDer::pem_slice_iter(&read(&self.certificate)?)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|error| {
-                invalid(format!(
-                    "the certificate file {} is not PEM: {error}",
-                    self.certificate.display()
-                ))
-            })?;
-        if chain.is_empty() {
-            return Err(invalid(format!(
-                "the certificate file {} holds no certificate (a PEM `CERTIFICATE` block)",
-                self.certificate.display()
-            )));
-        }
-        let key = PrivateKeyDer::from_pem_slice(&read(&self.key)?).map_err(|error| {
-            invalid(format!(
-                "the key file {} holds no private key (a PEM `PRIVATE KEY`, `RSA PRIVATE \
-                 KEY` or `EC PRIVATE KEY` block): {error}",
-                self.key.display()
-            ))
-        })?;
-        let expires = not_after(&chain[0]);
-        let key = CertifiedKey::from_der(chain, key, provider).map_err(|error| {
-            invalid(format!(
-                "the key in {} cannot serve the certificate in {}: {error}",
-                self.key.display(),
-                self.certificate.display()
-            ))
-        })?;
-        Ok(Loaded { key, expires })
+        Loaded::from_pem(
+            &read(&self.certificate)?,
+            &read(&self.key)?,
+            [&self.certificate, &self.key].map(|path| path.display().to_string()),
+            provider,
+        )
     }
 
     /// Says so when the certificate has expired (clients refuse it).
@@ -285,9 +356,49 @@ struct Reloading {
 }
 
 /// A certificate and key read from their files, and when the certificate expires.
-struct Loaded {
-    key: CertifiedKey,
-    expires: Option<SystemTime>,
+pub(super) struct Loaded {
+    pub(super) key: CertifiedKey,
+    pub(super) expires: Option<SystemTime>,
+}
+
+impl Loaded {
+    /// The certificate chain in `chain` and the private key in `key` (PEM), checked to
+    /// belong together; `names` are where they came from, for the errors.
+    pub(super) fn from_pem(
+        chain: &[u8],
+        key: &[u8],
+        names: [String; 2],
+        provider: &CryptoProvider,
+    ) -> io::Result<Loaded> {
+        let [chain_name, key_name] = names;
+        let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidData, message);
+        let chain = CertificateDer::pem_slice_iter(chain)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| {
+                invalid(format!(
+                    "the certificate file {chain_name} is not PEM: {error}"
+                ))
+            })?;
+        if chain.is_empty() {
+            return Err(invalid(format!(
+                "the certificate file {chain_name} holds no certificate (a PEM \
+                 `CERTIFICATE` block)"
+            )));
+        }
+        let key = PrivateKeyDer::from_pem_slice(key).map_err(|error| {
+            invalid(format!(
+                "the key file {key_name} holds no private key (a PEM `PRIVATE KEY`, `RSA \
+                 PRIVATE KEY` or `EC PRIVATE KEY` block): {error}"
+            ))
+        })?;
+        let expires = not_after(&chain[0]);
+        let key = CertifiedKey::from_der(chain, key, provider).map_err(|error| {
+            invalid(format!(
+                "the key in {key_name} cannot serve the certificate in {chain_name}: {error}"
+            ))
+        })?;
+        Ok(Loaded { key, expires })
+    }
 }
 
 #[derive(Debug)]
@@ -369,7 +480,7 @@ impl ResolvesServerCert for Reloading {
 }
 
 /// How long ago `at` was, in whole days or hours.
-fn format_age(at: SystemTime) -> String {
+pub(super) fn format_age(at: SystemTime) -> String {
     let seconds = SystemTime::now()
         .duration_since(at)
         .unwrap_or_default()

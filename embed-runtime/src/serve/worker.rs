@@ -142,8 +142,15 @@ where
                 tokio::task::spawn_local(async move {
                     if redirect {
                         let stop = pin!(stop);
-                        super::redirect::serve(stream, serving.https_port, &serving.limits, stop)
-                            .await;
+                        let acceptor = serving.tls.clone();
+                        super::redirect::serve(
+                            stream,
+                            serving.https_port,
+                            acceptor,
+                            &serving.limits,
+                            stop,
+                        )
+                        .await;
                     } else {
                         serve_connection(stream, &builder, &serving, stop).await;
                     }
