@@ -3,30 +3,45 @@
 //! local CA) and a name that is not localhost mapped to 127.0.0.1
 //! (`--host-resolver-rules`), loads the site over `https://`: the certificate is
 //! trusted, the page is a secure context, h2 is chosen by ALPN, and its scripts come
-//! br. Needs `chromium`, `chromedriver`, `certutil` (`libnss3-tools`) and `openssl`.
+//! br; and, the server restarted on the next release, the new bundle comes
+//! dictionary-compressed against the one the browser kept (RFC 9842 reaches Chromium
+//! over HTTPS only, or on localhost). Needs `chromium`, `chromedriver`, `certutil`
+//! (`libnss3-tools`) and `openssl`.
 
 use std::process::Command;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use axum::Router;
-use embed_assets::{Server, Tls};
+use embed_assets::{Assets, Server, Tls};
 use integration_tests::browser::{BrowserPrograms, in_browser};
-use integration_tests::tls::{Authority, NAME};
+use integration_tests::tls::{Authority, Issued, NAME};
 use integration_tests::{SITE, programs};
 use serde_json::json;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_loads_the_site_over_https_by_name_as_a_secure_context() {
-    let Some(mut browser) = BrowserPrograms::find() else {
-        return;
-    };
-    let Some(certutil) = programs::require(&["certutil"], &[], "libnss3-tools") else {
-        return;
-    };
-    let Some(authority) = Authority::new("browser") else {
-        return;
-    };
-    let issued = authority.issue("server");
+mod release_1 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/release-1",
+        fingerprint = true,
+        rewrite_references = true,
+        releases = "fixtures/dictionary/releases",
+    );
+}
+
+mod release_2 {
+    embed_assets::embed_assets!(
+        pub static SITE = "fixtures/dictionary/public",
+        fingerprint = true,
+        rewrite_references = true,
+        releases = "fixtures/dictionary/releases",
+    );
+}
+
+/// Chromium's programs with a HOME whose NSS database trusts `authority`, and
+/// [`NAME`] mapped to 127.0.0.1; `None` (the test skipped) without them.
+fn trusting_browser(authority: &Authority) -> Option<BrowserPrograms> {
+    let mut browser = BrowserPrograms::find()?;
+    let certutil = programs::require(&["certutil"], &[], "libnss3-tools")?;
     // The browser's own HOME, whose NSS database trusts the test authority.
     let home = authority.dir().join("home");
     let database = home.join(".pki/nssdb");
@@ -58,7 +73,18 @@ async fn chromium_loads_the_site_over_https_by_name_as_a_secure_context() {
     }
     browser.home = Some(home);
     browser.args = vec![format!("--host-resolver-rules=MAP {NAME} 127.0.0.1")];
+    Some(browser)
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_loads_the_site_over_https_by_name_as_a_secure_context() {
+    let Some(authority) = Authority::new("browser") else {
+        return;
+    };
+    let Some(browser) = trusting_browser(&authority) else {
+        return;
+    };
+    let issued = authority.issue("server");
     let server = Server::bind("127.0.0.1:0")
         .unwrap()
         .workers(1)
@@ -102,4 +128,147 @@ async fn chromium_loads_the_site_over_https_by_name_as_a_secure_context() {
             true
         ])
     );
+}
+
+/// The lines `serve`'s access log wrote (`embed_assets::access`), from every thread.
+fn access_log() -> &'static Mutex<Vec<String>> {
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    static LINES: OnceLock<Arc<Mutex<Vec<String>>>> = OnceLock::new();
+    struct Lines(Arc<Mutex<Vec<String>>>);
+    struct Message<'a>(&'a mut String);
+    impl Visit for Message<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                *self.0 = format!("{value:?}");
+            }
+        }
+    }
+    impl Subscriber for Lines {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            metadata.target() == "embed_assets::access"
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut message = String::new();
+            event.record(&mut Message(&mut message));
+            self.0.lock().unwrap().push(message);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+    LINES.get_or_init(|| {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let _ = tracing::subscriber::set_global_default(Lines(Arc::clone(&lines)));
+        lines
+    })
+}
+
+/// `serve` over TLS on 127.0.0.1:`port` with `site`, one worker, until its handle
+/// stops it.
+fn serve_release(
+    site: &'static Assets,
+    port: u16,
+    issued: &Issued,
+) -> (embed_assets::ShutdownHandle, std::thread::JoinHandle<()>) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    // The port of the release before, closed a moment ago.
+    let server = loop {
+        match Server::bind(("127.0.0.1", port)) {
+            Ok(server) => break server,
+            Err(error) if Instant::now() < deadline => {
+                let _ = error;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(error) => panic!("bind 127.0.0.1:{port}: {error}"),
+        }
+    };
+    let server = server
+        .workers(1)
+        .shutdown_on_signals(false)
+        .drain_timeout(Duration::from_secs(1))
+        .tls(Tls::from_pem_files(&issued.certificate, &issued.key).unwrap());
+    let stop = server.shutdown_handle();
+    let thread = std::thread::spawn(move || {
+        server.serve(site.service(), Router::new()).expect("serve");
+    });
+    (stop, thread)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_gets_the_next_releases_bundle_as_a_dictionary_delta_over_https() {
+    let Some(authority) = Authority::new("browser-dictionary") else {
+        return;
+    };
+    let Some(mut browser) = trusting_browser(&authority) else {
+        return;
+    };
+    // Chromium uses dictionaries over HTTPS only with a certificate from a publicly
+    // trusted root (or on localhost): behind a root an administrator added, as the
+    // test's, it sends no `Available-Dictionary` (checked: the bundle then comes br).
+    // The switch lifts that rule for the test's authority alone.
+    browser
+        .args
+        .push("--disable-features=CompressionDictionaryTransportRequireKnownRootCert".to_owned());
+    let issued = authority.issue("server");
+    access_log();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("https://{NAME}:{port}/index.html");
+    let ran = |n: u32| format!("document.documentElement.dataset.release === '{n}'");
+    let first = serve_release(&release_1::SITE, port, &issued);
+    let first = Arc::new(Mutex::new(Some(first)));
+    let restart = Arc::clone(&first);
+    let issued_again = issued.clone();
+    let seen = in_browser(&browser, Duration::from_secs(180), move |session| {
+        let url = url.clone();
+        let (ran_1, ran_2) = (ran(1), ran(2));
+        let (restart, issued_again) = (Arc::clone(&restart), issued_again.clone());
+        async move {
+            session.navigate(&url).await;
+            assert!(session.wait_until(&ran_1).await, "release 1 ran");
+            let secure = session.execute("return window.isSecureContext;").await;
+            // Chromium stores a dictionary once its response is complete, off the
+            // page's path: give it a moment before the next navigation needs it.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            // The deploy: the server stops, and the next release starts on its port.
+            let (stop, thread) = restart.lock().unwrap().take().expect("release 1");
+            stop.shutdown();
+            thread.join().expect("release 1 ended");
+            *restart.lock().unwrap() = Some(serve_release(&release_2::SITE, port, &issued_again));
+            session.navigate(&url).await;
+            assert!(session.wait_until(&ran_2).await, "release 2 ran");
+            secure
+        }
+    })
+    .await;
+    assert_eq!(seen, json!(true), "a secure context");
+    let bundle = release_2::SITE
+        .iter()
+        .find(|asset| asset.path() == "/js/app.js" && asset.earlier_release().is_none())
+        .and_then(|asset| asset.fingerprinted_path())
+        .expect("release 2's bundle");
+    let lines = access_log().lock().unwrap().clone();
+    let line = lines
+        .iter()
+        .find(|line| line.starts_with(&format!("GET {bundle} ")))
+        .unwrap_or_else(|| panic!("release 2's bundle {bundle} in {lines:#?}"));
+    let fields: Vec<&str> = line.split(' ').collect();
+    assert_eq!(fields[2], "200", "{line}");
+    assert!(
+        matches!(fields[4], "dcb" | "dcz"),
+        "release 2's bundle arrives compressed against release 1's over https: {line}"
+    );
+    if let Some((stop, thread)) = first.lock().unwrap().take() {
+        stop.shutdown();
+        thread.join().unwrap();
+    }
 }

@@ -346,6 +346,11 @@
 //!   any representation. Every response of such a file carries `Vary: accept-encoding,
 //!   available-dictionary`; anything else (another dictionary, no dictionary coding,
 //!   two `Available-Dictionary` lines) gets what it got before.
+//! - Chromium asks with a dictionary only in a secure context it trusts fully: over
+//!   `https` with a certificate from a publicly trusted root (a certificate from
+//!   [ACME](#https) is one), or on `localhost`. Behind a root an administrator added
+//!   (a company's or a test's), or over `http://` to a LAN address, it sends no
+//!   `Available-Dictionary` and gets br (`tests/tests/browser_tls.rs`).
 //! - [`Asset::deltas()`](crate::Asset::deltas) lists them, and
 //!   [`ASSETS.report()`](crate::Assets::report) says what they add.
 //! - **Caches in front** (a CDN, nginx, Varnish) never hand a `dcb`/`dcz` body to
