@@ -6,13 +6,13 @@
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use embed_assets::{Acme, Server, ShutdownHandle, Tls};
 use integration_tests::tls::{Authority, NAME};
-use integration_tests::{SITE, fixture, programs};
+use integration_tests::{SITE, events, fixture, programs};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -182,44 +182,10 @@ async fn get(stream: &mut TlsStream<TcpStream>, path: &str) -> (String, Vec<u8>)
     )
 }
 
-/// The messages logged on `embed_assets::tls`, from every thread (the ACME thread's).
-fn messages() -> &'static Mutex<Vec<String>> {
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
-
-    static MESSAGES: OnceLock<Arc<Mutex<Vec<String>>>> = OnceLock::new();
-    struct Messages(Arc<Mutex<Vec<String>>>);
-    struct Message<'a>(&'a mut String);
-    impl Visit for Message<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                *self.0 = format!("{value:?}");
-            }
-        }
-    }
-    impl Subscriber for Messages {
-        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-            metadata.target() == "embed_assets::tls"
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut message = String::new();
-            event.record(&mut Message(&mut message));
-            self.0.lock().unwrap().push(message);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-    MESSAGES.get_or_init(|| {
-        let messages = Arc::new(Mutex::new(Vec::new()));
-        let _ = tracing::subscriber::set_global_default(Messages(Arc::clone(&messages)));
-        messages
-    })
+/// The messages logged on `embed_assets::tls` so far, from every thread (the ACME
+/// thread's).
+fn messages() -> Vec<String> {
+    events::messages("embed_assets::tls")
 }
 
 /// `serve` on 127.0.0.1:`port` with `tls` (and a redirecting listener on `http_port`,
@@ -268,7 +234,7 @@ async fn served_other_than(
             Err(error) => error,
         };
         if Instant::now() >= deadline {
-            let logged = messages().lock().unwrap().clone();
+            let logged = messages();
             panic!("{what}: not within 60 s (last: {last}); logged: {logged:?}");
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -284,7 +250,7 @@ async fn a_certificate_is_obtained_by_tls_alpn_01_kept_and_renewed_by_http_01_li
     let Some(pebble) = Pebble::start(&authority, http_port, tls_port) else {
         return;
     };
-    messages();
+    events::record();
     let root = pebble.root(&authority);
     let trusting = client(&root);
     let cache = authority.dir().join("acme-cache");
@@ -304,7 +270,7 @@ async fn a_certificate_is_obtained_by_tls_alpn_01_kept_and_renewed_by_http_01_li
     let (head, body) = get(&mut stream, "/tiny.txt").await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(body, fixture("/tiny.txt"));
-    let logged = messages().lock().unwrap().clone();
+    let logged = messages();
     assert!(
         logged
             .iter()

@@ -9,14 +9,14 @@
 //! (`libnss3-tools`) and `openssl`.
 
 use std::process::Command;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use embed_assets::{Assets, Server, Tls};
 use integration_tests::browser::{BrowserPrograms, in_browser};
 use integration_tests::tls::{Authority, Issued, NAME};
-use integration_tests::{SITE, programs};
+use integration_tests::{SITE, events, programs};
 use serde_json::json;
 
 mod release_1 {
@@ -130,46 +130,6 @@ async fn chromium_loads_the_site_over_https_by_name_as_a_secure_context() {
     );
 }
 
-/// The lines `serve`'s access log wrote (`embed_assets::access`), from every thread.
-fn access_log() -> &'static Mutex<Vec<String>> {
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
-
-    static LINES: OnceLock<Arc<Mutex<Vec<String>>>> = OnceLock::new();
-    struct Lines(Arc<Mutex<Vec<String>>>);
-    struct Message<'a>(&'a mut String);
-    impl Visit for Message<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                *self.0 = format!("{value:?}");
-            }
-        }
-    }
-    impl Subscriber for Lines {
-        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-            metadata.target() == "embed_assets::access"
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut message = String::new();
-            event.record(&mut Message(&mut message));
-            self.0.lock().unwrap().push(message);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-    LINES.get_or_init(|| {
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let _ = tracing::subscriber::set_global_default(Lines(Arc::clone(&lines)));
-        lines
-    })
-}
-
 /// `serve` over TLS on 127.0.0.1:`port` with `site`, one worker, until its handle
 /// stops it.
 fn serve_release(
@@ -217,7 +177,7 @@ async fn chromium_gets_the_next_releases_bundle_as_a_dictionary_delta_over_https
         .args
         .push("--disable-features=CompressionDictionaryTransportRequireKnownRootCert".to_owned());
     let issued = authority.issue("server");
-    access_log();
+    events::record();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .unwrap()
@@ -256,7 +216,7 @@ async fn chromium_gets_the_next_releases_bundle_as_a_dictionary_delta_over_https
         .find(|asset| asset.path() == "/js/app.js" && asset.earlier_release().is_none())
         .and_then(|asset| asset.fingerprinted_path())
         .expect("release 2's bundle");
-    let lines = access_log().lock().unwrap().clone();
+    let lines = events::messages("embed_assets::access");
     let line = lines
         .iter()
         .find(|line| line.starts_with(&format!("GET {bundle} ")))

@@ -13,7 +13,7 @@ use axum::routing::get;
 use embed_assets::http::HeaderValue;
 use embed_assets::{Server, Tls};
 use integration_tests::tls::{self, Authority, NAME};
-use integration_tests::{SITE, fixture, programs, unbrotli};
+use integration_tests::{SITE, events, fixture, programs, unbrotli};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
@@ -613,41 +613,7 @@ fn a_redirect_to_https_without_tls_is_an_error_at_start() {
 
 /// The messages of the `embed_assets::tls` events made while `f` runs on this thread.
 fn tls_messages(f: impl FnOnce()) -> Vec<String> {
-    use std::sync::{Arc, Mutex};
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Metadata, Subscriber};
-
-    #[derive(Clone, Default)]
-    struct Messages(Arc<Mutex<Vec<String>>>);
-    struct Message<'a>(&'a mut String);
-    impl Visit for Message<'_> {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                *self.0 = format!("{value:?}");
-            }
-        }
-    }
-    impl Subscriber for Messages {
-        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-            metadata.target() == "embed_assets::tls"
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            let mut message = String::new();
-            event.record(&mut Message(&mut message));
-            self.0.lock().unwrap().push(message);
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-    let messages = Messages::default();
-    tracing::subscriber::with_default(messages.clone(), f);
-    messages.0.lock().unwrap().clone()
+    events::messages_of("embed_assets::tls", f)
 }
 
 #[test]
@@ -834,4 +800,87 @@ fn testssl_finds_no_weak_protocol_cipher_or_known_vulnerability() {
             offered(new)
         );
     }
+}
+
+#[test]
+fn a_certificate_that_names_no_host_is_an_error_at_start() {
+    let Some(authority) = Authority::new("nameless") else {
+        return;
+    };
+    // A certificate with a common name and no subjectAltName: what clients refuse for
+    // every name since RFC 6125 (and what a CA's own certificate looks like).
+    let status = Command::new(programs::find(&["openssl"], &[]).expect("openssl"))
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+        ])
+        .args([
+            "-nodes",
+            "-keyout",
+            "nameless.key",
+            "-out",
+            "nameless.pem",
+            "-days",
+            "2",
+        ])
+        .args(["-subj", &format!("/CN={NAME}")])
+        .current_dir(authority.dir())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run openssl");
+    assert!(status.success());
+    let dir = authority.dir();
+    let error = Tls::from_pem_files(dir.join("nameless.pem"), dir.join("nameless.key"))
+        .expect_err("refused");
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidData, "{error}");
+    assert!(
+        error.to_string().contains("nameless.pem") && error.to_string().contains("names no host"),
+        "{error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_asking_for_a_name_the_certificate_is_not_for_is_logged_once() {
+    let Some((authority, addr)) = serve_new("stranger") else {
+        return;
+    };
+    events::record();
+    // A client that asks for `other.test` and, trusting nothing, is refused by its own
+    // check; the server has chosen its certificate by then, and says so.
+    let connector = authority.connector(&[b"http/1.1"]);
+    for _ in 0..3 {
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let name = tokio_rustls::rustls::pki_types::ServerName::try_from("other.test").unwrap();
+        assert!(connector.connect(name, tcp).await.is_err(), "refused");
+    }
+    // The names it is for, and an IP address (no SNI), are not warned of.
+    let _ = tls::connect(&connector, addr).await;
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let ip = tokio_rustls::rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    connector
+        .connect(ip, tcp)
+        .await
+        .expect("127.0.0.1 is named");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let warned = loop {
+        let warned: Vec<String> = events::messages("embed_assets::tls")
+            .into_iter()
+            .filter(|message| message.contains("asked for"))
+            .collect();
+        if !warned.is_empty() || Instant::now() > deadline {
+            break warned;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(
+        warned[0].contains("other.test")
+            && warned[0].contains(&format!("localhost, {NAME}, 127.0.0.1")),
+        "{}",
+        warned[0]
+    );
 }

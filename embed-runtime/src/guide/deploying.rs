@@ -68,9 +68,12 @@
 //!
 //! - **Certificates from files.** The chain (the server's certificate first) and its
 //!   key (PKCS#8, PKCS#1 or SEC1) as PEM. A file that is missing, holds no
-//!   certificate or key, or a key that is not the certificate's, is an error from
+//!   certificate or key, a key that is not the certificate's, or a certificate that
+//!   names no host (no subjectAltName: a CA's, say), is an error from
 //!   [`Tls::from_pem_files`](crate::Tls::from_pem_files) naming the file, before
-//!   anything listens.
+//!   anything listens. A client that asks (by SNI) for a name the certificate is not
+//!   for is logged, once per name, on `embed_assets::tls`: a DNS name pointed at the
+//!   server that the certificate misses.
 //! - **Certificates from ACME.** With the `acme` feature,
 //!   [`Tls::acme`](crate::Tls::acme) has the server obtain its certificate from an
 //!   ACME directory (Let's Encrypt's by default) and renew it 30 days before it

@@ -78,6 +78,8 @@ mod pages {
 }
 #[cfg(feature = "acme")]
 mod acme;
+#[cfg(feature = "tls")]
+mod certificate;
 mod parse;
 mod ready;
 mod redirect;

@@ -19,6 +19,7 @@ use rustls::sign::CertifiedKey;
 use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 
+use super::certificate::{self, Name};
 use super::shutdown::until;
 use crate::disk::{self, FileVersion};
 
@@ -100,10 +101,12 @@ impl Tls {
                 key: Arc::new(loaded.key),
                 expires: loaded.expires,
                 expired,
+                names: loaded.names,
                 stamp,
                 refused: None,
             }),
             next_look: Mutex::new(Instant::now() + RECHECK),
+            strangers: Mutex::new(Vec::new()),
         });
         let config = server_config(
             provider,
@@ -353,12 +356,21 @@ struct Reloading {
     current: RwLock<Current>,
     /// When the files are to be looked at next.
     next_look: Mutex<Instant>,
+    /// The names clients asked for that the certificate is not for, each warned of
+    /// once (the first [`STRANGERS`]).
+    strangers: Mutex<Vec<String>>,
 }
+
+/// How many names the certificate is not for are remembered, so that each is warned of
+/// once: a scan of names cannot fill the memory or the log.
+const STRANGERS: usize = 16;
 
 /// A certificate and key read from their files, and when the certificate expires.
 pub(super) struct Loaded {
     pub(super) key: CertifiedKey,
     pub(super) expires: Option<SystemTime>,
+    /// The names the certificate is for.
+    pub(super) names: Vec<Name>,
 }
 
 impl Loaded {
@@ -391,13 +403,25 @@ impl Loaded {
                  PRIVATE KEY` or `EC PRIVATE KEY` block): {error}"
             ))
         })?;
-        let expires = not_after(&chain[0]);
+        let expires = certificate::not_after(&chain[0]);
+        let names = certificate::names(&chain[0]).unwrap_or_default();
+        if names.is_empty() {
+            return Err(invalid(format!(
+                "the certificate in {chain_name} names no host: it has no subjectAltName \
+                 (a DNS name or an IP address), which is what clients check; is it the \
+                 server's certificate, first in the file?"
+            )));
+        }
         let key = CertifiedKey::from_der(chain, key, provider).map_err(|error| {
             invalid(format!(
                 "the key in {key_name} cannot serve the certificate in {chain_name}: {error}"
             ))
         })?;
-        Ok(Loaded { key, expires })
+        Ok(Loaded {
+            key,
+            expires,
+            names,
+        })
     }
 }
 
@@ -408,6 +432,8 @@ struct Current {
     expires: Option<SystemTime>,
     /// Whether its expiry was logged.
     expired: bool,
+    /// The names it is for.
+    names: Vec<Name>,
     /// The files it was read from, as they were.
     stamp: Stamp,
     /// The files as they were when they last failed to load (warned of once).
@@ -450,6 +476,7 @@ impl Reloading {
                     key: Arc::new(loaded.key),
                     expires: loaded.expires,
                     expired: self.files.warn_if_expired(loaded.expires),
+                    names: loaded.names,
                     stamp,
                     refused: None,
                 };
@@ -471,10 +498,37 @@ impl Reloading {
     }
 }
 
+impl Reloading {
+    /// Says so, once per name, when a client asks for a name the certificate is not
+    /// for: every such client refuses it (a DNS name pointed at this server that the
+    /// certificate misses, or the wrong certificate's files).
+    fn warn_if_stranger(&self, host: &str, names: &[Name]) {
+        let mut strangers = self.strangers.lock().unwrap_or_else(|e| e.into_inner());
+        if strangers.len() >= STRANGERS || strangers.iter().any(|known| known == host) {
+            return;
+        }
+        strangers.push(host.to_owned());
+        let names: Vec<String> = names.iter().map(Name::to_string).collect();
+        tracing::warn!(
+            target: "embed_assets::tls",
+            certificate = %self.files.certificate.display(),
+            "a client asked for {host}, and the TLS certificate {} is for {} only: \
+             clients refuse it for {host}",
+            self.files.certificate.display(),
+            names.join(", ")
+        );
+    }
+}
+
 impl ResolvesServerCert for Reloading {
-    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
         self.look();
         let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(host) = hello.server_name() {
+            if !certificate::covers(&current.names, host) {
+                self.warn_if_stranger(host, &current.names);
+            }
+        }
         Some(Arc::clone(&current.key))
     }
 }
@@ -489,146 +543,5 @@ pub(super) fn format_age(at: SystemTime) -> String {
         0 => format!("{} h", seconds / 3600),
         1 => "1 day".to_owned(),
         days => format!("{days} days"),
-    }
-}
-
-/// When a certificate (DER) expires: its `notAfter`. A few lines of DER read by hand:
-/// rustls's parser (webpki) does not expose the validity, and an X.509 crate for this
-/// one field would weigh more than the rest of the feature. `None` where the DER is not
-/// a certificate's shape (rustls has already taken the certificate, so this is only
-/// about the warning).
-fn not_after(certificate: &[u8]) -> Option<SystemTime> {
-    let (certificate, _) = der(certificate, 0x30)?;
-    let (tbs, _) = der(certificate, 0x30)?;
-    let mut rest = tbs;
-    // version [0] EXPLICIT, if there; serialNumber; signature; issuer.
-    if rest.first() == Some(&0xa0) {
-        rest = der(rest, 0xa0)?.1;
-    }
-    for tag in [0x02, 0x30, 0x30] {
-        rest = der(rest, tag)?.1;
-    }
-    let (validity, _) = der(rest, 0x30)?;
-    let (_, _, after_not_before) = der_any(validity)?;
-    let (tag, time, _) = der_any(after_not_before)?;
-    let time = std::str::from_utf8(time).ok()?.strip_suffix('Z')?;
-    let (year, rest) = match tag {
-        // UTCTime: YYMMDDHHMMSSZ, 1950 to 2049 (RFC 5280 §4.1.2.5.1).
-        0x17 => {
-            let year: i64 = time.get(..2)?.parse().ok()?;
-            (
-                if year < 50 { 2000 + year } else { 1900 + year },
-                time.get(2..)?,
-            )
-        }
-        // GeneralizedTime: YYYYMMDDHHMMSSZ.
-        0x18 => (time.get(..4)?.parse().ok()?, time.get(4..)?),
-        _ => return None,
-    };
-    if rest.len() != 10 || !rest.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let field = |at: usize| rest[at..at + 2].parse::<i64>().ok();
-    let (month, day) = (field(0)?, field(2)?);
-    let seconds =
-        days_from_civil(year, month, day) * 86_400 + field(4)? * 3600 + field(6)? * 60 + field(8)?;
-    let seconds = u64::try_from(seconds).ok()?;
-    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(seconds))
-}
-
-/// One DER element of `tag` at the start of `input`: its content, and what follows.
-fn der(input: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
-    let (found, content, rest) = der_any(input)?;
-    (found == tag).then_some((content, rest))
-}
-
-/// The DER element at the start of `input`: its tag, its content, and what follows.
-fn der_any(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
-    let (&tag, rest) = input.split_first()?;
-    let (&first, mut rest) = rest.split_first()?;
-    let len = if first < 0x80 {
-        usize::from(first)
-    } else {
-        let count = usize::from(first & 0x7f);
-        if count == 0 || count > 4 {
-            return None;
-        }
-        let (bytes, after) = rest.split_at_checked(count)?;
-        rest = after;
-        bytes
-            .iter()
-            .fold(0usize, |len, &byte| (len << 8) | usize::from(byte))
-    };
-    let (content, rest) = rest.split_at_checked(len)?;
-    Some((tag, content, rest))
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard
-/// Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_count_days_from_1970() {
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-        assert_eq!(days_from_civil(2026, 12, 7), 20_794);
-        assert_eq!(days_from_civil(1969, 12, 31), -1);
-    }
-
-    /// A certificate's DER, cut down to the fields before the validity and the
-    /// validity itself (the parser reads no further).
-    fn certificate(not_after: &[u8]) -> Vec<u8> {
-        let element = |tag: u8, content: &[u8]| {
-            let mut out = vec![tag];
-            if content.len() < 0x80 {
-                out.push(content.len() as u8);
-            } else {
-                out.extend([0x82, (content.len() >> 8) as u8, content.len() as u8]);
-            }
-            out.extend_from_slice(content);
-            out
-        };
-        let validity = [element(0x17, b"261206000000Z"), not_after.to_vec()].concat();
-        let tbs = [
-            element(0xa0, &element(0x02, &[2])),
-            element(0x02, &[1, 2, 3]),
-            element(0x30, &[0; 10]),
-            element(0x30, &[0; 200]),
-            element(0x30, &validity),
-            element(0x30, &[0; 20]),
-        ]
-        .concat();
-        element(0x30, &element(0x30, &tbs))
-    }
-
-    #[test]
-    fn the_end_of_validity_is_read_in_either_time_form() {
-        let at = |seconds: u64| Some(SystemTime::UNIX_EPOCH + Duration::from_secs(seconds));
-        // 2026-12-08 01:02:03 UTC.
-        let expected = at(20_795 * 86_400 + 3723);
-        let utc = [&[0x17, 13][..], b"261208010203Z"].concat();
-        assert_eq!(not_after(&certificate(&utc)), expected);
-        let generalized = [&[0x18, 15][..], b"20261208010203Z"].concat();
-        assert_eq!(not_after(&certificate(&generalized)), expected);
-        // 1999 as a UTCTime year, 99.
-        let old = [&[0x17, 13][..], b"991231235959Z"].concat();
-        assert_eq!(not_after(&certificate(&old)), at(946_684_799));
-        // Not a time, or cut short: no date, no panic.
-        assert_eq!(not_after(&certificate(&[0x17, 3, b'2', b'6', b'Z'])), None);
-        let whole = certificate(&utc);
-        for len in 0..whole.len() {
-            let _ = not_after(&whole[..len]);
-        }
     }
 }
