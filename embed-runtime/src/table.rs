@@ -172,17 +172,14 @@ impl Assets {
     }
 
     pub(crate) fn index_of(&self, path: &str) -> Option<usize> {
-        self.lookup(path).map(|(index, _)| index)
+        self.lookup(path).map(|(index, _, _)| index)
     }
 
     /// The index of the asset at `path`, and whether `path` is its fingerprinted URL.
-    pub(crate) fn lookup(&self, path: &str) -> Option<(usize, bool)> {
-        self.map.get(path).map(|&value| {
-            (
-                (value & !FINGERPRINTED) as usize,
-                value & FINGERPRINTED != 0,
-            )
-        })
+    pub(crate) fn lookup(&self, path: &str) -> Option<(usize, &'static Asset, bool)> {
+        let &value = self.map.get(path)?;
+        let index = (value & !FINGERPRINTED) as usize;
+        Some((index, self.files.get(index)?, value & FINGERPRINTED != 0))
     }
 
     pub(crate) fn files(&self) -> &'static [Asset] {

@@ -11,13 +11,23 @@ use http::{HeaderMap, Method, Response, StatusCode, Version};
 use super::Answer;
 use super::file::FileRequest;
 use super::folder;
-use super::options::DiskFolder;
+use super::options::{DiskFolder, Source};
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::disk::{self, Named};
 use crate::respond;
+
+/// What routes a request: the table (with dev mode's folder, in dev mode), a folder
+/// served whole by its rules, or nothing (a folder without rules: every path is a
+/// miss).
+#[derive(Clone, Copy)]
+enum Router<'s> {
+    Table(Option<&'s DiskFolder>),
+    Folder(&'s FileRules),
+    Nothing,
+}
 
 /// Which requests a caller wants answered; the rest are another handler's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,37 +75,59 @@ impl ServeAssets {
         head: RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'_>> {
-        let (config, assets) = (&self.config, self.assets);
-        if config.options.folder().is_none() {
-            return self.answer_plain(head, claim, |head| route::route(assets, config, head));
+        // The source, chosen when the service was built, is asked once: a request for
+        // an embedded file never asks about a folder.
+        match &self.config.options.source {
+            Source::Table => self.answer_plain(head, claim, Router::Table(None)),
+            Source::Dev(dev) => self.answer_plain(head, claim, Router::Table(Some(dev))),
+            Source::Folder(..) => {
+                // The folder's rules: what its files may be (dot files, links).
+                let tables = self.config.tables(self.assets);
+                let router = match tables.folder_rules.as_ref() {
+                    Some(rules) => Router::Folder(rules),
+                    None => Router::Nothing,
+                };
+                let answer = self.answer_plain(head, claim, router)?;
+                Some(self.with_folder_not_found_page(answer, &head))
+            }
         }
-        // The folder's rules: what its files may be (dot files, links).
-        let Some(rules) = config.tables(assets).folder_rules.as_ref() else {
-            return self.answer_plain(head, claim, |_| Target::NotFound);
-        };
-        let options = &config.options;
-        let answer = self.answer_plain(head, claim, |head| folder::route(options, rules, head))?;
-        Some(self.with_folder_not_found_page(answer, &head))
     }
 
     /// [`answer_borrowed`](Self::answer_borrowed) with the plain 404, the request
-    /// routed by `route`: the table's, or a folder's.
+    /// routed by `router`: the table's, or a folder's.
     fn answer_plain<'s>(
         &'s self,
         head: RequestHead<'_>,
         claim: Claim,
-        route: impl FnOnce(&RequestHead<'_>) -> Target<'s>,
+        router: Router<'s>,
     ) -> Option<Answer<'s>> {
         if !has_valid_host(&head) {
             return (claim != Claim::Hits)
                 .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
         }
-        let target =
-            route::release_endpoint(&self.config.options, &head).unwrap_or_else(|| route(&head));
+        let (config, assets) = (&self.config, self.assets);
+        let target = match route::release_endpoint(&config.options, &head) {
+            Some(target) => target,
+            None => match router {
+                Router::Table(dev) => {
+                    route::route(assets, config, config.tables(assets), dev, &head)
+                }
+                Router::Folder(rules) => folder::route(&config.options, rules, &head),
+                Router::Nothing => Target::NotFound,
+            },
+        };
         let response = match target {
             // The single-page app's page answers for the application's paths too.
-            Target::Asset(_, policy) if policy.vary_accept && claim == Claim::Hits => return None,
-            Target::Asset(asset, policy) => return Some(self.respond_asset(asset, policy, &head)),
+            Target::Asset(_, policy) if policy.answer.vary_accept && claim == Claim::Hits => {
+                return None;
+            }
+            Target::Asset(asset, policy) => {
+                let dev = match router {
+                    Router::Table(dev) => dev,
+                    Router::Folder(_) | Router::Nothing => None,
+                };
+                return Some(self.respond_asset(asset, policy, dev, &head));
+            }
             Target::Redirect(location) => respond::redirect(location),
             Target::Releases => {
                 let options = &self.config.options;
@@ -164,14 +196,16 @@ impl ServeAssets {
             && !route::varies_by_accept(&self.config)
     }
 
+    /// An asset of the table: from memory, or read from disk (dev mode's folder, or a
+    /// file left on disk at build time).
     fn respond_asset<'a>(
         &self,
         asset: &'static Asset,
         policy: Policy<'a>,
+        dev: Option<&DiskFolder>,
         head: &RequestHead<'_>,
     ) -> Answer<'a> {
-        let options = &self.config.options;
-        let (path, reader) = match (options.dev(), asset.disk) {
+        let (path, reader) = match (dev, asset.disk) {
             // Dev mode reads this build's files from the folder; an earlier release's
             // file is in memory only.
             (Some(dev), None) if asset.earlier_release().is_none() => (
@@ -179,14 +213,15 @@ impl ServeAssets {
                 dev.reader,
             ),
             (_, None) => {
-                let policy = policy.embedded();
-                return respond::answer_embedded(asset, policy, head.method, head.headers).into();
+                return respond::answer_embedded(asset, policy.answer, head.method, head.headers)
+                    .into();
             }
-            (_, Some(disk)) => match options.disk_path(disk.path) {
+            (_, Some(disk)) => match self.config.options.disk_path(disk.path) {
                 Some(path) => (path, disk.reader),
                 None => return Answer::Response(self.not_found(head.method, head.headers)),
             },
         };
+        let added = policy.answer.added;
         let request = FileRequest {
             service: self.clone(),
             reader,
@@ -194,10 +229,10 @@ impl ServeAssets {
             path,
             method: head.method.clone(),
             headers: head.headers.clone(),
-            cache_control: policy.cache_control.clone(),
+            cache_control: added.cache_control.clone(),
             fields: Arc::clone(policy.fields),
-            vary_accept: policy.vary_accept,
-            purge_tags: policy.purge_tags.cloned(),
+            vary_accept: policy.answer.vary_accept,
+            purge_tags: added.purge_tags.cloned(),
             stream: false,
         };
         Answer::Later(ResponseFuture::boxed(request.respond()))

@@ -11,14 +11,13 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 
 use super::ServeAssets;
 use super::options::Fields;
-use super::route::Policy;
 use crate::asset::Asset;
 use crate::body::Body;
 use crate::coding::Encoding;
 use crate::disk::{Content, DiskFile, Reader};
 use crate::negotiate;
 use crate::representation::{Negotiated, Representation};
-use crate::respond::{self, PurgeTags};
+use crate::respond::{self, EmbeddedPolicy, PurgeTags};
 
 /// A request answered from a file read at run time: an on-disk asset (streamed), or
 /// an embedded one in dev mode (re-read on every request, so edits show on refresh;
@@ -57,13 +56,15 @@ impl FileRequest {
         } else {
             (self.reader.open)(self.path.clone(), tags()).await
         };
-        let policy = Policy {
-            cache_control: &self.cache_control,
-            fields: &self.fields,
+        let policy = EmbeddedPolicy {
+            added: respond::Added {
+                cache_control: &self.cache_control,
+                fields: &self.fields[..],
+                shared_deltas: self.service.config.options.shared_deltas,
+                purge_tags: self.purge_tags.as_ref(),
+            },
             prebuilt: None,
             vary_accept: self.vary_accept,
-            shared_deltas: self.service.config.options.shared_deltas,
-            purge_tags: self.purge_tags.as_ref(),
         };
         let file = match read {
             Ok(file) => file,
@@ -95,7 +96,7 @@ impl FileRequest {
             // A file read from disk has no dictionary-compressed body.
             respond::Added {
                 shared_deltas: false,
-                ..policy.added()
+                ..policy.added
             },
             |slices| Body::from_file(content, slices, chunk_size, budget),
         );
@@ -147,12 +148,11 @@ impl FileRequest {
     }
 
     /// The answer when the file could not be read.
-    fn unreadable(&self, err: &io::Error, policy: Policy<'_>) -> Response<Body> {
+    fn unreadable(&self, err: &io::Error, policy: EmbeddedPolicy<'_>) -> Response<Body> {
         match self.asset {
             // Dev mode: a file (or the whole folder) that is missing falls back to the
             // embedded bytes.
             Some(asset) if asset.is_embedded() => {
-                let policy = policy.embedded();
                 respond::answer_embedded(asset, policy, &self.method, &self.headers).into_response()
             }
             _ if err.kind() == io::ErrorKind::PermissionDenied => {

@@ -10,12 +10,12 @@ use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
 
 use super::config::Config;
 use super::head::RequestHead;
-use super::options::{Fields, Options};
+use super::options::{DiskFolder, Fields, Options};
 use super::tables::Tables;
 use crate::asset::Asset;
 use crate::negotiate::accepts_html;
 use crate::path;
-use crate::respond::{self, EmbeddedPolicy, PrebuiltHeaders, PurgeTags};
+use crate::respond::{self, EmbeddedPolicy};
 use crate::table::Assets;
 
 /// Bytes escaped in a redirect's query (RFC 3986 §3.4); not `%`, so the client's own
@@ -67,50 +67,29 @@ pub(super) enum Target<'t> {
 /// alone (its own URL, its fingerprinted URL, or the single-page app's fallback).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Policy<'t> {
-    pub(super) cache_control: &'t HeaderValue,
-    /// The `header` rules' fields for the asset's path.
+    /// How the asset is answered: the fields added, the header maps built once for
+    /// it (`None` where the response is assembled per request: the fallback page, dev
+    /// mode, files on disk), whether the choice depended on `Accept`.
+    pub(super) answer: EmbeddedPolicy<'t>,
+    /// The `header` rules' fields for the asset's path, as a file read from disk
+    /// keeps them.
     pub(super) fields: &'t Fields,
-    /// Header maps built once for this asset and policy; `None` where the response is
-    /// assembled per request (the fallback page, dev mode, files on disk).
-    pub(super) prebuilt: Option<&'t [PrebuiltHeaders]>,
-    /// The choice depended on `Accept` (the fallback): `Vary` says so.
-    pub(super) vary_accept: bool,
-    /// `shared_cache_deltas`: see [`Added::shared_deltas`](crate::respond::Added).
-    pub(super) shared_deltas: bool,
-    /// The purge tags of the asset at this URL, with `cache_tags`.
-    pub(super) purge_tags: Option<&'t PurgeTags>,
-}
-
-impl<'t> Policy<'t> {
-    /// The fields this policy adds to an answer.
-    pub(super) fn added(&self) -> respond::Added<'t> {
-        respond::Added {
-            cache_control: self.cache_control,
-            fields: &self.fields[..],
-            shared_deltas: self.shared_deltas,
-            purge_tags: self.purge_tags,
-        }
-    }
-
-    /// How an embedded asset is answered under this policy.
-    pub(super) fn embedded(&self) -> EmbeddedPolicy<'t> {
-        EmbeddedPolicy {
-            added: self.added(),
-            prebuilt: self.prebuilt,
-            vary_accept: self.vary_accept,
-        }
-    }
 }
 
 /// Where a request's path leads, with the policy resolved from the options.
+///
+/// `tables` are `config`'s; `dev` is dev mode's folder, which a table in dev mode reads
+/// its files from.
 pub(super) fn route<'t>(
     assets: &'static Assets,
     config: &'t Config,
+    tables: &'t Tables,
+    dev: Option<&DiskFolder>,
     head: &RequestHead<'_>,
 ) -> Target<'t> {
     let options = &config.options;
-    let tables = config.tables(assets);
     let method = head.method;
+    let get_or_head = is_get_or_head(method);
     // A miss: in dev mode, a file added to the folder since the build may answer it
     // (`path`: the request's path as `find` decoded it, `None` when it refused it).
     let miss = |target, path: Option<&str>| match dev_file(tables.folder_rules.as_ref(), head, path)
@@ -118,47 +97,51 @@ pub(super) fn route<'t>(
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
-    let (index, url) = match find(assets, options, tables, head) {
-        Found::Asset(index, url) => (index, url),
-        Found::Redirect(location) if is_get_or_head(method) => return Target::Redirect(location),
+    let (asset, index, url) = match find(assets, options, tables, head) {
+        Found::Asset(asset, index, url) => (asset, index, url),
+        Found::Redirect(location) if get_or_head => return Target::Redirect(location),
         Found::Redirect(_) => return Target::MethodNotAllowed,
         Found::OtherVersion(path) => return miss(Target::OtherVersion, Some(&path)),
         Found::Nothing(path) => return miss(Target::NotFound, path.as_deref()),
     };
-    if !is_get_or_head(method) {
+    if !get_or_head {
         return Target::MethodNotAllowed;
     }
-    let asset = &assets.files()[index];
-    let dev = options.dev().is_some();
-    let policy = match url {
+    let dev = dev.is_some();
+    let fields = &tables.fields[index];
+    let (cache_control, prebuilt, vary_accept, purge_tags) = match url {
         // In dev mode the file behind a hashed URL can change: no immutable policy;
         // an earlier release's file cannot.
-        Url::Fingerprinted if !dev || asset.earlier_release().is_some() => Policy {
-            cache_control: &options.fingerprinted_cache_control,
-            fields: &tables.fields[index],
-            prebuilt: Some(tables.prebuilt_fingerprinted[index].as_slice()),
-            vary_accept: false,
-            shared_deltas: options.shared_deltas,
-            purge_tags: tables.purge_tags.fingerprinted(index),
-        },
-        Url::Own | Url::Fingerprinted => Policy {
-            cache_control: &tables.cache_control[index],
-            fields: &tables.fields[index],
-            prebuilt: Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
-            vary_accept: false,
-            shared_deltas: options.shared_deltas,
-            purge_tags: tables.purge_tags.own(index),
-        },
-        Url::Fallback => Policy {
-            cache_control: &FALLBACK_CACHE_CONTROL,
-            fields: &tables.fields[index],
-            prebuilt: None,
-            vary_accept: true,
-            shared_deltas: options.shared_deltas,
-            purge_tags: tables.purge_tags.own(index),
-        },
+        Url::Fingerprinted if !dev || asset.earlier_release().is_some() => (
+            &options.fingerprinted_cache_control,
+            Some(tables.prebuilt_fingerprinted[index].as_slice()),
+            false,
+            tables.purge_tags.fingerprinted(index),
+        ),
+        Url::Own | Url::Fingerprinted => (
+            &tables.cache_control[index],
+            Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
+            false,
+            tables.purge_tags.own(index),
+        ),
+        Url::Fallback => (
+            &FALLBACK_CACHE_CONTROL,
+            None,
+            true,
+            tables.purge_tags.own(index),
+        ),
     };
-    Target::Asset(asset, policy)
+    let answer = EmbeddedPolicy {
+        added: respond::Added {
+            cache_control,
+            fields: &fields[..],
+            shared_deltas: options.shared_deltas,
+            purge_tags,
+        },
+        prebuilt,
+        vary_accept,
+    };
+    Target::Asset(asset, Policy { answer, fields })
 }
 
 /// The list of releases, when the request is for `release_endpoint`'s path.
@@ -199,7 +182,7 @@ enum Url {
 /// What `find` found; a miss carries the path it decoded, so that nothing decodes it
 /// again.
 enum Found<'p> {
-    Asset(usize, Url),
+    Asset(&'static Asset, usize, Url),
     Redirect(HeaderValue),
     /// Another version of a file the table has at a content-hashed URL.
     OtherVersion(Cow<'p, str>),
@@ -213,13 +196,17 @@ fn find<'p>(
     tables: &Tables,
     head: &RequestHead<'p>,
 ) -> Found<'p> {
-    let hit = |(index, fingerprinted)| {
+    let hit = |(index, asset, fingerprinted)| {
         let url = if fingerprinted {
             Url::Fingerprinted
         } else {
             Url::Own
         };
-        Found::Asset(index, url)
+        Found::Asset(asset, index, url)
+    };
+    let at = |index: usize, url| match assets.files().get(index) {
+        Some(asset) => Found::Asset(asset, index, url),
+        None => Found::Nothing(None),
     };
     let raw = head.path;
     // A path without escapes that is a key of the table is safe by construction
@@ -244,14 +231,14 @@ fn find<'p>(
             // Mounted at `/static`, the request for `/static` arrives as `/`: redirect
             // to `static/` so the page's relative links resolve.
             Some(mount) => redirect_to_directory(mount, head.query),
-            None => Found::Asset(index, Url::Own),
+            None => at(index, Url::Own),
         };
     }
     if let Some(segment) = tables.bare_directories.get(&*path) {
         return redirect_to_directory(segment, head.query);
     }
     if let Some(&index) = tables.clean.get(&*path) {
-        return Found::Asset(index, Url::Own);
+        return at(index, Url::Own);
     }
     // Never the single-page app's page: a script loaded as HTML breaks the page that
     // asked, and a cache must not keep the miss past the deploy that brings the file.
@@ -259,7 +246,7 @@ fn find<'p>(
         return Found::OtherVersion(path);
     }
     match options.spa_fallback {
-        Some(index) if takes_spa_page(options, head, &path) => Found::Asset(index, Url::Fallback),
+        Some(index) if takes_spa_page(options, head, &path) => at(index, Url::Fallback),
         _ => Found::Nothing(Some(path)),
     }
 }
