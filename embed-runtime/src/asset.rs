@@ -419,10 +419,6 @@ impl Asset {
     pub(crate) fn identity(&self) -> &'static Variant {
         self.bodies().last().unwrap_or(&NO_BODY)
     }
-
-    pub(crate) fn modified_secs(&self) -> u64 {
-        self.modified
-    }
 }
 
 /// What the macro found in one HTML page: its CSP hash sources, the inline code no hash

@@ -21,18 +21,19 @@ pub(crate) fn select_variant(asset: &Asset, headers: &HeaderMap) -> (usize, &'st
         return (0, asset.identity());
     };
     if encoded.is_empty() {
-        return (0, asset.identity());
+        return (0, &bodies[0]);
     }
-    let named = match encoded.first().and_then(Variant::dictionary) {
+    // The bodies' fields, read here as the table holds them.
+    let named = match encoded.first().and_then(|body| body.dictionary) {
         Some(_) => available_dictionary(headers),
         None => None,
     };
     let offered = encoded.iter().enumerate().filter_map(|(index, body)| {
-        let usable = match body.dictionary() {
+        let usable = match body.dictionary {
             Some(dictionary) => named == Some(dictionary.as_bytes()),
             None => true,
         };
-        usable.then_some((index, body.encoding()))
+        usable.then_some((index, body.encoding))
     });
     let index = choose(headers.get_all(ACCEPT_ENCODING), offered).unwrap_or(encoded.len());
     (index, &bodies[index])
@@ -41,38 +42,45 @@ pub(crate) fn select_variant(asset: &Asset, headers: &HeaderMap) -> (usize, &'st
 /// A q-value scaled to an integer: `q=0.5` is 500, `q=1` is 1000 (RFC 9110 §12.4.2).
 pub(crate) type Quality = u16;
 
-/// What the client said about each coding the server knows (`Encoding::index`), and
-/// about `*`; `None` when not mentioned.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// The weight the client gave each coding the server knows, by its place in
+/// [`CODINGS`]: as listed, else the `*` weight, else 0; a dictionary coding only as
+/// listed by name, never through `*` (it needs the dictionary the request names, which
+/// the caller checked); identity, when neither listed nor covered by `*`, 1: acceptable,
+/// ranked just above zero, below every listed coding. Resolved once per field line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Preferences {
-    listed: [Option<Quality>; CODINGS.len()],
-    any: Option<Quality>,
+    weights: [Quality; CODINGS.len()],
 }
 
 impl Preferences {
-    /// Nothing said about any coding: what no field line, or an empty one, says.
-    const NONE: Preferences = Preferences {
-        listed: [None; CODINGS.len()],
-        any: None,
+    /// What no field line, or an empty one, says.
+    const NONE: Preferences = {
+        let mut weights = [0; CODINGS.len()];
+        weights[Encoding::Identity.index()] = 1;
+        Preferences { weights }
     };
 
-    /// The weight of `encoding`: as listed, else the `*` weight, else 0. A dictionary
-    /// coding only by name, never through `*`: it needs the dictionary the request
-    /// names, which the caller checked.
+    /// The weight of `encoding`. (`as usize`: its place in `CODINGS`, as
+    /// `Encoding::index` gives it.)
     fn quality(&self, encoding: Encoding) -> Quality {
-        let listed = self.listed[encoding.index()];
-        match encoding.needs_dictionary() {
-            true => listed.unwrap_or(0),
-            false => listed.or(self.any).unwrap_or(0),
-        }
+        self.weights[encoding as usize]
     }
 
-    /// The weight of identity: acceptable unless excluded, so when unlisted it ranks
-    /// just above zero, below every listed coding.
-    fn identity(&self) -> Quality {
-        self.listed[Encoding::Identity.index()]
-            .or(self.any)
-            .unwrap_or(1)
+    /// The weights of codings `listed` by name, and of those `*` covers (`any`).
+    fn resolve(listed: [Option<Quality>; CODINGS.len()], any: Option<Quality>) -> Self {
+        let mut weights = [0; CODINGS.len()];
+        for ((weight, listed), coding) in weights.iter_mut().zip(listed).zip(&CODINGS) {
+            let unlisted = if coding.encoding == Encoding::Identity {
+                Some(1)
+            } else {
+                None
+            };
+            *weight = match coding.needs_dictionary {
+                true => listed.unwrap_or(0),
+                false => listed.or(any).or(unlisted).unwrap_or(0),
+            };
+        }
+        Preferences { weights }
     }
 }
 
@@ -114,7 +122,7 @@ pub(crate) fn choose<T>(
             best = Some((q, encoding, body));
         }
     }
-    best.filter(|(q, _, _)| *q >= prefs.identity())
+    best.filter(|(q, _, _)| *q >= prefs.quality(Encoding::Identity))
         .map(|(_, _, body)| body)
 }
 
@@ -174,7 +182,8 @@ fn remembered(line: &[u8]) -> Preferences {
 }
 
 fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
-    let mut prefs = Preferences::default();
+    let mut listed: [Option<Quality>; CODINGS.len()] = [None; CODINGS.len()];
+    let mut any: Option<Quality> = None;
     for member in lines
         .into_iter()
         .flat_map(|line| line.split(|&b| b == b','))
@@ -196,14 +205,14 @@ fn parse<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Preferences {
         }
         let Some(q) = q else { continue };
         let slot = match Encoding::from_token(coding) {
-            Some(encoding) => &mut prefs.listed[encoding.index()],
-            None if coding == b"*" => &mut prefs.any,
+            Some(encoding) => &mut listed[encoding.index()],
+            None if coding == b"*" => &mut any,
             None => continue,
         };
         // A coding listed twice keeps its highest weight.
         *slot = Some(slot.map_or(q, |old| old.max(q)));
     }
-    prefs
+    Preferences::resolve(listed, any)
 }
 
 /// RFC 9842 §2.2: the request field naming the dictionary the client has.
@@ -324,7 +333,7 @@ mod tests {
         let listed = |prefs: Preferences| -> Vec<Encoding> {
             Encoding::ALL
                 .into_iter()
-                .filter(|e| prefs.listed[e.index()] == Some(1000))
+                .filter(|&e| prefs.quality(e) == 1000)
                 .collect()
         };
         // What each line lists of the codings the server stores (`deflate`, which
@@ -332,7 +341,9 @@ mod tests {
         let chrome = listed(common(b"gzip, deflate, br, zstd").unwrap());
         assert!([Brotli, Zstd, Gzip].iter().all(|e| chrome.contains(e)));
         assert!(!chrome.contains(&DictionaryBrotli) && !chrome.contains(&Identity));
-        assert_eq!(common(b"gzip, deflate, br, zstd").unwrap().any, None);
+        // No `*`: identity unlisted ranks just above zero.
+        let chrome_prefs = common(b"gzip, deflate, br, zstd").unwrap();
+        assert_eq!(chrome_prefs.quality(Identity), 1);
         let with_dictionary = listed(common(b"gzip, deflate, br, zstd, dcb, dcz").unwrap());
         assert_eq!(with_dictionary.len(), chrome.len() + 2);
         assert!(

@@ -40,11 +40,12 @@ pub(crate) enum Negotiated {
 }
 
 impl Negotiated {
-    fn of(asset: &Asset) -> Self {
-        match (asset.is_negotiated(), asset.deltas().is_empty()) {
-            (false, _) => Negotiated::No,
-            (true, true) => Negotiated::Encoding,
-            (true, false) => Negotiated::EncodingAndDictionary,
+    /// From the asset's bodies, `bodies` (a dictionary body, if any, first).
+    fn of(bodies: &[Variant]) -> Self {
+        match bodies {
+            [] | [_] => Negotiated::No,
+            [first, ..] if first.dictionary.is_some() => Negotiated::EncodingAndDictionary,
+            _ => Negotiated::Encoding,
         }
     }
 }
@@ -148,17 +149,18 @@ impl<'a> Representation<'a> {
         variant: &'a Variant,
         values: HeaderValues,
     ) -> Self {
+        // The asset's and the variant's fields, read here as the table holds them.
         Representation {
-            content_type: asset.content_type(),
-            encoding: variant.encoding(),
+            content_type: asset.content_type,
+            encoding: variant.encoding,
             validators: Validators {
-                etag: Some(variant.etag()),
-                modified: Some(asset.modified_secs()),
+                etag: Some(variant.etag),
+                modified: Some(asset.modified),
             },
-            len: variant.len(),
+            len: variant.len,
             values,
-            negotiated: Negotiated::of(asset),
-            dictionary_match: asset.dictionary_match(),
+            negotiated: Negotiated::of(asset.bodies()),
+            dictionary_match: asset.dictionary_match,
         }
     }
 }

@@ -106,15 +106,20 @@ impl ServeAssets {
                 .then(|| Answer::Response(respond::status_only(StatusCode::BAD_REQUEST)));
         }
         let (config, assets) = (&self.config, self.assets);
-        let target = match route::release_endpoint(&config.options, &head) {
-            Some(target) => target,
-            None => match router {
-                Router::Table(dev) => {
-                    route::route(assets, config, config.tables(assets), dev, &head)
+        let options = &config.options;
+        let target = match router {
+            Router::Table(dev) => {
+                let tables = config.tables(assets);
+                match route::release_endpoint(options, &head) {
+                    Some(target) => target,
+                    None => route::route(assets, config, tables, dev, &head),
                 }
-                Router::Folder(rules) => folder::route(&config.options, rules, &head),
-                Router::Nothing => Target::NotFound,
+            }
+            Router::Folder(rules) => match route::release_endpoint(options, &head) {
+                Some(target) => target,
+                None => folder::route(options, rules, &head),
             },
+            Router::Nothing => route::release_endpoint(options, &head).unwrap_or(Target::NotFound),
         };
         let response = match target {
             // The single-page app's page answers for the application's paths too.
@@ -126,7 +131,15 @@ impl ServeAssets {
                     Router::Table(dev) => dev,
                     Router::Folder(_) | Router::Nothing => None,
                 };
-                return Some(self.respond_asset(asset, policy, dev, &head));
+                // From memory, here: embedded, and not re-read by dev mode (which
+                // keeps an earlier release's files in memory too).
+                if asset.disk.is_none() && (dev.is_none() || asset.earlier_release().is_some()) {
+                    let answer = policy.answer;
+                    return Some(
+                        respond::answer_embedded(asset, answer, head.method, head.headers).into(),
+                    );
+                }
+                return Some(self.respond_file(asset, policy, dev, &head));
             }
             Target::Redirect(location) => respond::redirect(location),
             Target::Releases => {
@@ -196,9 +209,9 @@ impl ServeAssets {
             && !route::varies_by_accept(&self.config)
     }
 
-    /// An asset of the table: from memory, or read from disk (dev mode's folder, or a
-    /// file left on disk at build time).
-    fn respond_asset<'a>(
+    /// An asset of the table read from disk: from dev mode's folder, or a file left on
+    /// disk at build time.
+    fn respond_file<'a>(
         &self,
         asset: &'static Asset,
         policy: Policy<'a>,
@@ -206,20 +219,20 @@ impl ServeAssets {
         head: &RequestHead<'_>,
     ) -> Answer<'a> {
         let (path, reader) = match (dev, asset.disk) {
-            // Dev mode reads this build's files from the folder; an earlier release's
-            // file is in memory only.
-            (Some(dev), None) if asset.earlier_release().is_none() => (
-                dev.path.join(asset.path().trim_start_matches('/')),
-                dev.reader,
-            ),
-            (_, None) => {
-                return respond::answer_embedded(asset, policy.answer, head.method, head.headers)
-                    .into();
-            }
             (_, Some(disk)) => match self.config.options.disk_path(disk.path) {
                 Some(path) => (path, disk.reader),
                 None => return Answer::Response(self.not_found(head.method, head.headers)),
             },
+            (Some(dev), None) => (
+                dev.path.join(asset.path().trim_start_matches('/')),
+                dev.reader,
+            ),
+            // NOTE: never: the caller answers an asset neither on disk nor in dev mode
+            // from memory.
+            (None, None) => {
+                return respond::answer_embedded(asset, policy.answer, head.method, head.headers)
+                    .into();
+            }
         };
         let added = policy.answer.added;
         let request = FileRequest {
