@@ -104,7 +104,7 @@ impl Variant {
 }
 
 /// The identity body of an asset whose list is empty, which the macro never writes.
-static NO_BODY: Variant = Variant {
+pub(crate) static NO_BODY: Variant = Variant {
     encoding: Encoding::Identity,
     dictionary: None,
     etag: "",

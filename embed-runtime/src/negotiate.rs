@@ -8,20 +8,23 @@ use std::sync::LazyLock;
 use http::header::{ACCEPT, ACCEPT_ENCODING, GetAll};
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::asset::{Asset, Variant};
+use crate::asset::{NO_BODY, Variant};
 use crate::coding::{CODINGS, Encoding};
 
-/// The stored body a request gets, and its place in the asset's list of bodies:
-/// negotiated from `Accept-Encoding`, and from `Available-Dictionary` where the asset
-/// has bodies compressed against earlier versions of it (RFC 9842 §2.2: only a body
-/// whose dictionary the request names is a candidate).
-pub(crate) fn select_variant(asset: &Asset, headers: &HeaderMap) -> (usize, &'static Variant) {
-    let bodies = asset.bodies();
-    let [encoded @ .., _identity] = bodies else {
-        return (0, asset.identity());
+/// The stored body a request gets among an asset's `bodies` (`Asset::bodies`: identity
+/// last), and its place in that list: negotiated from `Accept-Encoding`, and from
+/// `Available-Dictionary` where the asset has bodies compressed against earlier
+/// versions of it (RFC 9842 §2.2: only a body whose dictionary the request names is a
+/// candidate).
+pub(crate) fn select_variant(
+    bodies: &'static [Variant],
+    headers: &HeaderMap,
+) -> (usize, &'static Variant) {
+    let [encoded @ .., identity] = bodies else {
+        return (0, &NO_BODY);
     };
     if encoded.is_empty() {
-        return (0, &bodies[0]);
+        return (0, identity);
     }
     // The bodies' fields, read here as the table holds them.
     let named = match encoded.first().and_then(|body| body.dictionary) {

@@ -40,11 +40,13 @@ pub(crate) enum Negotiated {
 }
 
 impl Negotiated {
-    /// From the asset's bodies, `bodies` (a dictionary body, if any, first).
-    fn of(bodies: &[Variant]) -> Self {
-        match bodies {
-            [] | [_] => Negotiated::No,
-            [first, ..] if first.dictionary.is_some() => Negotiated::EncodingAndDictionary,
+    /// From the asset's fields: how many bodies it has, and whether the first (a
+    /// dictionary body, if any, comes first) names a dictionary.
+    fn of(asset: &Asset) -> Self {
+        let first = asset.all_bodies.get(asset.first as usize);
+        match (asset.count, first) {
+            (0 | 1, _) => Negotiated::No,
+            (_, Some(first)) if first.dictionary.is_some() => Negotiated::EncodingAndDictionary,
             _ => Negotiated::Encoding,
         }
     }
@@ -159,7 +161,7 @@ impl<'a> Representation<'a> {
             },
             len: variant.len,
             values,
-            negotiated: Negotiated::of(asset.bodies()),
+            negotiated: Negotiated::of(asset),
             dictionary_match: asset.dictionary_match,
         }
     }

@@ -61,7 +61,7 @@ pub(crate) fn not_found(
         out.insert(CONTENT_LENGTH, MESSAGE_LENGTH);
         return response;
     };
-    let (_, variant) = select_variant(page, headers);
+    let (_, variant) = select_variant(page.bodies(), headers);
     let rep = Representation::embedded(page, variant);
     let mut response = status_only(StatusCode::NOT_FOUND);
     let added = Added {

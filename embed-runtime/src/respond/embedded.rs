@@ -128,7 +128,7 @@ pub(crate) fn answer<'a>(
     method: &Method,
     headers: &HeaderMap,
 ) -> Embedded<'a> {
-    let (index, variant) = select_variant(asset, headers);
+    let (index, variant) = select_variant(asset.bodies(), headers);
     let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
     let rep = match prebuilt {
         Some(prebuilt) => prebuilt.representation(asset, variant),

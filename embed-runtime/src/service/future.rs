@@ -84,10 +84,13 @@ pub(crate) enum Answer<'a> {
 impl Answer<'_> {
     /// The answer as adapters take it.
     pub(crate) fn into_future(self) -> ResponseFuture {
-        match self {
-            Answer::Prebuilt(prebuilt) => ResponseFuture::ready(prebuilt.into_response()),
-            Answer::Response(response) => ResponseFuture::ready(response),
-            Answer::Later(future) => future,
+        let response = match self {
+            Answer::Prebuilt(prebuilt) => prebuilt.into_response(),
+            Answer::Response(response) => response,
+            Answer::Later(future) => return future,
+        };
+        ResponseFuture {
+            inner: FutureInner::Ready(Some(response)),
         }
     }
 }
