@@ -10,6 +10,8 @@ mod budget;
 mod cache;
 mod kept;
 mod pool;
+#[cfg(feature = "acme")]
+mod private;
 mod reader;
 #[cfg(all(feature = "serve", target_os = "linux"))]
 pub(crate) mod sendfile;
@@ -202,8 +204,11 @@ fn content_etag(bytes: &[u8]) -> String {
     embed_assets_shared::etag::content(&sha2::Sha256::digest(bytes))
 }
 
+#[cfg(feature = "acme")]
+pub(crate) use self::private::{make_private_folder, write_private};
+
 /// A small file's bytes, read whole on the caller's thread: `serve`'s TLS certificate
-/// and key, read at start and again when they change.
+/// and key, read at start and again when they change, and its ACME cache's files.
 #[cfg(feature = "tls")]
 pub(crate) fn read_small(path: &Path) -> io::Result<Vec<u8>> {
     std::fs::read(path)

@@ -83,6 +83,8 @@ mod certificate;
 mod parse;
 mod ready;
 mod redirect;
+#[cfg(feature = "acme")]
+mod renewal;
 #[cfg(target_os = "linux")]
 mod sendfile;
 mod shutdown;
@@ -655,8 +657,8 @@ impl Server {
         let mut result = Ok(());
         // The certificate's renewals (or first order), beside the workers.
         #[cfg(feature = "acme")]
-        let renewals = match self.secure.tls.as_ref().and_then(Tls::acme_side) {
-            Some(managed) => Some(managed.keep_renewed(self.shutdown.clone())?),
+        let renewals = match self.secure.tls.as_ref().and_then(Tls::renewed) {
+            Some(renewed) => Some(Arc::clone(renewed).keep_renewed(self.shutdown.clone())?),
             None => None,
         };
         for (index, worker) in workers.into_iter().enumerate() {

@@ -60,9 +60,26 @@ pub struct Tls {
 enum Source {
     /// Two PEM files, read again when they change.
     Files(Arc<Reloading>),
-    /// An ACME directory, renewed by a thread of the server's.
+    /// Renewed by the server itself while it runs (an ACME directory).
     #[cfg(feature = "acme")]
-    Acme(Arc<super::acme::Managed>),
+    Renewed(Arc<dyn Renewed>),
+}
+
+/// A certificate the server keeps renewed itself while it runs (feature `acme`: from an
+/// ACME directory, `renewal.rs`): what `serve` asks of it besides the certificate.
+#[cfg(feature = "acme")]
+pub(super) trait Renewed: Send + Sync + fmt::Debug {
+    /// Whether names are proved on the cleartext listener (HTTP-01).
+    fn uses_http_01(&self) -> bool;
+
+    /// The answer to an HTTP-01 request for `path`, during an order.
+    fn http_01(&self, path: &str) -> Option<String>;
+
+    /// Starts keeping the certificate renewed, until `shutdown`.
+    fn keep_renewed(
+        self: Arc<Self>,
+        shutdown: super::ShutdownHandle,
+    ) -> io::Result<std::thread::JoinHandle<()>>;
 }
 
 /// The ALPN protocol of TLS-ALPN-01 (RFC 8737): a handshake that negotiates it proves a
@@ -119,24 +136,25 @@ impl Tls {
         })
     }
 
-    /// A `Tls` whose certificate an ACME directory provides.
+    /// A `Tls` whose certificate `resolver` gives and `renewed` keeps renewed (the
+    /// same object, as the two traits it is).
     #[cfg(feature = "acme")]
-    pub(super) fn with_acme(
+    pub(super) fn with_renewed(
         provider: Arc<CryptoProvider>,
-        managed: Arc<super::acme::Managed>,
+        resolver: Arc<dyn ResolvesServerCert>,
+        renewed: Arc<dyn Renewed>,
     ) -> io::Result<Tls> {
-        let resolver = Arc::clone(&managed) as Arc<dyn ResolvesServerCert>;
         Ok(Tls {
             config: Arc::new(server_config(provider, resolver, true)?),
-            source: Source::Acme(managed),
+            source: Source::Renewed(renewed),
         })
     }
 
-    /// The ACME side to keep renewed while the server runs, if any.
+    /// What keeps the certificate renewed while the server runs, if anything.
     #[cfg(feature = "acme")]
-    pub(super) fn acme_side(&self) -> Option<&Arc<super::acme::Managed>> {
+    pub(super) fn renewed(&self) -> Option<&Arc<dyn Renewed>> {
         match &self.source {
-            Source::Acme(managed) => Some(managed),
+            Source::Renewed(renewed) => Some(renewed),
             Source::Files(_) => None,
         }
     }
@@ -186,7 +204,7 @@ impl Acceptor {
     pub(crate) fn http_01(&self, path: &str) -> Option<String> {
         match &self.source {
             #[cfg(feature = "acme")]
-            Source::Acme(managed) => managed.http_01(path),
+            Source::Renewed(renewed) => renewed.http_01(path),
             Source::Files(_) => {
                 let _ = path;
                 None
@@ -203,7 +221,7 @@ impl fmt::Debug for Tls {
                 .field("certificate", &reloading.files.certificate)
                 .field("key", &reloading.files.key),
             #[cfg(feature = "acme")]
-            Source::Acme(managed) => tls.field("acme", managed),
+            Source::Renewed(renewed) => tls.field("renewed", renewed),
         };
         tls.field("alpn", &self.config.alpn_protocols.len())
             .finish()
@@ -280,11 +298,7 @@ impl Secure {
                 ),
             )),
             #[cfg(feature = "acme")]
-            (None, Some(tls))
-                if tls
-                    .acme_side()
-                    .is_some_and(|managed| managed.uses_http_01()) =>
-            {
+            (None, Some(tls)) if tls.renewed().is_some_and(|renewed| renewed.uses_http_01()) => {
                 Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     "Acme::http_01 proves names on the cleartext listener, and the server \
