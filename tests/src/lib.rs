@@ -7,6 +7,7 @@
 
 pub mod browser;
 pub mod caches;
+pub mod dictionary_releases;
 pub mod events;
 pub mod firefox;
 pub mod frameworks;

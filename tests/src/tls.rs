@@ -147,7 +147,11 @@ impl Authority {
         }
     }
 
-    fn openssl(&self, args: &[&str]) {
+    /// Runs `openssl` with `args` in the authority's folder.
+    ///
+    /// # Panics
+    /// When it fails.
+    pub fn openssl(&self, args: &[&str]) {
         let output = Command::new(&self.openssl)
             .args(args)
             .current_dir(&self.dir)

@@ -17,23 +17,7 @@ use integration_tests::browser::{
 };
 use integration_tests::vite_releases::{self, release_1 as vite_1, release_2 as vite_2};
 
-mod release_1 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/dictionary/release-1",
-        fingerprint = true,
-        rewrite_references = true,
-        releases = "fixtures/dictionary/releases",
-    );
-}
-
-mod release_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/dictionary/public",
-        fingerprint = true,
-        rewrite_references = true,
-        releases = "fixtures/dictionary/releases",
-    );
-}
+use integration_tests::dictionary_releases::{release_1, release_2};
 
 /// The whole test, browser start to the last check, must finish within this.
 const TEST_TIMEOUT: Duration = Duration::from_secs(180);

@@ -19,23 +19,7 @@ use integration_tests::tls::{Authority, Issued, NAME};
 use integration_tests::{SITE, events, programs};
 use serde_json::json;
 
-mod release_1 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/dictionary/release-1",
-        fingerprint = true,
-        rewrite_references = true,
-        releases = "fixtures/dictionary/releases",
-    );
-}
-
-mod release_2 {
-    embed_assets::embed_assets!(
-        pub static SITE = "fixtures/dictionary/public",
-        fingerprint = true,
-        rewrite_references = true,
-        releases = "fixtures/dictionary/releases",
-    );
-}
+use integration_tests::dictionary_releases::{release_1, release_2};
 
 /// Chromium's programs with a HOME whose NSS database trusts `authority`, and
 /// [`NAME`] mapped to 127.0.0.1; `None` (the test skipped) without them.

@@ -809,30 +809,23 @@ fn a_certificate_that_names_no_host_is_an_error_at_start() {
     };
     // A certificate with a common name and no subjectAltName: what clients refuse for
     // every name since RFC 6125 (and what a CA's own certificate looks like).
-    let status = Command::new(programs::find(&["openssl"], &[]).expect("openssl"))
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args([
-            "-nodes",
-            "-keyout",
-            "nameless.key",
-            "-out",
-            "nameless.pem",
-            "-days",
-            "2",
-        ])
-        .args(["-subj", &format!("/CN={NAME}")])
-        .current_dir(authority.dir())
-        .stderr(Stdio::null())
-        .status()
-        .expect("run openssl");
-    assert!(status.success());
+    authority.openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        "nameless.key",
+        "-out",
+        "nameless.pem",
+        "-days",
+        "2",
+        "-subj",
+        &format!("/CN={NAME}"),
+    ]);
     let dir = authority.dir();
     let error = Tls::from_pem_files(dir.join("nameless.pem"), dir.join("nameless.key"))
         .expect_err("refused");
