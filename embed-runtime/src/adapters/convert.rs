@@ -1,5 +1,4 @@
-//! What every adapter converts alike: the request head from an `http` URI, a body's
-//! data frames one by one, and header fields copied by bytes from another crate's (or
+//! What every adapter converts alike: a body's data frames one by one, and header fields copied by bytes from another crate's (or
 //! `http` version's) types. (A body with the error type a framework wants is
 //! `http_body_util::BodyExt::map_err`.)
 
@@ -7,22 +6,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri, Version};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use http_body::Body as _;
 
-use crate::{Body, Error, RequestHead};
-
-/// The head of a request given by its parts, its path taken as relative to the
-/// service: a target in absolute form (or HTTP/2's `:authority`) names the host.
-pub(crate) fn head_of<'a>(
-    method: &'a Method,
-    uri: &'a Uri,
-    version: Version,
-    headers: &'a HeaderMap,
-) -> RequestHead<'a> {
-    RequestHead::new(method, uri.path(), uri.query(), version, headers)
-        .with_target_authority(uri.authority().is_some())
-}
+use crate::{Body, Error};
 
 /// The next data frame of `body`: the core sends no trailers, and any frame without
 /// data is skipped.

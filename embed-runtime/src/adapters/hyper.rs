@@ -3,14 +3,13 @@
 
 use http::Request;
 
-use super::convert;
 use crate::future::ResponseFuture;
 use crate::{RequestHead, ServeAssets};
 
 impl<'a> RequestHead<'a> {
     /// The head of an `http::Request`, its path taken as relative to the service.
     pub fn from_request<B>(request: &'a Request<B>) -> Self {
-        convert::head_of(
+        RequestHead::of_uri(
             request.method(),
             request.uri(),
             request.version(),

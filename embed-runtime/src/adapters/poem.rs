@@ -67,9 +67,8 @@ use std::io;
 
 use http_body_util::BodyExt as _;
 
-use super::convert;
 use crate::future::ResponseFuture;
-use crate::{Body, ServeAssets};
+use crate::{Body, RequestHead, ServeAssets};
 
 /// Answers every method, for the path left once `nest` has stripped its prefix (the
 /// whole path with a catch-all route `.at("/*", ..)`). Never fails: 404, 405 and the
@@ -93,7 +92,7 @@ fn respond(service: &ServeAssets, request: &poem::Request) -> ResponseFuture {
     // percent-encoded, and the query. An absolute target (or HTTP/2's `:authority`)
     // names the host.
     let uri = request.uri();
-    let head = convert::head_of(request.method(), uri, request.version(), request.headers());
+    let head = RequestHead::of_uri(request.method(), uri, request.version(), request.headers());
     let original = request.original_uri().path();
     if uri.path() == "/" && original != "/" && !original.ends_with('/') {
         // `/static` under `nest("/static", ..)`: it arrives as `/`, like `/static/`.

@@ -77,9 +77,8 @@ use salvo_core::{BoxedError, Depot, FlowCtrl, Handler, Request, Response, async_
 
 use http_body_util::BodyExt as _;
 
-use super::convert;
 use super::mount;
-use crate::ServeAssets;
+use crate::{RequestHead, ServeAssets};
 
 #[async_trait]
 impl Handler for ServeAssets {
@@ -91,7 +90,7 @@ impl Handler for ServeAssets {
         _ctrl: &mut FlowCtrl,
     ) {
         let uri = req.uri();
-        let head = convert::head_of(req.method(), uri, req.version(), req.headers());
+        let head = RequestHead::of_uri(req.method(), uri, req.version(), req.headers());
         let below = mount::salvo(uri.path(), req.params().tail());
         let Some(future) = below
             .as_ref()

@@ -131,7 +131,7 @@ pub(crate) fn answer<'a>(
     let (index, variant) = select_variant(asset.bodies(), headers);
     let prebuilt = policy.prebuilt.and_then(|all| all.get(index));
     let rep = match prebuilt {
-        Some(prebuilt) => prebuilt.representation(asset, variant),
+        Some(prebuilt) => Representation::with_values(asset, variant, prebuilt.values.clone()),
         None => Representation::embedded(asset, variant),
     };
     let outcome = outcome(&rep, method, headers);

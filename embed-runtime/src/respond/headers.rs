@@ -93,7 +93,8 @@ impl PurgeTags {
 /// service keeps them per asset in the order of its bodies (`Asset::bodies`), so the
 /// index negotiation gives finds them.
 pub(crate) struct PrebuiltHeaders {
-    values: HeaderValues,
+    /// The header values the maps were built from.
+    pub(crate) values: HeaderValues,
     /// The fields of a whole 200.
     pub(super) ok: HeaderMap,
     /// The fields of a 304.
@@ -169,21 +170,6 @@ impl PrebuiltHeaders {
         } else {
             &self.ok
         }
-    }
-
-    /// The header values the maps were built from.
-    pub(crate) fn values(&self) -> &HeaderValues {
-        &self.values
-    }
-
-    /// The representation of `variant` (of `asset`, which these headers were built
-    /// for), with the values built once instead of per request.
-    pub(crate) fn representation<'a>(
-        &self,
-        asset: &'a Asset,
-        variant: &'a Variant,
-    ) -> Representation<'a> {
-        Representation::with_values(asset, variant, self.values.clone())
     }
 }
 

@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 use super::options::Options;
 use super::tables::Tables;
 use crate::disk::{BodyCache, ContentTags, ReadBudget};
-use crate::table::Assets;
 
 /// The options and, once the first request needs them, the tables derived from them.
 /// A builder call makes a new `Config` whose tables are not derived yet, so a chain
@@ -15,7 +14,8 @@ use crate::table::Assets;
 #[derive(Clone, Debug)]
 pub(super) struct Config {
     pub(super) options: Options,
-    tables: OnceLock<Tables>,
+    /// Derived on first use (`Config::tables`, beside `Tables`).
+    pub(super) tables: OnceLock<Tables>,
     /// The content ETags of the files read at run time, as they are hashed.
     pub(super) tags: Arc<ContentTags>,
     /// What the downloads of files on disk may hold in full-size chunks, in all.
@@ -42,12 +42,6 @@ impl Config {
         self.tags = Arc::default();
         self.budget = budget(&self.options);
         self.bodies = bodies(&self.options);
-    }
-
-    /// The tables, derived from the options on first use.
-    pub(super) fn tables(&self, assets: &'static Assets) -> &Tables {
-        self.tables
-            .get_or_init(|| Tables::derive(&self.options, assets))
     }
 }
 

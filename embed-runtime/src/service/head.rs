@@ -1,6 +1,6 @@
 //! [`RequestHead`]: what the service reads of a request, as any framework can give it.
 
-use http::{HeaderMap, Method, Version};
+use http::{HeaderMap, Method, Uri, Version};
 
 #[cfg(doc)]
 use super::ServeAssets;
@@ -38,6 +38,20 @@ pub struct RequestHead<'a> {
 }
 
 impl<'a> RequestHead<'a> {
+    /// The head of a request given by its parts with its target as an `http` URI, its
+    /// path taken as relative to the service: a target in absolute form (or HTTP/2's
+    /// `:authority`) names the host. What the adapters of `http`-speaking frameworks
+    /// build.
+    pub(crate) fn of_uri(
+        method: &'a Method,
+        uri: &'a Uri,
+        version: Version,
+        headers: &'a HeaderMap,
+    ) -> Self {
+        RequestHead::new(method, uri.path(), uri.query(), version, headers)
+            .with_target_authority(uri.authority().is_some())
+    }
+
     /// A request for `path` (as sent, still percent-encoded, starting with `/`)
     /// relative to where the service is mounted, with the query without its `?`.
     pub fn new(

@@ -116,19 +116,23 @@ pub(super) fn route<'t>(
             &options.fingerprinted_cache_control,
             Some(tables.prebuilt_fingerprinted[index].as_slice()),
             false,
-            tables.purge_tags.fingerprinted(index),
+            tables
+                .purge_tags
+                .fingerprinted
+                .get(index)
+                .and_then(Option::as_ref),
         ),
         Url::Own | Url::Fingerprinted => (
             &tables.cache_control[index],
             Some(tables.prebuilt[index].as_slice()).filter(|_| !dev),
             false,
-            tables.purge_tags.own(index),
+            tables.purge_tags.own.get(index).and_then(Option::as_ref),
         ),
         Url::Fallback => (
             &FALLBACK_CACHE_CONTROL,
             None,
             true,
-            tables.purge_tags.own(index),
+            tables.purge_tags.own.get(index).and_then(Option::as_ref),
         ),
     };
     let answer = EmbeddedPolicy {

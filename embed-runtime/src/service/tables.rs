@@ -10,6 +10,7 @@ use http::HeaderValue;
 
 use std::sync::Arc;
 
+use super::config::Config;
 use super::options::{Fields, Options, is_page};
 use crate::asset::Asset;
 use crate::respond::{Added, PrebuiltHeaders, PurgeTags};
@@ -45,6 +46,14 @@ pub(super) struct Tables {
     /// for a table alone, or if a glob does not compile here (then nothing new is
     /// served).
     pub(super) folder_rules: Option<FileRules>,
+}
+
+impl Config {
+    /// The tables, derived from the options on first use.
+    pub(super) fn tables(&self, assets: &'static Assets) -> &Tables {
+        self.tables
+            .get_or_init(|| Tables::derive(&self.options, assets))
+    }
 }
 
 impl Tables {
@@ -201,8 +210,10 @@ impl Tables {
 /// release an earlier file comes from), when releases are recorded.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PurgeTagTable {
-    own: Vec<Option<PurgeTags>>,
-    fingerprinted: Vec<Option<PurgeTags>>,
+    /// By the asset's index: its tags at its own URL.
+    pub(super) own: Vec<Option<PurgeTags>>,
+    /// By the asset's index: its tags at its fingerprinted URL.
+    pub(super) fingerprinted: Vec<Option<PurgeTags>>,
 }
 
 impl PurgeTagTable {

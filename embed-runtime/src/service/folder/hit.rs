@@ -92,7 +92,7 @@ impl ServeAssets {
         };
         let rep = match &prebuilt_heads {
             Some(heads) => state(
-                Representation::on_disk_with(&meta, content_type, heads.values().clone()),
+                Representation::on_disk_with(&meta, content_type, heads.values.clone()),
                 encoding,
                 negotiated,
             ),
