@@ -2,10 +2,10 @@
 //! and beside them the live state its requests share (content tags being computed,
 //! the read budget of downloads from disk).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::options::Options;
-use super::tables::Tables;
+use super::tables::LazyTables;
 use crate::disk::{BodyCache, ContentTags, ReadBudget};
 
 /// The options and, once the first request needs them, the tables derived from them.
@@ -14,8 +14,8 @@ use crate::disk::{BodyCache, ContentTags, ReadBudget};
 #[derive(Clone, Debug)]
 pub(super) struct Config {
     pub(super) options: Options,
-    /// Derived on first use (`Config::tables`, beside `Tables`).
-    pub(super) tables: OnceLock<Tables>,
+    /// Derived on first use.
+    pub(super) tables: LazyTables,
     /// The content ETags of the files read at run time, as they are hashed.
     pub(super) tags: Arc<ContentTags>,
     /// What the downloads of files on disk may hold in full-size chunks, in all.
@@ -30,7 +30,7 @@ impl Config {
             budget: budget(&options),
             bodies: bodies(&options),
             options,
-            tables: OnceLock::new(),
+            tables: LazyTables::default(),
             tags: Arc::default(),
         }
     }
@@ -38,7 +38,7 @@ impl Config {
     /// Changes the options; the tables are derived again when next needed.
     pub(super) fn change(&mut self, change: impl FnOnce(&mut Options)) {
         change(&mut self.options);
-        self.tables = OnceLock::new();
+        self.tables = LazyTables::default();
         self.tags = Arc::default();
         self.budget = budget(&self.options);
         self.bodies = bodies(&self.options);

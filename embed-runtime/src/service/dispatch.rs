@@ -82,7 +82,7 @@ impl ServeAssets {
             Source::Dev(dev) => self.answer_plain(head, claim, Router::Table(Some(dev))),
             Source::Folder(..) => {
                 // The folder's rules: what its files may be (dot files, links).
-                let tables = self.config.tables(self.assets);
+                let tables = self.config.tables.get(&self.config.options, self.assets);
                 let router = match tables.folder_rules.as_ref() {
                     Some(rules) => Router::Folder(rules),
                     None => Router::Nothing,
@@ -109,7 +109,7 @@ impl ServeAssets {
         let options = &config.options;
         let target = match router {
             Router::Table(dev) => {
-                let tables = config.tables(assets);
+                let tables = config.tables.get(&config.options, assets);
                 match route::release_endpoint(options, &head) {
                     Some(target) => target,
                     None => route::route(assets, config, tables, dev, &head),
@@ -190,7 +190,11 @@ impl ServeAssets {
     /// single-page app's fallback made the choice.
     pub(super) fn not_found(&self, method: &Method, headers: &HeaderMap) -> Response<Body> {
         let options = &self.config.options;
-        let page_fields = &self.config.tables(self.assets).not_found_fields;
+        let config = &self.config;
+        let page_fields = &config
+            .tables
+            .get(&config.options, self.assets)
+            .not_found_fields;
         let mut response = respond::not_found(options.not_found_page, page_fields, method, headers);
         if route::varies_by_accept(&self.config) {
             respond::add_vary_accept(response.headers_mut());
@@ -255,7 +259,8 @@ impl ServeAssets {
     /// macro's `follow_symlinks`, or the folder's own policy.
     pub(super) fn follows_symlinks(&self) -> bool {
         self.config
-            .tables(self.assets)
+            .tables
+            .get(&self.config.options, self.assets)
             .folder_rules
             .as_ref()
             .is_some_and(FileRules::follows_symlinks)

@@ -8,9 +8,8 @@ use embed_assets_shared::hashed::{self, HashedName};
 use embed_assets_shared::select::FileRules;
 use http::HeaderValue;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use super::config::Config;
 use super::options::{Fields, Options, is_page};
 use crate::asset::Asset;
 use crate::respond::{Added, PrebuiltHeaders, PurgeTags};
@@ -48,11 +47,15 @@ pub(super) struct Tables {
     pub(super) folder_rules: Option<FileRules>,
 }
 
-impl Config {
-    /// The tables, derived from the options on first use.
-    pub(super) fn tables(&self, assets: &'static Assets) -> &Tables {
-        self.tables
-            .get_or_init(|| Tables::derive(&self.options, assets))
+/// The tables of a service's options, derived on first use: a builder call makes a new,
+/// empty one, so a chain of options derives them once.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LazyTables(OnceLock<Tables>);
+
+impl LazyTables {
+    /// The tables of `options` over `assets`, derived on the first call.
+    pub(super) fn get(&self, options: &Options, assets: &'static Assets) -> &Tables {
+        self.0.get_or_init(|| Tables::derive(options, assets))
     }
 }
 
