@@ -419,6 +419,23 @@ fn serve_raw_ceiling(addr: SocketAddr) -> io::Result<()> {
     })
 }
 
+/// What HTTP Arena's `validate.sh` finds wrong with the `Content-Type` of `path`'s
+/// response, if anything: it checks the CSS, JavaScript and JSON files' types,
+/// parameters allowed and `text/javascript` taken for `application/javascript`
+/// (RFC 9239).
+pub fn content_type_problem(path: &str, reply: &crate::client::Reply) -> Option<String> {
+    let content_type = reply.header("content-type").unwrap_or("-");
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    let essence = essence.replace("text/javascript", "application/javascript");
+    let want = match path.rsplit('.').next() {
+        Some("css") => "text/css",
+        Some("js") => "application/javascript",
+        Some("json") => "application/json",
+        _ => return None,
+    };
+    (essence != want).then(|| format!("Content-Type {content_type} instead of {want}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{files, has_br_sibling, lua_script, ARENA_DIR, PATHS};

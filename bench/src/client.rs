@@ -54,6 +54,17 @@ pub fn get(addr: SocketAddr, path: &str, headers: &[(String, String)]) -> Result
         .set_read_timeout(Some(TIMEOUT))
         .and_then(|()| stream.set_write_timeout(Some(TIMEOUT)))
         .map_err(|e| e.to_string())?;
+    exchange(&mut stream, addr, path, headers).map(|(reply, _)| reply)
+}
+
+/// [`get`] over `stream`, a connection already open (a TLS session, say): the reply,
+/// and every byte of it as read.
+pub fn exchange(
+    mut stream: impl Read + Write,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(String, String)],
+) -> Result<(Reply, Vec<u8>), String> {
     let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
@@ -93,7 +104,7 @@ pub fn get(addr: SocketAddr, path: &str, headers: &[(String, String)]) -> Result
         wire_body_len: 0,
     };
     if status == 304 || status == 204 || (100..200).contains(&status) {
-        return Ok(reply);
+        return Ok((reply, buf));
     }
     if reply
         .header("transfer-encoding")
@@ -122,7 +133,8 @@ pub fn get(addr: SocketAddr, path: &str, headers: &[(String, String)]) -> Result
             }
         }
         reply.wire_body_len = at - head_len;
-        return Ok(reply);
+        buf.truncate(at);
+        return Ok((reply, buf));
     }
     let length: usize = reply
         .header("content-length")
@@ -135,12 +147,13 @@ pub fn get(addr: SocketAddr, path: &str, headers: &[(String, String)]) -> Result
     while buf.len() < head_len + length {
         read_more(&mut stream, &mut buf)?;
     }
-    reply.body = buf[head_len..head_len + length].to_vec();
+    buf.truncate(head_len + length);
+    reply.body = buf[head_len..].to_vec();
     reply.wire_body_len = length;
-    Ok(reply)
+    Ok((reply, buf))
 }
 
-fn read_more(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Result<(), String> {
+fn read_more(stream: &mut impl Read, buf: &mut Vec<u8>) -> Result<(), String> {
     if buf.len() > MAX_RESPONSE {
         return Err("response too large".into());
     }

@@ -170,22 +170,8 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
             ))
         }
     }
-    // HTTP Arena's validate.sh checks these three types, parameters allowed and
-    // text/javascript taken for application/javascript (RFC 9239).
-    let content_type = reply.header("content-type").unwrap_or("-");
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    let essence = essence.replace("text/javascript", "application/javascript");
-    let want_type = match path.rsplit('.').next() {
-        Some("css") => Some("text/css"),
-        Some("js") => Some("application/javascript"),
-        Some("json") => Some("application/json"),
-        _ => None,
-    };
-    if want_type.is_some_and(|want| essence != want) {
-        return Err(format!(
-            "Content-Type {content_type} instead of {}",
-            want_type.unwrap_or_default()
-        ));
+    if let Some(problem) = arena::content_type_problem(path, &reply) {
+        return Err(problem);
     }
     let decoded = client::decode(&reply)?;
     if decoded != expected {
@@ -207,7 +193,7 @@ fn check(addr: SocketAddr, path: &str, expected: &[u8]) -> Result<Answer, String
     }
     Ok(Answer {
         coding: coding.to_owned(),
-        content_type: content_type.to_owned(),
+        content_type: reply.header("content-type").unwrap_or("-").to_owned(),
         body_len: reply.body.len(),
         wire_len: reply.wire_len(),
     })

@@ -121,13 +121,14 @@ pub(super) fn names(certificate: &[u8]) -> Option<Vec<Name>> {
 /// (`*.example.com` covers `www.example.com`, not `example.com` nor `a.b.example.com`;
 /// RFC 6125 §6.4.3).
 pub(super) fn covers(names: &[Name], host: &str) -> bool {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    // Compared without a copy: this runs at every handshake.
+    let host = host.trim_end_matches('.');
     names.iter().any(|name| match name {
         Name::Dns(name) => match name.strip_prefix("*.") {
-            Some(parent) => host
-                .split_once('.')
-                .is_some_and(|(label, rest)| !label.is_empty() && rest == parent),
-            None => *name == host,
+            Some(parent) => host.split_once('.').is_some_and(|(label, rest)| {
+                !label.is_empty() && rest.eq_ignore_ascii_case(parent)
+            }),
+            None => name.eq_ignore_ascii_case(host),
         },
         Name::Ip(ip) => host.parse::<IpAddr>().is_ok_and(|host| host == *ip),
     })

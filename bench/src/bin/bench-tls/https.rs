@@ -3,7 +3,6 @@
 //! bench certificate), and a blocking HTTPS client that checks every server before it
 //! is measured and reads the exact bytes of ours' answers for the ceiling.
 
-use std::io::Write as _;
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::sync::Arc;
@@ -16,8 +15,6 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 
 /// Longest a check may wait for the server.
 const TIMEOUT: Duration = Duration::from_secs(10);
-/// A response over this is an error (the largest checked body is about 300 KB).
-const MAX_RESPONSE: usize = 16 << 20;
 
 /// The crypto provider ours uses.
 fn provider() -> Arc<CryptoProvider> {
@@ -106,48 +103,10 @@ impl Client {
         let session = rustls::ClientConnection::new(Arc::clone(&self.config), name)
             .map_err(|e| e.to_string())?;
         let mut stream = rustls::StreamOwned::new(session, tcp);
-        let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n");
-        for (name, value) in headers {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-        request.push_str("\r\n");
-        stream
-            .write_all(request.as_bytes())
-            .map_err(|e| format!("TLS: {e}"))?;
-        let mut buf = Vec::with_capacity(64 << 10);
-        let head_len = loop {
-            if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break at + 4;
-            }
-            read_more(&mut stream, &mut buf)?;
-        };
-        let (status, fields) = parse_head(&buf[..head_len])?;
-        let mut reply = Reply {
-            status,
-            headers: fields,
-            head_len,
-            body: Vec::new(),
-            wire_body_len: 0,
-        };
+        let (reply, raw) = bench::client::exchange(&mut stream, addr, path, headers)?;
         if reply.header("transfer-encoding").is_some() {
             return Err("a chunked body, where every server here sends Content-Length".into());
         }
-        let length: usize = match reply.header("content-length") {
-            Some(text) => text
-                .parse()
-                .map_err(|_| format!("bad Content-Length `{text}`"))?,
-            None if status == 304 || status == 204 => 0,
-            None => return Err("no Content-Length".into()),
-        };
-        if length > MAX_RESPONSE {
-            return Err(format!("Content-Length {length} is too large"));
-        }
-        while buf.len() < head_len + length {
-            read_more(&mut stream, &mut buf)?;
-        }
-        buf.truncate(head_len + length);
-        reply.body = buf[head_len..].to_vec();
-        reply.wire_body_len = length;
         let alpn = stream
             .conn
             .alpn_protocol()
@@ -159,44 +118,9 @@ impl Client {
         );
         Ok(Answer {
             reply,
-            raw: buf,
+            raw,
             alpn,
             session,
         })
     }
-}
-
-fn read_more(stream: &mut impl std::io::Read, buf: &mut Vec<u8>) -> Result<(), String> {
-    if buf.len() > MAX_RESPONSE {
-        return Err("response too large".into());
-    }
-    let mut chunk = [0u8; 64 << 10];
-    match stream.read(&mut chunk) {
-        Ok(0) => Err("connection closed before the response ended".into()),
-        Ok(n) => {
-            buf.extend_from_slice(&chunk[..n]);
-            Ok(())
-        }
-        Err(e) => Err(format!("receive: {e}")),
-    }
-}
-
-/// The status and the fields (names lowercased) of a response head.
-fn parse_head(head: &[u8]) -> Result<(u16, Vec<(String, String)>), String> {
-    let head = std::str::from_utf8(head).map_err(|_| "head is not UTF-8")?;
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or_default();
-    let status = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .ok_or_else(|| format!("bad status line `{status_line}`"))?;
-    let fields = lines
-        .filter(|line| !line.is_empty())
-        .filter_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            Some((name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        })
-        .collect();
-    Ok((status, fields))
 }

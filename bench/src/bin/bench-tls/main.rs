@@ -776,18 +776,8 @@ fn check_arena(checker: &Checker<'_>, server: &Tested) -> Result<(usize, String)
             )));
         }
         brotli += usize::from(coding == "br");
-        // validate.sh takes text/javascript for application/javascript (RFC 9239).
-        let content_type = reply.header("content-type").unwrap_or("-");
-        let essence = content_type.split(';').next().unwrap_or_default().trim();
-        let essence = essence.replace("text/javascript", "application/javascript");
-        let want_type = match path.rsplit('.').next() {
-            Some("css") => Some("text/css"),
-            Some("js") => Some("application/javascript"),
-            Some("json") => Some("application/json"),
-            _ => None,
-        };
-        if want_type.is_some_and(|want| essence != want) {
-            return Err(failed(format!("Content-Type {content_type}")));
+        if let Some(problem) = arena::content_type_problem(path, reply) {
+            return Err(failed(problem));
         }
         if bench::client::decode(reply).map_err(failed)? != expected {
             return Err(failed("the body, once decoded, is not the file".into()));
