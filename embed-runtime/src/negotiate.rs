@@ -38,7 +38,10 @@ pub(crate) fn select_variant(
         };
         usable.then_some((index, body.encoding))
     });
-    let index = choose(headers.get_all(ACCEPT_ENCODING), offered).unwrap_or(encoded.len());
+    let index = match choose(headers.get_all(ACCEPT_ENCODING), offered) {
+        Some((index, _)) => index,
+        None => encoded.len(),
+    };
     (index, &bodies[index])
 }
 
@@ -105,7 +108,7 @@ impl Preferences {
 pub(crate) fn choose<T>(
     accept: GetAll<'_, HeaderValue>,
     offered: impl IntoIterator<Item = (T, Encoding)>,
-) -> Option<T> {
+) -> Option<(T, Encoding)> {
     let mut lines = accept.iter().peekable();
     lines.peek()?;
     let prefs = match (lines.next(), lines.peek()) {
@@ -126,7 +129,7 @@ pub(crate) fn choose<T>(
         }
     }
     best.filter(|(q, _, _)| *q >= prefs.quality(Encoding::Identity))
-        .map(|(_, _, body)| body)
+        .map(|(_, encoding, body)| (body, encoding))
 }
 
 /// The coding `choose` picks when the asset has a body in each of `stored` (and in
@@ -138,7 +141,7 @@ pub(crate) fn choose_encoding(accept: GetAll<'_, HeaderValue>, stored: &[Encodin
         .into_iter()
         .filter(|&encoding| encoding != Encoding::Identity && stored.contains(&encoding))
         .map(|encoding| (encoding, encoding));
-    choose(accept, offered).unwrap_or(Encoding::Identity)
+    choose(accept, offered).map_or(Encoding::Identity, |(encoding, _)| encoding)
 }
 
 /// What browsers send, known without parsing: Chrome and Edge (with a dictionary for

@@ -128,6 +128,16 @@ impl<'a> Representation<'a> {
         }
     }
 
+    /// The same bytes as a precompressed sibling of a file in the coding `encoding`,
+    /// the choice of which depends on `Accept-Encoding` when `negotiated`.
+    pub(crate) fn coded(mut self, encoding: Encoding, negotiated: bool) -> Self {
+        self.encoding = encoding;
+        if negotiated {
+            self.negotiated = Negotiated::Encoding;
+        }
+        self
+    }
+
     /// The stored variant of an embedded asset, its header values built from the
     /// table's strings. The service does this once per variant (`PrebuiltHeaders`);
     /// requests clone the result.

@@ -13,9 +13,9 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use quick_cache::Weighter;
@@ -49,10 +49,10 @@ pub(crate) struct BodyCache {
 struct Entries {
     /// By the path's bytes (hashed as one string, not component by component as a
     /// `Path` is).
-    kept: quick_cache::unsync::Cache<OsString, Cached, Weight>,
+    cached: quick_cache::unsync::Cache<OsString, Cached, Weight>,
     /// What is known of the siblings of files whose bytes are not kept (larger than a
-    /// chunk, or than the whole cache), by the file's path: at most [`UNKEPT`].
-    unkept: HashMap<OsString, Siblings>,
+    /// chunk, or than the whole cache), by the file's path: at most [`UNCACHED`].
+    uncached: HashMap<OsString, Siblings>,
 }
 
 /// An entry's weight, computed once when it is made (`Cached::weight`).
@@ -65,9 +65,9 @@ impl Weighter<OsString, Cached> for Weight {
     }
 }
 
-/// How many files' siblings [`Entries::unkept`] knows of at most (a few hundred bytes
+/// How many files' siblings [`Entries::uncached`] knows of at most (a few hundred bytes
 /// each); past that, one is forgotten for each new one, and checked again when asked.
-const UNKEPT: usize = 4096;
+const UNCACHED: usize = 4096;
 
 /// What is known of a file's siblings at one version of it.
 #[derive(Debug, Clone, Copy)]
@@ -161,8 +161,8 @@ impl BodyCache {
         BodyCache {
             limit,
             entries: Mutex::new(Entries {
-                kept: quick_cache::unsync::Cache::with_weighter(expected, limit.max(1), Weight),
-                unkept: HashMap::new(),
+                cached: quick_cache::unsync::Cache::with_weighter(expected, limit.max(1), Weight),
+                uncached: HashMap::new(),
             }),
         }
     }
@@ -179,7 +179,7 @@ impl BodyCache {
     pub(crate) fn get(&self, path: &Path, version: &FileVersion) -> Option<Cached> {
         let entries = self.entries();
         entries
-            .kept
+            .cached
             .get(path.as_os_str())
             .filter(|cached| cached.version == *version)
             .cloned()
@@ -201,11 +201,11 @@ impl BodyCache {
         let mut entries = self.entries();
         if weight > self.limit {
             // Never kept: nor is an older version of it.
-            entries.kept.remove(path.as_os_str());
+            entries.cached.remove(path.as_os_str());
             return;
         }
-        entries.unkept.remove(path.as_os_str());
-        entries.kept.insert(
+        entries.uncached.remove(path.as_os_str());
+        entries.cached.insert(
             path.as_os_str().to_owned(),
             Cached {
                 version,
@@ -222,13 +222,13 @@ impl BodyCache {
     /// Forgets all that is known of `path`: it names no file any more.
     pub(crate) fn forget(&self, path: &Path) {
         let mut entries = self.entries();
-        entries.kept.remove(path.as_os_str());
-        entries.unkept.remove(path.as_os_str());
+        entries.cached.remove(path.as_os_str());
+        entries.uncached.remove(path.as_os_str());
     }
 
     /// Notes, for the file at `path` at `version`, what is known of its sibling number
     /// `index`: with its kept bytes when they are kept at that version (forgotten with
-    /// them), else apart (forgotten when the file changes, or past [`UNKEPT`]).
+    /// them), else apart (forgotten when the file changes, or past [`UNCACHED`]).
     pub(crate) fn note_sibling(
         &self,
         path: &Path,
@@ -238,7 +238,7 @@ impl BodyCache {
     ) {
         let mut entries = self.entries();
         // A peek: noting is not a use.
-        if let Some(mut cached) = entries.kept.peek_mut(path.as_os_str()) {
+        if let Some(mut cached) = entries.cached.peek_mut(path.as_os_str()) {
             if cached.version == *version {
                 if let Some(slot) = cached.siblings.get_mut(index) {
                     *slot = sibling;
@@ -246,13 +246,13 @@ impl BodyCache {
                 return;
             }
         }
-        let unkept = &mut entries.unkept;
-        if !unkept.contains_key(path.as_os_str()) && unkept.len() >= UNKEPT {
-            if let Some(any) = unkept.keys().next().cloned() {
-                unkept.remove(&any);
+        let uncached = &mut entries.uncached;
+        if !uncached.contains_key(path.as_os_str()) && uncached.len() >= UNCACHED {
+            if let Some(any) = uncached.keys().next().cloned() {
+                uncached.remove(&any);
             }
         }
-        let noted = unkept
+        let noted = uncached
             .entry(path.as_os_str().to_owned())
             .or_insert(Siblings {
                 version: *version,
@@ -273,10 +273,10 @@ impl BodyCache {
     /// kept or not.
     pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> SiblingCheck {
         let entries = self.entries();
-        let known = match entries.kept.peek(path.as_os_str()) {
+        let known = match entries.cached.peek(path.as_os_str()) {
             Some(cached) if cached.version == *version => Some(&cached.siblings),
             _ => entries
-                .unkept
+                .uncached
                 .get(path.as_os_str())
                 .filter(|noted| noted.version == *version)
                 .map(|noted| &noted.known),
@@ -289,8 +289,120 @@ impl BodyCache {
     /// What the entries count for, in all.
     #[cfg(test)]
     fn len(&self) -> u64 {
-        self.entries().kept.weight()
+        self.entries().cached.weight()
     }
+}
+
+/// How long a sibling found absent is taken as absent before it is looked for again.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// A file found in the cache at its current version, with the precompressed siblings
+/// that may stand for it ([`BodyCache::hit`]).
+#[derive(Debug)]
+pub(crate) struct CacheHit {
+    pub(crate) file: Cached,
+    /// The file's path, which names its siblings.
+    path: PathBuf,
+    /// The siblings that exist and are not known to differ from the file, with their
+    /// codings, in the server's order of preference (the rest `None`).
+    pub(crate) siblings: [Option<(Offered, Encoding)>; SIBLINGS.len()],
+    /// Whether any sibling exists, matching or not: the choice then depends on
+    /// `Accept-Encoding`.
+    pub(crate) negotiated: bool,
+}
+
+/// A sibling a request may be answered with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Offered {
+    /// The extension that names it.
+    ext: &'static str,
+    /// The version of it found to decode to the file, whose bytes the cache holds;
+    /// `None` while it is still to be read or checked (a request that prefers it goes
+    /// the way that reads).
+    checked: Option<FileVersion>,
+}
+
+impl CacheHit {
+    /// The cached bytes of `offered`, the sibling a request chose; `None` when they
+    /// must be read first. Only the chosen sibling is looked up, so a request pays for
+    /// one. Its date is the later of its own and the file's (as
+    /// [`dated_after`](super::siblings::dated_after) says why).
+    pub(crate) fn sibling(&self, cache: &BodyCache, offered: Offered) -> Option<Cached> {
+        let mut sibling = cache.get(&sibling_path(&self.path, offered.ext), &offered.checked?)?;
+        let stated = &mut sibling.version.stated;
+        *stated = (*stated).max(self.file.version.stated);
+        Some(sibling)
+    }
+}
+
+impl BodyCache {
+    /// The file at `relative` below `folder` and its siblings, when all are cached at
+    /// their current versions: what a request is answered from with no read and no hop
+    /// to the blocking pool, the file looked at with one `lstat` on the request's own
+    /// thread (which gives its version, and tells a link from a file). `None` when
+    /// anything must be read first (a file or sibling not cached, or cached for another
+    /// version, or a sibling not checked against the file), or the path names no
+    /// regular file, or a symbolic link is on its way and `follow_symlinks` is off.
+    pub(crate) fn hit(
+        &self,
+        folder: &Path,
+        relative: &str,
+        follow_symlinks: bool,
+    ) -> Option<CacheHit> {
+        let path = folder.join(relative);
+        // The file itself, not a link (`lstat`). The folders on the way need no look of
+        // their own: an entry is made only by the way that reads, after it found no
+        // link on the way, and a folder on the way swapped for a link since would lead
+        // to another file (another device, inode or ctime: another version), unless to
+        // this very file, unchanged, whose bytes are the ones cached.
+        let version = FileVersion::of_regular(&path, !follow_symlinks)?;
+        let file = self.get(&path, &version)?;
+        // The siblings as last looked at with this version of the file. One found to
+        // match is not looked at again: it is right for these bytes whatever happens to
+        // it on disk since (the copy cached is what is sent). One found stale is looked
+        // at again (a sibling written after its file), and one absent a second on.
+        // Unchecked: offered, and read if the request prefers it.
+        let mut siblings = [None; SIBLINGS.len()];
+        let mut negotiated = false;
+        let known = SIBLINGS.iter().zip(file.siblings);
+        for ((&(encoding, ext), known), slot) in known.zip(&mut siblings) {
+            let checked = match known {
+                SiblingCheck::Absent(at) if at.elapsed() < RECHECK => continue,
+                // Looked for again if the request prefers it; until it is found, the
+                // answer does not depend on `Accept-Encoding`.
+                SiblingCheck::Absent(_) => {
+                    *slot = Some((Offered { ext, checked: None }, encoding));
+                    continue;
+                }
+                SiblingCheck::Unknown => None,
+                SiblingCheck::Stale(checked) => {
+                    negotiated = true;
+                    let now = FileVersion::of_regular(&sibling_path(&path, ext), !follow_symlinks);
+                    if now == Some(checked) {
+                        continue;
+                    }
+                    None
+                }
+                SiblingCheck::Matches(checked) => Some(checked),
+            };
+            negotiated = true;
+            *slot = Some((Offered { ext, checked }, encoding));
+        }
+        Some(CacheHit {
+            file,
+            path,
+            siblings,
+            negotiated,
+        })
+    }
+}
+
+/// `path` with `.ext` added to its name: its sibling in the coding `ext` names.
+pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    name.into()
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 
 mod budget;
 mod cache;
-mod kept;
 mod pool;
 #[cfg(feature = "acme")]
 mod private;
@@ -21,8 +20,7 @@ mod tags;
 mod version;
 
 pub(crate) use self::budget::{DEFAULT_BUDGET, ReadBudget};
-pub(crate) use self::cache::{BodyCache, Heads};
-pub(crate) use self::kept::Kept;
+pub(crate) use self::cache::{BodyCache, CacheHit, Heads};
 pub(crate) use self::pool::blocking;
 use self::pool::{Pool, Runtime};
 pub(crate) use self::reader::{READER, Reader};

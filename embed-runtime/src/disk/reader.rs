@@ -17,7 +17,7 @@ use embed_assets_shared::select::FileRules;
 
 use bytes::Bytes;
 
-use super::{BodyCache, Content, ContentTags, DiskFile, FileVersion, Kept};
+use super::{BodyCache, CacheHit, Content, ContentTags, DiskFile, FileVersion};
 use crate::coding::Encoding;
 
 /// A read in flight.
@@ -59,10 +59,10 @@ pub(crate) struct Reader {
     /// A folder's file's sibling in a coding, when it decodes to the file's bytes
     /// ([`siblings::matching`](super::siblings::matching)).
     pub(crate) sibling: Sibling,
-    /// A folder's file and its siblings as its cache keeps them, when nothing needs to
-    /// be read ([`kept::kept`](super::kept::kept)): the folder, the path below it,
-    /// whether symbolic links are followed.
-    pub(crate) kept: fn(&BodyCache, &Path, &str, bool) -> Option<Kept>,
+    /// A folder's file and its siblings as its cache holds them, when nothing needs to
+    /// be read ([`BodyCache::hit`]): the folder, the path below it, whether symbolic
+    /// links are followed.
+    pub(crate) cache_hit: fn(&BodyCache, &Path, &str, bool) -> Option<CacheHit>,
     /// The media type the macro would give a dev-folder file added since the build.
     pub(crate) media_type: fn(&Path, &Content) -> String,
     /// Whether no component of a path below a folder is a symbolic link
@@ -94,7 +94,7 @@ pub(crate) static READER: Reader = Reader {
             whole_up_to,
         ))
     },
-    kept: super::kept::kept,
+    cache_hit: BodyCache::hit,
     media_type: |path, content| embed_assets_shared::content_type(path, || content.is_utf8()),
     no_link_on_the_way: |folder, relative| Box::pin(super::no_link_on_the_way(folder, relative)),
     check_folder: super::check_folder,

@@ -15,18 +15,10 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use super::cache::{BodyCache, SIBLINGS, SiblingCheck};
+use super::cache::{BodyCache, SIBLINGS, SiblingCheck, sibling_path};
 use super::version::FileVersion;
 use super::{Content, ContentTags, DiskFile, blocking, fetch, open_regular};
 use crate::coding::Encoding;
-
-/// `path` with `.ext` added to its name.
-pub(super) fn sibling_path(path: &Path, ext: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".");
-    name.push(ext);
-    name.into()
-}
 
 /// The codings of the siblings of `path` (kept in `cache` at `version`) that exist now
 /// as regular files (an `lstat` each, so a link is none unless `follow_symlinks`, on

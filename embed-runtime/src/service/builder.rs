@@ -629,8 +629,9 @@ impl ServeAssets {
             );
         }
         self.configure(|options| {
-            if let Source::Folder(_, site) = &mut options.source {
+            if let Source::Folder(folder, site) = &mut options.source {
                 set(site);
+                site.rules(folder.reader);
             }
         })
     }
@@ -682,10 +683,7 @@ impl ServeAssets {
                 path,
                 reader: &disk::READER,
             };
-            let site = FolderSite {
-                well_known: true,
-                ..FolderSite::default()
-            };
+            let site = FolderSite::new(folder.reader);
             options.source = Source::Folder(folder, site);
         })
     }

@@ -11,7 +11,7 @@ use http::{HeaderMap, Method, Response, StatusCode, Version};
 use super::Answer;
 use super::file::FileRequest;
 use super::folder;
-use super::options::{DiskFolder, Source};
+use super::options::{DiskFolder, FolderSite, Options, Source};
 use super::route::{self, Policy, Target};
 use super::{RequestHead, ResponseFuture, ServeAssets};
 use crate::asset::Asset;
@@ -19,14 +19,12 @@ use crate::body::Body;
 use crate::disk::{self, Named};
 use crate::respond;
 
-/// What routes a request: the table (with dev mode's folder, in dev mode), a folder
-/// served whole by its rules, or nothing (a folder without rules: every path is a
-/// miss).
+/// What routes a request: the table (with dev mode's folder, in dev mode), or a
+/// folder served whole, with what it answers.
 #[derive(Clone, Copy)]
 enum Router<'s> {
     Table(Option<&'s DiskFolder>),
-    Folder(&'s FileRules),
-    Nothing,
+    Folder(&'s DiskFolder, &'s FolderSite),
 }
 
 /// Which requests a caller wants answered; the rest are another handler's.
@@ -77,18 +75,17 @@ impl ServeAssets {
     ) -> Option<Answer<'_>> {
         // The source, chosen when the service was built, is asked once: a request for
         // an embedded file never asks about a folder.
-        match &self.config.options.source {
-            Source::Table => self.answer_plain(head, claim, Router::Table(None)),
-            Source::Dev(dev) => self.answer_plain(head, claim, Router::Table(Some(dev))),
-            Source::Folder(..) => {
-                // The folder's rules: what its files may be (dot files, links).
-                let tables = self.config.tables.get(&self.config.options, self.assets);
-                let router = match tables.folder_rules.as_ref() {
-                    Some(rules) => Router::Folder(rules),
-                    None => Router::Nothing,
-                };
-                let answer = self.answer_plain(head, claim, router)?;
-                Some(self.with_folder_not_found_page(answer, &head))
+        let router = match &self.config.options.source {
+            Source::Table => Router::Table(None),
+            Source::Dev(dev) => Router::Table(Some(dev)),
+            Source::Folder(folder, site) => Router::Folder(folder, site),
+        };
+        let answer = self.answer_plain(head, claim, router)?;
+        match (router, answer) {
+            // A hit from a folder's cache is never a 404.
+            (Router::Table(_), answer) | (_, answer @ Answer::Prebuilt(_)) => Some(answer),
+            (Router::Folder(folder, site), answer) => {
+                Some(self.with_folder_not_found_page(folder, site, answer, &head))
             }
         }
     }
@@ -107,19 +104,18 @@ impl ServeAssets {
         }
         let (config, assets) = (&self.config, self.assets);
         let options = &config.options;
-        let target = match router {
-            Router::Table(dev) => {
+        let target = match (release_endpoint(options, &head), router) {
+            (Some(target), _) => target,
+            (None, Router::Table(dev)) => {
                 let tables = config.tables.get(&config.options, assets);
-                match route::release_endpoint(options, &head) {
-                    Some(target) => target,
-                    None => route::route(assets, config, tables, dev, &head),
-                }
+                route::route(assets, config, tables, dev, &head)
             }
-            Router::Folder(rules) => match route::release_endpoint(options, &head) {
-                Some(target) => target,
-                None => folder::route(options, rules, &head),
+            (None, Router::Folder(folder, site)) => match folder::route(options, site, &head) {
+                folder::Routed::File(relative) => {
+                    return self.answer_folder_file(folder, site, &relative, &head, claim);
+                }
+                folder::Routed::Other(target) => target,
             },
-            Router::Nothing => route::release_endpoint(options, &head).unwrap_or(Target::NotFound),
         };
         let response = match target {
             // The single-page app's page answers for the application's paths too.
@@ -129,7 +125,7 @@ impl ServeAssets {
             Target::Asset(asset, policy) => {
                 let dev = match router {
                     Router::Table(dev) => dev,
-                    Router::Folder(_) | Router::Nothing => None,
+                    Router::Folder(..) => None,
                 };
                 // From memory, here: embedded, and not re-read by dev mode (which
                 // keeps an earlier release's files in memory too).
@@ -161,9 +157,6 @@ impl ServeAssets {
             // front serves them even when the application's fallback is a service
             // without dev mode; an absent one is the application's.
             Target::DevFile(relative) => return self.answer_dev_file(&relative, &head, claim),
-            Target::FolderFile(relative) => {
-                return self.answer_folder_file(&relative, &head, claim);
-            }
         };
         Some(Answer::Response(response))
     }
@@ -258,12 +251,17 @@ impl ServeAssets {
     /// Whether the dev folder's (or the folder's) symbolic links are followed: the
     /// macro's `follow_symlinks`, or the folder's own policy.
     pub(super) fn follows_symlinks(&self) -> bool {
-        self.config
-            .tables
-            .get(&self.config.options, self.assets)
-            .folder_rules
-            .as_ref()
-            .is_some_and(FileRules::follows_symlinks)
+        match &self.config.options.source {
+            Source::Table => false,
+            Source::Dev(_) => self
+                .config
+                .tables
+                .get(&self.config.options, self.assets)
+                .dev_rules
+                .as_ref()
+                .is_some_and(FileRules::follows_symlinks),
+            Source::Folder(_, site) => site.follow_symlinks,
+        }
     }
 
     /// Whether a file added to the dev folder since the build exists: the one way to
@@ -321,6 +319,19 @@ impl ServeAssets {
             request.respond().await
         })
     }
+}
+
+/// The list of releases, when the request is for `release_endpoint`'s path.
+fn release_endpoint<'t>(options: &Options, head: &RequestHead<'_>) -> Option<Target<'t>> {
+    // The endpoint's path is plain (no escape, checked by the builder) and no asset's.
+    let (path, _) = options.release_endpoint.as_ref()?;
+    (path == head.path).then(|| {
+        if route::is_get_or_head(head.method) {
+            Target::Releases
+        } else {
+            Target::MethodNotAllowed
+        }
+    })
 }
 
 /// RFC 9112 §3.2: a request with more than one `Host` field line or an invalid one, or

@@ -128,7 +128,8 @@ impl FileRequest {
         }
         let options = &self.service.config.options;
         let accept = || self.headers.get_all(ACCEPT_ENCODING);
-        while let Some(encoding) = negotiate::choose(accept(), present.iter().map(|&e| (e, e))) {
+        while let Some((encoding, _)) = negotiate::choose(accept(), present.iter().map(|&e| (e, e)))
+        {
             let sibling = (self.reader.sibling)(
                 self.path.clone(),
                 encoding,

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use embed_assets_shared::glob::Glob;
+use embed_assets_shared::select::FileRules;
 use http::header::{CONTENT_SECURITY_POLICY, LINK, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderName, HeaderValue};
 
@@ -118,7 +119,7 @@ pub(super) struct DiskFolder {
 /// What a folder served by [`ServeAssets::folder`] answers beyond dev mode: its
 /// directories' index files and redirects, bodies streamed at any size, and the
 /// single-page app's page read from the folder too.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct FolderSite {
     /// `spa_fallback`'s page, a URL path below the folder.
     pub(super) spa_page: Option<String>,
@@ -128,6 +129,33 @@ pub(super) struct FolderSite {
     pub(super) follow_symlinks: bool,
     /// `well_known`: the root's `.well-known/` folder is served (RFC 8615).
     pub(super) well_known: bool,
+    /// Which paths name files the folder serves, as the two options above say (no dot
+    /// file otherwise); made again by [`rules`](Self::rules) when they change. `None`:
+    /// every path is a miss (never with the rules this crate writes).
+    pub(super) rules: Option<FileRules>,
+}
+
+impl FolderSite {
+    /// A folder's defaults: no page of its own, links not followed, `.well-known/`
+    /// served.
+    pub(super) fn new(reader: &Reader) -> Self {
+        let mut site = FolderSite {
+            spa_page: None,
+            not_found_page: None,
+            follow_symlinks: false,
+            well_known: true,
+            rules: None,
+        };
+        site.rules(reader);
+        site
+    }
+
+    /// Makes [`rules`](Self::rules) again from the options.
+    pub(super) fn rules(&mut self, reader: &Reader) {
+        self.rules = (reader.rules)(false, self.follow_symlinks, &[], &[])
+            .ok()
+            .map(|rules| rules.with_well_known(self.well_known));
+    }
 }
 
 impl Options {

@@ -57,8 +57,6 @@ pub(super) enum Target<'t> {
     /// build), selected by the macro's rules; its path below the folder. It may not
     /// exist: reading it tells.
     DevFile(String),
-    /// A folder served whole: a path below it, selected by its rules (see `folder`).
-    FolderFile(String),
     /// The list of releases, at `release_endpoint`'s path.
     Releases,
 }
@@ -92,8 +90,7 @@ pub(super) fn route<'t>(
     let get_or_head = is_get_or_head(method);
     // A miss: in dev mode, a file added to the folder since the build may answer it
     // (`path`: the request's path as `find` decoded it, `None` when it refused it).
-    let miss = |target, path: Option<&str>| match dev_file(tables.folder_rules.as_ref(), head, path)
-    {
+    let miss = |target, path: Option<&str>| match dev_file(tables.dev_rules.as_ref(), head, path) {
         Some(relative) => Target::DevFile(relative),
         None => target,
     };
@@ -146,22 +143,6 @@ pub(super) fn route<'t>(
         vary_accept,
     };
     Target::Asset(asset, Policy { answer, fields })
-}
-
-/// The list of releases, when the request is for `release_endpoint`'s path.
-pub(super) fn release_endpoint<'t>(
-    options: &Options,
-    head: &RequestHead<'_>,
-) -> Option<Target<'t>> {
-    // The endpoint's path is plain (no escape, checked by the builder) and no asset's.
-    let (path, _) = options.release_endpoint.as_ref()?;
-    (path == head.path).then(|| {
-        if is_get_or_head(head.method) {
-            Target::Releases
-        } else {
-            Target::MethodNotAllowed
-        }
-    })
 }
 
 /// The redirect of a directory named without its slash (`segment`, its last) to it.

@@ -39,12 +39,11 @@ pub(super) struct Tables {
     /// The names of the files served at a content-hashed URL, by folder (`/js/` →
     /// `/js/app.*.js`): a miss that names another version of one of them is final.
     pub(super) hashed: HashMap<String, Vec<HashedName>>,
-    /// Which files of the folder read at run time are served: in dev mode the ones the
-    /// table does not list (added since the build), by the macro's selection; in a
-    /// folder served whole, by its own policy (dot files, links, `.well-known`). `None`
-    /// for a table alone, or if a glob does not compile here (then nothing new is
-    /// served).
-    pub(super) folder_rules: Option<FileRules>,
+    /// Which files of dev mode's folder that the table does not list (added since the
+    /// build) are served: the macro's selection. `None` out of dev mode, or if a glob
+    /// does not compile here (then nothing new is served). (A folder served whole
+    /// holds its own rules: `FolderSite::rules`.)
+    pub(super) dev_rules: Option<FileRules>,
 }
 
 /// The tables of a service's options, derived on first use: a builder call makes a new,
@@ -149,22 +148,15 @@ impl Tables {
             bare_directories: HashMap::new(),
             clean: HashMap::new(),
             hashed: hashed_names(assets),
-            folder_rules: options.disk_folder().and_then(|folder| {
+            dev_rules: options.dev().and_then(|folder| {
                 let selection = assets.selection();
-                // A folder served whole has its own policy for links; dev mode, the
-                // macro's.
-                let site = options.folder_site();
-                let follow_symlinks =
-                    site.map_or(selection.follow_symlinks, |site| site.follow_symlinks);
-                let well_known = site.is_some_and(|site| site.well_known);
                 (folder.reader.rules)(
                     selection.dotfiles,
-                    follow_symlinks,
+                    selection.follow_symlinks,
                     selection.include,
                     selection.exclude,
                 )
                 .ok()
-                .map(|rules| rules.with_well_known(well_known))
             }),
         };
         // This build's files by index: an earlier release's is at its hashed URL only.

@@ -10,15 +10,15 @@ use std::time::SystemTime;
 use http::HeaderValue;
 use http::header::ACCEPT_ENCODING;
 
+use super::super::ServeAssets;
 use super::super::future::Answer;
 use super::super::head::RequestHead;
-use super::super::options::Fields;
-use super::super::{ServeAssets, route};
+use super::super::options::{DiskFolder, Fields, FolderSite};
 use crate::body::Body;
 use crate::coding::Encoding;
 use crate::disk::{Content, FileMeta};
 use crate::negotiate;
-use crate::representation::{Negotiated, Representation};
+use crate::representation::Representation;
 use crate::respond::{self, Prebuilt, PrebuiltFields, PrebuiltHeaders};
 
 impl ServeAssets {
@@ -26,44 +26,38 @@ impl ServeAssets {
     /// cache, or `None` when something must be read first (or it is not such a folder).
     pub(super) fn folder_hit(
         &self,
+        folder: &DiskFolder,
+        site: &FolderSite,
         relative: &str,
         head: &RequestHead<'_>,
     ) -> Option<Answer<'static>> {
         let options = &self.config.options;
-        let (dev, _) = options.folder()?;
-        if !route::is_get_or_head(head.method) {
-            return None;
-        }
-        let follow_symlinks = self.follows_symlinks();
-        let kept = (dev.reader.kept)(&self.config.bodies, &dev.path, relative, follow_symlinks)?;
-        let offered = kept
-            .siblings
-            .iter()
-            .flatten()
-            .map(|offered| (*offered, offered.encoding));
+        let cache = &self.config.bodies;
+        let hit = (folder.reader.cache_hit)(cache, &folder.path, relative, site.follow_symlinks)?;
+        let offered = hit.siblings.iter().flatten().copied();
         let sibling;
         let (encoding, cached) =
             match negotiate::choose(head.headers.get_all(ACCEPT_ENCODING), offered) {
                 // The sibling the request prefers, unless it must be read or checked
                 // first (then the way that reads does).
-                Some(offered) => {
-                    sibling = kept.sibling(&self.config.bodies, offered)?;
-                    (offered.encoding, &sibling)
+                Some((offered, encoding)) => {
+                    sibling = hit.sibling(cache, offered)?;
+                    (encoding, &sibling)
                 }
-                None => (Encoding::Identity, &kept.file),
+                None => (Encoding::Identity, &hit.file),
             };
         let meta = FileMeta {
             etag: Some(Arc::clone(&cached.etag)),
             version: cached.version,
         };
-        let content_type = &*kept.file.content_type;
+        let content_type = &*hit.file.content_type;
         // The URL's cache rule and header fields: needed only where fields are built,
         // not for an answer whose fields were built before.
         let policy = || {
             let url = format!("/{relative}");
             (options.cache_control_for(&url), options.fields_for(&url))
         };
-        let negotiated = kept.negotiated;
+        let negotiated = hit.negotiated;
         // A file that changed under a second ago states no date yet: its fields are
         // made per request until it does.
         let role = match encoding {
@@ -73,34 +67,23 @@ impl ServeAssets {
         let slot = &cached.heads[role];
         let stated = meta.version.stated;
         let prebuilt_heads = match slot.get() {
-            Some(kept) => heads_of(kept, stated),
+            Some(dated) => heads_of(dated, stated),
             None if Representation::is_dated(&meta) => {
-                let rep = state(
-                    Representation::on_disk(&meta, content_type)?,
-                    encoding,
-                    negotiated,
-                );
-                let kept = slot.get_or_init(|| {
+                let rep = Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated);
+                let dated = slot.get_or_init(|| {
                     Arc::new(DatedHeads {
                         stated,
                         heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
                     })
                 });
-                heads_of(kept, stated)
+                heads_of(dated, stated)
             }
             None => None,
         };
         let rep = match &prebuilt_heads {
-            Some(heads) => state(
-                Representation::on_disk_with(&meta, content_type, heads.values.clone()),
-                encoding,
-                negotiated,
-            ),
-            None => state(
-                Representation::on_disk(&meta, content_type)?,
-                encoding,
-                negotiated,
-            ),
+            Some(heads) => Representation::on_disk_with(&meta, content_type, heads.values.clone())
+                .coded(encoding, negotiated),
+            None => Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated),
         };
         let outcome = respond::outcome(&rep, head.method, head.headers);
         if let Some(heads) = prebuilt_heads {
@@ -131,7 +114,7 @@ fn added<'a>((cache_control, fields): &'a (&'a HeaderValue, Fields)) -> respond:
     }
 }
 
-/// The header fields a cache slot keeps for a kept version, with the date they
+/// The header fields a cache slot holds for a cached version, with the date they
 /// state: a sibling's is the later of its own and its file's, and its file can change
 /// (to the same bytes) while the sibling's entry does not.
 struct DatedHeads {
@@ -139,18 +122,9 @@ struct DatedHeads {
     heads: Arc<PrebuiltHeaders>,
 }
 
-/// The fields `slot` keeps when they state `stated`; `None` (fields made per request)
+/// The fields `slot` holds when they state `stated`; `None` (fields made per request)
 /// otherwise. Only this service writes the slots, so they always hold [`DatedHeads`].
 fn heads_of(slot: &crate::disk::Heads, stated: SystemTime) -> Option<Arc<PrebuiltHeaders>> {
-    let kept = slot.downcast_ref::<DatedHeads>()?;
-    (kept.stated == stated).then(|| Arc::clone(&kept.heads))
-}
-
-/// `rep` as the coding `encoding`, chosen by `Accept-Encoding` when `negotiated`.
-fn state(mut rep: Representation<'_>, encoding: Encoding, negotiated: bool) -> Representation<'_> {
-    rep.encoding = encoding;
-    if negotiated {
-        rep.negotiated = Negotiated::Encoding;
-    }
-    rep
+    let dated = slot.downcast_ref::<DatedHeads>()?;
+    (dated.stated == stated).then(|| Arc::clone(&dated.heads))
 }

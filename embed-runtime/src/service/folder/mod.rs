@@ -9,45 +9,53 @@ mod not_found;
 
 use std::path::{Path, PathBuf};
 
-use embed_assets_shared::select::FileRules;
+use http::Method;
 
 use super::ServeAssets;
 use super::dispatch::Claim;
 use super::future::{Answer, ResponseFuture};
 use super::head::RequestHead;
-use super::options::Options;
+use super::options::{DiskFolder, FolderSite, Options};
 use super::route::{self, Target};
 use crate::disk::{self, Named};
 use crate::path;
 use crate::respond;
 
-/// Where a request's path leads in a folder served whole. The path is decoded once,
-/// here; what it names is found on disk when the request is answered.
-pub(super) fn route<'t>(
+/// Where a request's path leads in a folder served whole.
+pub(in crate::service) enum Routed<'t> {
+    /// A path below the folder, selected by its rules; what it names is found on disk
+    /// when the request is answered.
+    File(String),
+    /// Anything else: the mount point's redirect, or not found.
+    Other(Target<'t>),
+}
+
+/// Where a request's path leads in a folder served whole.
+pub(in crate::service) fn route<'t>(
     options: &Options,
-    rules: &FileRules,
+    site: &FolderSite,
     head: &RequestHead<'_>,
-) -> Target<'t> {
+) -> Routed<'t> {
     // Mounted (`nest_service("/static", ..)`): the mount point itself is the root
     // folder, redirected to its slash as a table's would be.
     if options.index_file.is_some() && head.path == "/" {
         if let Some(mount) = head.mount {
-            return route::to_directory(mount, head);
+            return Routed::Other(route::to_directory(mount, head));
         }
     }
-    let path = path::decode(head.path);
-    match folder_file(rules, options, path.as_deref()) {
-        Some(relative) => Target::FolderFile(relative),
-        None => Target::NotFound,
+    match folder_file(site, options, head.path) {
+        Some(relative) => Routed::File(relative),
+        None => Routed::Other(Target::NotFound),
     }
 }
 
-/// The path below the folder that a request's decoded `path` names, when the folder's
-/// rules select it: no empty segment (see `path::decode`); a path ending in `/` names
-/// its directory's index file. Every method: a file answers 405 to the ones it does
-/// not take.
-fn folder_file(rules: &FileRules, options: &Options, path: Option<&str>) -> Option<String> {
-    let mut relative = path?.strip_prefix('/')?.to_owned();
+/// The path below the folder that a request's `path` names, decoded (once, here), when
+/// the folder's rules select it: no empty segment (see `path::decode`); a path ending
+/// in `/` names its directory's index file. Every method: a file answers 405 to the
+/// ones it does not take.
+fn folder_file(site: &FolderSite, options: &Options, path: &str) -> Option<String> {
+    let rules = site.rules.as_ref()?;
+    let mut relative = path::decode(path)?.strip_prefix('/')?.to_owned();
     if relative.is_empty() || relative.ends_with('/') {
         relative.push_str(options.index_file.as_ref()?);
     }
@@ -55,45 +63,52 @@ fn folder_file(rules: &FileRules, options: &Options, path: Option<&str>) -> Opti
     (names_a_file && rules.selects(Path::new(&relative))).then_some(relative)
 }
 
+/// Whether a request's method is one a file answers (the others get 405 on it).
+fn is_get_or_head(method: &Method) -> bool {
+    method == Method::GET || method == Method::HEAD
+}
+
 impl ServeAssets {
     /// A path below the folder: from the folder's cache at once when nothing needs
     /// reading, else read. A file there that exists (or a directory with its index,
     /// redirected) is a hit; other methods get 405 on it, 404 elsewhere.
-    pub(super) fn answer_folder_file<'a>(
+    pub(in crate::service) fn answer_folder_file<'a>(
         &self,
+        folder: &DiskFolder,
+        site: &FolderSite,
         relative: &str,
         head: &RequestHead<'_>,
         claim: Claim,
     ) -> Option<Answer<'a>> {
-        let get_or_head = route::is_get_or_head(head.method);
+        let get_or_head = is_get_or_head(head.method);
         if get_or_head {
-            if let Some(answer) = self.folder_hit(relative, head) {
+            if let Some(answer) = self.folder_hit(folder, site, relative, head) {
                 return Some(answer);
             }
         }
-        if claim == Claim::Hits && !(get_or_head && self.folder_file_is_hit(relative)) {
+        let is_hit = || self.folder_file_is_hit(folder, site, relative);
+        if claim == Claim::Hits && !(get_or_head && is_hit()) {
             return None;
         }
         if !get_or_head {
-            return Some(Answer::Response(if self.folder_file_is_hit(relative) {
+            return Some(Answer::Response(if is_hit() {
                 respond::method_not_allowed()
             } else {
                 self.not_found(head.method, head.headers)
             }));
         }
-        Some(Answer::Later(self.respond_folder_file(relative, head)))
+        Some(Answer::Later(
+            self.respond_folder_file(folder, site, relative, head),
+        ))
     }
 
     /// Whether `relative` is a file of the folder, or a directory with its index (which
     /// the request is redirected from): the one way to tell a hit before calling the
     /// application (whose readiness is spent once it is called). A link that is not
     /// followed is a miss as a missing file is: the answer must not tell them apart.
-    fn folder_file_is_hit(&self, relative: &str) -> bool {
+    fn folder_file_is_hit(&self, folder: &DiskFolder, site: &FolderSite, relative: &str) -> bool {
         let options = &self.config.options;
-        let Some((folder, _)) = options.folder() else {
-            return false;
-        };
-        let follow_symlinks = self.follows_symlinks();
+        let follow_symlinks = site.follow_symlinks;
         match disk::named_below(&folder.path, relative, follow_symlinks) {
             Named::File => true,
             Named::Directory => options.index_file.as_ref().is_some_and(|index| {
@@ -116,11 +131,14 @@ impl ServeAssets {
     /// sibling's), with the type the macro would give it and the cache rules of its
     /// path. 404 when it does not exist, is not a regular file, or (unless links are
     /// followed) a link lies on its way.
-    fn respond_folder_file(&self, relative: &str, head: &RequestHead<'_>) -> ResponseFuture {
+    fn respond_folder_file(
+        &self,
+        folder: &DiskFolder,
+        site: &FolderSite,
+        relative: &str,
+        head: &RequestHead<'_>,
+    ) -> ResponseFuture {
         let options = &self.config.options;
-        let Some((folder, site)) = options.folder() else {
-            return ResponseFuture::ready(self.not_found(head.method, head.headers));
-        };
         // A file past one chunk is streamed.
         let mut request = self.disk_request(folder, relative, head, true);
         if self.directory_index(&request.path).is_some() {
@@ -131,7 +149,7 @@ impl ServeAssets {
             };
             let response = respond::redirect(location);
             let (folder, reader) = (folder.path.clone(), folder.reader);
-            let (relative, follow_symlinks) = (relative.to_owned(), self.follows_symlinks());
+            let (relative, follow_symlinks) = (relative.to_owned(), site.follow_symlinks);
             return ResponseFuture::boxed(async move {
                 let allowed =
                     follow_symlinks || (reader.no_link_on_the_way)(folder, relative).await;

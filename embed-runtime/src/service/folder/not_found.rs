@@ -9,6 +9,7 @@ use http::{HeaderMap, Method, Response, StatusCode};
 use super::super::file::FileRequest;
 use super::super::future::{Answer, ResponseFuture};
 use super::super::head::RequestHead;
+use super::super::options::{DiskFolder, FolderSite};
 use super::super::{ServeAssets, route};
 use crate::body::Body;
 use crate::respond;
@@ -23,20 +24,19 @@ impl ServeAssets {
     /// a hit from the cache costs nothing more.
     pub(in crate::service) fn with_folder_not_found_page<'a>(
         &self,
+        folder: &DiskFolder,
+        site: &FolderSite,
         answer: Answer<'a>,
         head: &RequestHead<'_>,
     ) -> Answer<'a> {
-        let Some(page) = self
-            .config
-            .options
-            .folder_site()
-            .and_then(|site| site.not_found_page.as_deref())
-        else {
+        let Some(page) = site.not_found_page.as_deref() else {
             return answer;
         };
         // Made only for an answer that is or may become a 404.
         let page = || NotFoundPage {
             service: self.clone(),
+            folder: folder.clone(),
+            follow_symlinks: site.follow_symlinks,
             url: page.to_owned(),
             method: head.method.clone(),
             headers: head.headers.clone(),
@@ -64,6 +64,8 @@ impl ServeAssets {
 /// What a folder's 404 page is read for: the request it answers.
 struct NotFoundPage {
     service: ServeAssets,
+    folder: DiskFolder,
+    follow_symlinks: bool,
     url: String,
     method: Method,
     headers: HeaderMap,
@@ -74,13 +76,10 @@ impl NotFoundPage {
     /// be read.
     async fn instead_of(mut self, plain: Response<Body>) -> Response<Body> {
         let options = &self.service.config.options;
-        let Some((dev, _)) = options.folder() else {
-            return plain;
-        };
+        let folder = &self.folder;
         let relative = self.url.trim_start_matches('/').to_owned();
-        let follow_symlinks = self.service.follows_symlinks();
-        if !follow_symlinks
-            && !(dev.reader.no_link_on_the_way)(dev.path.clone(), relative.clone()).await
+        if !self.follow_symlinks
+            && !(folder.reader.no_link_on_the_way)(folder.path.clone(), relative.clone()).await
         {
             return plain;
         }
@@ -102,9 +101,9 @@ impl NotFoundPage {
         };
         let request = FileRequest {
             service: self.service.clone(),
-            reader: dev.reader,
+            reader: folder.reader,
             asset: None,
-            path: dev.path.join(&relative),
+            path: folder.path.join(&relative),
             method,
             headers: self.headers,
             cache_control: respond::NO_CACHE,
