@@ -192,8 +192,9 @@ pub mod future {
     #[cfg(feature = "tower")]
     pub use crate::adapters::fallback::{FallbackBody, FallbackFuture};
     #[cfg(feature = "tower")]
-    pub use crate::adapters::tower::ServiceFuture;
     pub use crate::service::ResponseFuture;
+    #[cfg(feature = "tower")]
+    pub use crate::service::ServiceFuture;
 }
 
 /// Embeds a folder at compile time; evaluates to an [`Assets`] usable in a `static`.

@@ -2,15 +2,13 @@
 //! `fallback_service` and `nest_service` and hyper-util's `TowerToHyperService` call.
 
 use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use http::{Request, Response};
 
 use crate::ServeAssets;
 use crate::body::Body;
-use crate::future::ResponseFuture;
+use crate::future::ServiceFuture;
 
 /// Ready at once and never fails: usable as axum's `fallback_service` and
 /// `nest_service`, or with hyper-util's `TowerToHyperService`.
@@ -25,18 +23,5 @@ impl<B> tower_service::Service<Request<B>> for ServeAssets {
 
     fn call(&mut self, request: Request<B>) -> ServiceFuture {
         ServiceFuture(self.respond(&request))
-    }
-}
-
-/// [`ResponseFuture`] as a tower service's infallible result.
-#[derive(Debug)]
-#[must_use = "futures do nothing unless polled"]
-pub struct ServiceFuture(ResponseFuture);
-
-impl Future for ServiceFuture {
-    type Output = Result<Response<Body>, Infallible>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.0).poll(cx).map(Ok)
     }
 }

@@ -1,5 +1,5 @@
 //! [`BodyCache`]: the bytes of the small files of a folder served whole
-//! (`ServeAssets::folder`), kept by path and version so that a request whose file has
+//! (`ServeAssets::folder`), cached by path and version so that a request whose file has
 //! not changed is answered without opening, reading or hashing it, and bounded in
 //! bytes.
 //!
@@ -26,7 +26,7 @@ use crate::coding::{CODINGS, Coding, Encoding};
 /// What an entry is counted for beyond its bytes: the entry itself, and the header
 /// fields the service builds for it (up to three sets of a 200's and a 304's, as maps
 /// and as `serve` writes them out), with the allocator's own overhead: measured, as
-/// the resident memory a crawl of small files adds per kept file beyond its bytes
+/// the resident memory a crawl of small files adds per cached file beyond its bytes
 /// (`tests/tests/folder_memory.rs`).
 const ENTRY_OVERHEAD: u64 = 4096;
 
@@ -35,7 +35,7 @@ const ENTRY_OVERHEAD: u64 = 4096;
 pub(crate) const SEALED_FROM: usize = 16 * 1024;
 
 /// Cached bodies by path, at most `limit` bytes in all (their own, what goes with
-/// them, and their sealed copies), evicted by S3-FIFO (quick_cache): an entry is kept
+/// them, and their sealed copies), evicted by S3-FIFO (quick_cache): an entry is cached
 /// on trial in a small queue first, and only one asked for again while there moves on
 /// to the main queue, so a scan of files each read once (a crawler, a backup) passes
 /// through the small queue without pushing out the files asked for again and again.
@@ -50,7 +50,7 @@ struct Entries {
     /// By the path's bytes (hashed as one string, not component by component as a
     /// `Path` is).
     cached: quick_cache::unsync::Cache<OsString, Cached, Weight>,
-    /// What is known of the siblings of files whose bytes are not kept (larger than a
+    /// What is known of the siblings of files whose bytes are not cached (larger than a
     /// chunk, or than the whole cache), by the file's path: at most [`UNCACHED`].
     uncached: HashMap<OsString, Siblings>,
 }
@@ -95,8 +95,8 @@ pub(crate) struct Cached {
     weight: u64,
 }
 
-/// What the service builds once for a kept version (its header fields): opaque to the
-/// cache, which names no HTTP type, and kept exactly as long as the bytes it describes.
+/// What the service builds once for a cached version (its header fields): opaque to the
+/// cache, which names no HTTP type, and cached exactly as long as the bytes it describes.
 pub(crate) type Heads = Arc<dyn Any + Send + Sync>;
 
 /// The codings a precompressed sibling may have, with the extension that names it, in
@@ -136,7 +136,7 @@ const fn sibling_codings() -> usize {
     count
 }
 
-/// What a kept file knows of one of its precompressed siblings.
+/// What a cached file knows of one of its precompressed siblings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SiblingCheck {
     /// Not looked at since this version of the file was read.
@@ -185,7 +185,7 @@ impl BodyCache {
             .cloned()
     }
 
-    /// Keeps `bytes`, of `path` at `version`, in place of what was kept for it, when
+    /// Caches `bytes`, of `path` at `version`, in place of what was cached for it, when
     /// they fit; others make room as S3-FIFO says.
     pub(crate) fn insert(&self, path: &Path, version: FileVersion, bytes: Bytes, etag: Arc<str>) {
         let content_type: Arc<str> =
@@ -200,7 +200,7 @@ impl BodyCache {
             + content_type.len() as u64;
         let mut entries = self.entries();
         if weight > self.limit {
-            // Never kept: nor is an older version of it.
+            // Never cached: nor is an older version of it.
             entries.cached.remove(path.as_os_str());
             return;
         }
@@ -227,7 +227,7 @@ impl BodyCache {
     }
 
     /// Notes, for the file at `path` at `version`, what is known of its sibling number
-    /// `index`: with its kept bytes when they are kept at that version (forgotten with
+    /// `index`: with its cached bytes when they are cached at that version (forgotten with
     /// them), else apart (forgotten when the file changes, or past [`UNCACHED`]).
     pub(crate) fn note_sibling(
         &self,
@@ -270,7 +270,7 @@ impl BodyCache {
     }
 
     /// What is known of the sibling number `index` of the file at `path` at `version`,
-    /// kept or not.
+    /// cached or not.
     pub(crate) fn sibling(&self, path: &Path, version: &FileVersion, index: usize) -> SiblingCheck {
         let entries = self.entries();
         let known = match entries.cached.peek(path.as_os_str()) {
@@ -476,14 +476,14 @@ mod tests {
             keep(&cache, file, 4096);
             assert!(cache.len() <= limit, "{} over {limit}", cache.len());
         }
-        // Each counts for its bytes and more: fewer than limit / 4 KiB are kept.
-        let kept = all
+        // Each counts for its bytes and more: fewer than limit / 4 KiB are cached.
+        let cached = all
             .iter()
             .filter(|(p, v)| cache.get(p, v).is_some())
             .count();
-        assert!(kept > 0 && kept < 16, "{kept} kept");
+        assert!(cached > 0 && cached < 16, "{cached} cached");
         // A body that may get a sealed copy counts twice; one larger than the whole
-        // cache is not kept, and nothing is evicted for it.
+        // cache is not cached, and nothing is evicted for it.
         let before = cache.len();
         let big = files("limit-big", 1, 40 * 1024);
         keep(&cache, &big[0], 40 * 1024);
@@ -505,7 +505,7 @@ mod tests {
                 assert!(cache.get(path, version).is_some());
             }
         }
-        // A crawl: four times the cache in files each read once (kept when read, and
+        // A crawl: four times the cache in files each read once (cached when read, and
         // not asked for again).
         let cold = files("cold", 160, 4096);
         for file in &cold {

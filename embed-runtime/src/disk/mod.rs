@@ -1,10 +1,13 @@
 //! Every file-system call of the crate: files over `max_embed_size` opened, checked and
 //! streamed in chunks (`stream`, within a read `budget`), their content ETags hashed in
 //! the background (`tags`), the file side of `serve`'s `sendfile` path (`sendfile`),
-//! dev-mode files read whole, the small files of a folder served whole kept while they
-//! do not change (`cache`), the start-up check, and the link checks of dev mode, each
-//! blocking call on the runtime's `pool`; a service reaches them through `reader`. What a file is, and
-//! whether it changed, is `version`. Every HTTP decision stays in `respond`.
+//! dev-mode files read whole, the small files of a folder served whole cached while they
+//! do not change (`cache`), their precompressed siblings checked against them
+//! (`siblings`), the start-up check, the link checks of dev mode, and the private files
+//! of an ACME cache folder (`private`). Opens and reads go to the runtime's blocking
+//! `pool`; a cached file's one `stat` (is it still that version?) is made in place,
+//! as cheap as the hop it saves. A service reaches them through `reader`. What a file
+//! is, and whether it changed, is `version`. Every HTTP decision stays in `respond`.
 
 mod budget;
 mod cache;
@@ -158,7 +161,7 @@ impl DiskFile {
         })
     }
 
-    /// A file of a folder served whole: read whole up to `whole_up_to` bytes (kept in
+    /// A file of a folder served whole: read whole up to `whole_up_to` bytes (cached in
     /// `cache` for the next requests while the file is of the same version), else
     /// opened for streaming.
     pub(crate) async fn fetch(
@@ -299,7 +302,7 @@ async fn fetch(
     cache: Arc<BodyCache>,
     whole_up_to: u64,
 ) -> io::Result<DiskFile> {
-    // Kept, and the file still of that version: no open, no read, no hop to the pool.
+    // Cached, and the file still of that version: no open, no read, no hop to the pool.
     if let Some(version) = FileVersion::of_regular(&path, false) {
         if let Some(cached) = cache.get(&path, &version) {
             return Ok(DiskFile {
@@ -344,7 +347,7 @@ async fn fetch(
         Err(io::Error::other(Error::Changed))
     })
     .await;
-    // Gone (or no regular file any more): what was kept of it goes too, rather than
+    // Gone (or no regular file any more): what was cached of it goes too, rather than
     // waiting to be evicted.
     if fetched
         .as_ref()
@@ -422,20 +425,20 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn what_the_cache_kept_of_a_file_goes_when_the_file_does() {
+    async fn what_the_cache_holds_of_a_file_goes_when_the_file_does() {
         let path =
             std::env::temp_dir().join(format!("embed-assets-forgotten-{}.txt", std::process::id()));
-        std::fs::write(&path, b"kept until deleted").unwrap();
+        std::fs::write(&path, b"cached until deleted").unwrap();
         let (tags, cache) = (Arc::default(), Arc::new(BodyCache::new(1 << 20)));
         let fetched = fetch(path.clone(), Arc::clone(&tags), Arc::clone(&cache), 1 << 20);
         let version = fetched.await.unwrap().meta.version;
-        assert!(cache.get(&path, &version).is_some(), "kept");
+        assert!(cache.get(&path, &version).is_some(), "cached");
         std::fs::remove_file(&path).unwrap();
         let err = fetch(path.clone(), tags, Arc::clone(&cache), 1 << 20)
             .await
             .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
-        assert!(cache.get(&path, &version).is_none(), "still kept");
+        assert!(cache.get(&path, &version).is_none(), "still cached");
     }
 
     #[tokio::test]

@@ -20,7 +20,7 @@ use super::version::FileVersion;
 use super::{Content, ContentTags, DiskFile, blocking, fetch, open_regular};
 use crate::coding::Encoding;
 
-/// The codings of the siblings of `path` (kept in `cache` at `version`) that exist now
+/// The codings of the siblings of `path` (cached in `cache` at `version`) that exist now
 /// as regular files (an `lstat` each, so a link is none unless `follow_symlinks`, on
 /// the caller's thread); those that do not are noted as absent with the file.
 pub(crate) fn present(

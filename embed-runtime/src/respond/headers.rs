@@ -101,11 +101,11 @@ pub(crate) struct PrebuiltHeaders {
     pub(super) not_modified: HeaderMap,
     /// The hook for a server that writes HTTP/1.1 itself (`serve`): a slot each for
     /// `ok` and `not_modified` in its own wire form, which it fills on first use and
-    /// reads from then on, kept with the maps so it lives as long as they do. The core
+    /// reads from then on, held with the maps so it lives as long as they do. The core
     /// never fills it (`None` inside: the server found the map not writable as it is).
     pub(crate) wire: [std::sync::OnceLock<Option<Box<[u8]>>>; 2],
     /// The same kind of hook for the body these fields go with, where fields and body
-    /// are kept together (a file of a folder served whole): `serve` copies the body
+    /// are cached together (a file of a folder served whole): `serve` copies the body
     /// once into sealed memory of its own, to send it with `sendfile`. Opaque to the
     /// core, which never fills it.
     pub(crate) body_pages: std::sync::OnceLock<Option<Box<dyn std::any::Any + Send + Sync>>>,

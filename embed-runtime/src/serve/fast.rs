@@ -199,12 +199,12 @@ fn log_response(access: Option<Box<Entry>>, response: &http::Response<crate::bod
 enum Sealed<'a> {
     /// One of the table's bodies, at this offset of the pages.
     Pages(&'a Pages, u64),
-    /// A body kept at run time, in memory of its own.
+    /// A body cached at run time, in memory of its own.
     Body(&'a pages::SealedBody),
 }
 
 /// The sealed memory a whole 200's body of `len` bytes is sent from, if any: the
-/// table's pages hold it, or it is a body kept with its fields (a file of a folder
+/// table's pages hold it, or it is a body cached with its fields (a file of a folder
 /// served whole) large enough to be worth its own, made on first use.
 fn sealed<'a>(prebuilt: &'a Prebuilt<'_>, len: u64, serving: Serving<'a>) -> Option<Sealed<'a>> {
     if len == 0 || !serving.limits.sendfile_embedded {

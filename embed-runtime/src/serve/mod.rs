@@ -18,7 +18,11 @@
 //!   diagnostics; `ready`: a socket's readiness cleared after a short read or write;
 //! - `transport`: what a connection's bytes go over, the TCP socket or (feature `tls`)
 //!   a TLS session; `tls`: [`Tls`], rustls and the certificate read again when its
-//!   files change;
+//!   files change; `certificate`: what the server reads of a certificate itself, its
+//!   expiry and its names; `acme` (feature `acme`): a certificate from an ACME
+//!   directory, as a user sets it; `renewal`: that certificate kept in its cache folder
+//!   and renewed on a thread of its own; `redirect`: the cleartext listener beside
+//!   TLS, a 308 to https and the HTTP-01 answers;
 //! - `access`: the access log, one `tracing` event per request;
 //! - `shutdown`: [`ShutdownHandle`] and the signals that start a shutdown.
 //!
@@ -264,8 +268,8 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
     /// On-disk files go whole with `sendfile`, with no copied tail.
     pub(crate) sendfile_whole: bool,
-    /// `Server::sendfile_embedded`: large bodies kept in memory (the table's, a
-    /// folder's kept files) go with `sendfile` from sealed memory.
+    /// `Server::sendfile_embedded`: large bodies held in memory (the table's, a
+    /// folder's cached files) go with `sendfile` from sealed memory.
     pub(crate) sendfile_embedded: bool,
 }
 

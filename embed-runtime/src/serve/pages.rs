@@ -113,7 +113,7 @@ fn sealed(name: &str, bodies: &[&[u8]], len: u64) -> io::Result<OwnedFd> {
     Ok(memory)
 }
 
-/// A body kept by the service at run time (a file of a folder served whole), copied
+/// A body cached by the service at run time (a file of a folder served whole), copied
 /// once into sealed memory of its own when `serve` first sends it whole, and sent from
 /// there with `sendfile` as the table's bodies are. At most [`SealedBody::MOST`] exist at
 /// once, so that a large folder does not take a file descriptor per file; past that,

@@ -559,20 +559,20 @@ impl ServeAssets {
 
     /// What a service made by [`folder`](Self::folder) keeps in memory of the files
     /// it reads whole (those of one [chunk](Self::chunk_size) or less), in all: each
-    /// is kept with the version of the file it was read from (inode, length,
+    /// is cached with the version of the file it was read from (inode, length,
     /// modification and status change times) and given again only while the file is
     /// of that version, so a file replaced is read again on its next request, and a
     /// file deleted is forgotten on its next request. Default
     /// [`DEFAULT_CACHE_SIZE`](Self::DEFAULT_CACHE_SIZE); 0 keeps nothing.
     ///
-    /// Everything that goes with a kept body counts against it: the body, about 4 KiB
+    /// Everything that goes with a cached body counts against it: the body, about 4 KiB
     /// for its path, type, tag and prebuilt header fields, and, for a body of 16 KiB
     /// or more, as much again for the copy in sealed memory that
     /// [`serve`](crate::serve) may make to send it with `sendfile`
     /// ([`Server::sendfile_embedded`](crate::Server::sendfile_embedded), at most 512
     /// such copies at once). So the process holds about this much for the folder's
     /// files, whatever their sizes. What makes room is S3-FIFO (the `quick_cache`
-    /// crate): a file is kept on trial first and stays only if asked for again, so a
+    /// crate): a file is cached on trial first and stays only if asked for again, so a
     /// crawl of files read once does not push out the ones asked for all the time.
     pub fn cache_size(self, bytes: u64) -> Self {
         self.configure(|options| options.cache_size = bytes)
@@ -650,7 +650,7 @@ impl ServeAssets {
     ///   version of the file: its inode, length, modification and status change
     ///   times), so a file replaced, even with the same length and its mtime put back,
     ///   gets a new tag. Files of one [chunk](Self::chunk_size) or less are read whole
-    ///   and kept in memory while they do not change ([`cache_size`](Self::cache_size)):
+    ///   and cached in memory while they do not change ([`cache_size`](Self::cache_size)):
     ///   a request looks at the file's metadata, and reads nothing while it is the
     ///   same. Larger files are streamed and hashed in the background, as the macro's
     ///   on-disk files are ([big files](crate::guide::big_files)).

@@ -20,7 +20,7 @@ pub(super) struct Config {
     pub(super) tags: Arc<ContentTags>,
     /// What the downloads of files on disk may hold in full-size chunks, in all.
     pub(super) budget: Arc<ReadBudget>,
-    /// The small files of a folder served whole, kept while they do not change.
+    /// The small files of a folder served whole, cached while they do not change.
     pub(super) bodies: Arc<BodyCache>,
 }
 

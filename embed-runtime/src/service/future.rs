@@ -56,6 +56,22 @@ impl Future for ResponseFuture {
     }
 }
 
+/// [`ResponseFuture`] as a tower service's infallible result: the future of
+/// [`ServeAssets`] as a tower `Service` (feature `tower`).
+#[cfg(feature = "tower")]
+#[derive(Debug)]
+#[must_use = "futures do nothing unless polled"]
+pub struct ServiceFuture(pub(crate) ResponseFuture);
+
+#[cfg(feature = "tower")]
+impl Future for ServiceFuture {
+    type Output = Result<Response<Body>, std::convert::Infallible>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(Ok)
+    }
+}
+
 impl fmt::Debug for ResponseFuture {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = match self.inner {

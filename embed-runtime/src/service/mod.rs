@@ -17,7 +17,8 @@
 //! - `folder`: a folder served whole: its routing, its files' answers, its cache
 //!   hits and its 404 page;
 //! - `file`: a request answered from a file read at run time;
-//! - `future`: [`ResponseFuture`] and `Answer`.
+//! - `future`: [`ResponseFuture`] (and, as a tower service's, `ServiceFuture`) and
+//!   `Answer`.
 
 mod builder;
 mod config;
@@ -41,6 +42,8 @@ use crate::table::Assets;
 pub(crate) use self::dispatch::Claim;
 pub(crate) use self::future::Answer;
 pub use self::future::ResponseFuture;
+#[cfg(feature = "tower")]
+pub use self::future::ServiceFuture;
 pub use self::head::RequestHead;
 
 /// Serves an [`Assets`] table over HTTP: a `Clone + Send + Sync` tower `Service`

@@ -1,8 +1,8 @@
 //! A request of a folder served whole answered on its own thread from what the
 //! folder's cache keeps, when the file (and the precompressed sibling the request
-//! prefers) are kept at their current versions: a whole 200 or a 304 with the header
+//! prefers) are cached at their current versions: a whole 200 or a 304 with the header
 //! fields built once for that version (as an embedded asset's), anything else
-//! assembled per request. Anything not kept goes the way that reads (`file`).
+//! assembled per request. Anything not cached goes the way that reads (`file`).
 
 use std::sync::Arc;
 use std::time::SystemTime;
