@@ -191,7 +191,6 @@ pub use table::Assets;
 pub mod future {
     #[cfg(feature = "tower")]
     pub use crate::adapters::fallback::{FallbackBody, FallbackFuture};
-    #[cfg(feature = "tower")]
     pub use crate::service::ResponseFuture;
     #[cfg(feature = "tower")]
     pub use crate::service::ServiceFuture;
