@@ -103,7 +103,7 @@ impl CacheProcess {
     ) -> Self {
         Self::launch(kind, program, |dir, listen| match kind {
             CacheKind::Nginx => nginx_conf(dir, listen, &cache_location(origin, vary), ""),
-            CacheKind::Varnish => varnish_vcl(origin, vary),
+            CacheKind::Varnish => varnish_vcl(dir, origin, vary),
         })
         .await
     }
@@ -227,7 +227,10 @@ impl CacheProcess {
 
     /// `true` once the cache answers HTTP, `false` if it exited; panics after 30 s.
     /// A TCP connect is not enough for Varnish: its manager listens while the worker
-    /// process that answers is still starting.
+    /// process that answers is still starting. Nor is an answer: the port was free a
+    /// moment before the cache was started, and another test's server may have taken it
+    /// since (nginx then retries its `bind` for 2.5 s before it exits), so only an
+    /// answer with this cache's own [`PROBE`] field counts.
     async fn wait_until_serving(&mut self) -> bool {
         let kind = self.kind;
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -248,19 +251,30 @@ impl CacheProcess {
         }
     }
 
-    /// Whether a `HEAD /api/health` gets a status line within a second.
+    /// Whether a `HEAD` of [`PROBE_PATH`] gets, within a second, a head that carries
+    /// this cache's [`PROBE`] field with its folder's name.
     async fn answers_http(&self) -> bool {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let expected = format!("\r\n{PROBE}: {}\r\n", probe_token(&self.dir)).to_lowercase();
         let probe = async {
             let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
             let request = format!(
-                "HEAD /api/health HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                "HEAD {PROBE_PATH} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
                 self.addr
             );
             stream.write_all(request.as_bytes()).await.ok()?;
-            let mut start = [0; 5];
-            stream.read_exact(&mut start).await.ok()?;
-            Some(&start == b"HTTP/")
+            // The head, up to its empty line (a few hundred bytes; at most 16 KiB read).
+            let mut head = Vec::new();
+            let mut chunk = [0; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
+                let read = stream.read(&mut chunk).await.ok()?;
+                if read == 0 {
+                    break;
+                }
+                head.extend_from_slice(&chunk[..read]);
+            }
+            let head = String::from_utf8_lossy(&head).to_lowercase();
+            Some(head.starts_with("http/") && head.contains(&expected))
         };
         tokio::time::timeout(Duration::from_secs(1), probe)
             .await
@@ -297,9 +311,26 @@ impl Drop for CacheProcess {
     }
 }
 
+/// Set only on the answer to [`PROBE_PATH`], which each cache gives itself (the
+/// origin never sees it), to the name of the cache's folder: the cache that answers is
+/// the one this process started.
+const PROBE: &str = "X-Cache-Probe";
+
+/// The path of the cache's own answer with [`PROBE`].
+const PROBE_PATH: &str = "/.well-known/embed-assets-cache-probe";
+
+/// What the cache in `dir` sets [`PROBE`] to: the folder's name (the test process's id
+/// and a time in nanoseconds).
+fn probe_token(dir: &Path) -> String {
+    dir.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// nginx: one process in the foreground, a `proxy_cache` with the
 /// default key (scheme, host, URI), nothing about dictionaries.
 fn nginx_conf(dir: &Path, listen: SocketAddr, location: &str, upstream: &str) -> String {
+    let token = probe_token(dir);
     let dir = dir.display();
     format!(
         r#"# Written by the tests (integration_tests::caches): one process in the foreground, every file in {dir}.
@@ -324,6 +355,11 @@ http {{
 {upstream}
     server {{
         listen {listen};
+
+        location = {PROBE_PATH} {{
+            add_header {PROBE} "{token}" always;
+            return 204;
+        }}
 
         location / {{
             {location}
@@ -352,8 +388,9 @@ fn cache_location(origin: SocketAddr, vary: Vary) -> String {
 /// additions are the `X-Cache` header the tests read, a `BAN` method that bans by the
 /// expression in `X-Ban` (a purge by tag), and, `Vary` ignored, its removal from
 /// backend responses (the built-in `vcl_backend_response` runs after).
-fn varnish_vcl(origin: SocketAddr, vary: Vary) -> String {
+fn varnish_vcl(dir: &Path, origin: SocketAddr, vary: Vary) -> String {
     let (host, port) = (origin.ip(), origin.port());
+    let token = probe_token(dir);
     let ignore = match vary {
         Vary::Honoured => "",
         Vary::Ignored => "sub vcl_backend_response {\n    unset beresp.http.Vary;\n}\n",
@@ -373,11 +410,22 @@ backend origin {{
 # expression in `X-Ban` (only the tests on 127.0.0.1 reach it); 400 with Varnish's
 # reason when the expression is wrong.
 sub vcl_recv {{
+    if (req.url == "{PROBE_PATH}") {{
+        return (synth(204));
+    }}
     if (req.method == "BAN") {{
         if (std.ban(req.http.X-Ban)) {{
             return (synth(200, "Banned"));
         }}
         return (synth(400, std.ban_error()));
+    }}
+}}
+
+# The answer that tells the tests this Varnish is up (integration_tests::caches).
+sub vcl_synth {{
+    if (req.url == "{PROBE_PATH}") {{
+        set resp.http.{PROBE} = "{token}";
+        return (deliver);
     }}
 }}
 
