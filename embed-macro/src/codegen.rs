@@ -483,22 +483,15 @@ mod tests {
     use std::path::PathBuf;
 
     fn asset(url: &str, body: Body) -> EncodedAsset {
-        EncodedAsset {
-            url_path: url.into(),
-            content_type: "text/css; charset=utf-8".into(),
-            last_modified: "Wed, 01 Jan 2025 00:00:00 GMT".into(),
-            modified: 1_735_689_600,
-            len: 3,
-            etag: "\"00\"".into(),
+        EncodedAsset::new(
+            url.into(),
+            "text/css; charset=utf-8".into(),
+            "Wed, 01 Jan 2025 00:00:00 GMT".into(),
+            1_735_689_600,
+            3,
+            "\"00\"".into(),
             body,
-            fingerprinted: None,
-            integrity: None,
-            inline: None,
-            preload: Vec::new(),
-            release: None,
-            deltas: Vec::new(),
-            dictionary_match: None,
-        }
+        )
     }
 
     fn embedded(gzip: Option<Blob>) -> Body {

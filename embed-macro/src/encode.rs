@@ -314,26 +314,24 @@ impl<'a> Encoder<'a> {
             }
             _ => true,
         };
-        Ok(EncodedAsset {
-            url_path: file.url_path.clone(),
-            content_type: content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
+        let asset = EncodedAsset::new(
+            file.url_path.clone(),
+            content_type(&file.abs_path, || std::str::from_utf8(&bytes).is_ok()),
             last_modified,
-            modified: file.modified,
-            len: bytes.len() as u64,
-            etag: etag(&digest),
-            body: Body::Embedded {
+            file.modified,
+            bytes.len() as u64,
+            etag(&digest),
+            Body::Embedded {
                 identity,
                 source: file.abs_path.clone(),
                 store_identity,
                 encoded,
             },
-            fingerprinted: None,
+        );
+        Ok(EncodedAsset {
             integrity: Some(integrity(&bytes)),
             inline: inline_code(file, &bytes),
-            preload: Vec::new(),
-            release: None,
-            deltas: Vec::new(),
-            dictionary_match: None,
+            ..asset
         })
     }
 }
@@ -341,27 +339,20 @@ impl<'a> Encoder<'a> {
 /// A file served from disk, for `reason`: listed only.
 fn on_disk(file: &FileEntry, reason: DiskReason) -> EncodedAsset {
     let utf8_prefix = || read_prefix(&file.abs_path).is_some_and(|p| is_utf8_prefix(&p));
-    EncodedAsset {
-        url_path: file.url_path.clone(),
-        content_type: content_type(&file.abs_path, utf8_prefix),
-        last_modified: http_date(file.mtime),
-        modified: file.mtime,
-        len: file.len,
+    EncodedAsset::new(
+        file.url_path.clone(),
+        content_type(&file.abs_path, utf8_prefix),
+        http_date(file.mtime),
+        file.mtime,
+        file.len,
         // None: the runtime computes it from the bytes of the file it opens, which may
         // have changed since the build (see `Asset::etag`).
-        etag: String::new(),
-        body: Body::OnDisk {
+        String::new(),
+        Body::OnDisk {
             relative: file.relative.clone(),
             reason,
         },
-        fingerprinted: None,
-        integrity: None,
-        inline: None,
-        preload: Vec::new(),
-        release: None,
-        deltas: Vec::new(),
-        dictionary_match: None,
-    }
+    )
 }
 
 /// The inline code of an HTML page (`None` for other files, or a page that is not

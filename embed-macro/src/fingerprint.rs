@@ -148,27 +148,20 @@ mod tests {
     use std::path::PathBuf;
 
     fn asset(url: &str, etag: &str) -> EncodedAsset {
-        EncodedAsset {
-            url_path: url.into(),
-            content_type: "text/javascript".into(),
-            last_modified: "Wed, 01 Jan 2025 00:00:00 GMT".into(),
-            modified: 0,
-            len: 1,
-            etag: etag.into(),
-            body: Body::Embedded {
+        EncodedAsset::new(
+            url.into(),
+            "text/javascript".into(),
+            "Wed, 01 Jan 2025 00:00:00 GMT".into(),
+            0,
+            1,
+            etag.into(),
+            Body::Embedded {
                 identity: PathBuf::from("/x"),
                 source: PathBuf::from("/x"),
                 store_identity: true,
                 encoded: Vec::new(),
             },
-            fingerprinted: None,
-            integrity: None,
-            inline: None,
-            preload: Vec::new(),
-            release: None,
-            deltas: Vec::new(),
-            dictionary_match: None,
-        }
+        )
     }
 
     fn options(value: proc_macro2::TokenStream) -> Options {

@@ -118,6 +118,38 @@ pub(crate) struct EncodedAsset {
     pub(crate) dictionary_match: Option<String>,
 }
 
+impl EncodedAsset {
+    /// A file as the build found it: nothing derived yet (no fingerprinted URL,
+    /// integrity, inline code, preload links, release, deltas or dictionary), which
+    /// the later steps add.
+    pub(crate) fn new(
+        url_path: String,
+        content_type: String,
+        last_modified: String,
+        modified: u64,
+        len: u64,
+        etag: String,
+        body: Body,
+    ) -> Self {
+        EncodedAsset {
+            url_path,
+            content_type,
+            last_modified,
+            modified,
+            len,
+            etag,
+            body,
+            fingerprinted: None,
+            integrity: None,
+            inline: None,
+            preload: Vec::new(),
+            release: None,
+            deltas: Vec::new(),
+            dictionary_match: None,
+        }
+    }
+}
+
 /// A compressed body of a file: in a plain coding, or (with `dictionary`) compressed
 /// against an earlier version of the file (RFC 9842), for a client that has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
