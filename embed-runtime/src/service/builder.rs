@@ -631,7 +631,7 @@ impl ServeAssets {
         self.configure(|options| {
             if let Source::Folder(folder, site) = &mut options.source {
                 set(site);
-                site.rules(folder.reader);
+                site.remake_rules(folder.reader);
             }
         })
     }

@@ -84,8 +84,8 @@ impl ServeAssets {
         match (router, answer) {
             // A hit from a folder's cache is never a 404.
             (Router::Table(_), answer) | (_, answer @ Answer::Prebuilt(_)) => Some(answer),
-            (Router::Folder(folder, site), answer) => {
-                Some(self.with_folder_not_found_page(folder, site, answer, &head))
+            (Router::Folder(_, site), answer) => {
+                Some(self.with_folder_not_found_page(site, answer, &head))
             }
         }
     }

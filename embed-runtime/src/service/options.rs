@@ -130,7 +130,7 @@ pub(super) struct FolderSite {
     /// `well_known`: the root's `.well-known/` folder is served (RFC 8615).
     pub(super) well_known: bool,
     /// Which paths name files the folder serves, as the two options above say (no dot
-    /// file otherwise); made again by [`rules`](Self::rules) when they change. `None`:
+    /// file otherwise); made again by [`remake_rules`](Self::remake_rules) when they change. `None`:
     /// every path is a miss (never with the rules this crate writes).
     pub(super) rules: Option<FileRules>,
 }
@@ -146,12 +146,12 @@ impl FolderSite {
             well_known: true,
             rules: None,
         };
-        site.rules(reader);
+        site.remake_rules(reader);
         site
     }
 
-    /// Makes [`rules`](Self::rules) again from the options.
-    pub(super) fn rules(&mut self, reader: &Reader) {
+    /// Makes [`rules`](Self::rules) again from the options above it.
+    pub(super) fn remake_rules(&mut self, reader: &Reader) {
         self.rules = (reader.rules)(false, self.follow_symlinks, &[], &[])
             .ok()
             .map(|rules| rules.with_well_known(self.well_known));

@@ -58,32 +58,38 @@ impl ServeAssets {
             (options.cache_control_for(&url), options.fields_for(&url))
         };
         let negotiated = hit.negotiated;
-        // A file that changed under a second ago states no date yet: its fields are
-        // made per request until it does.
         let role = match encoding {
             Encoding::Identity => usize::from(negotiated),
             _ => 2,
         };
         let slot = &cached.heads[role];
         let stated = meta.version.stated;
-        let prebuilt_heads = match slot.get() {
-            Some(dated) => heads_of(dated, stated),
-            None if Representation::is_dated(&meta) => {
-                let rep = Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated);
-                let dated = slot.get_or_init(|| {
-                    Arc::new(DatedHeads {
-                        stated,
-                        heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
-                    })
-                });
-                heads_of(dated, stated)
+        let (prebuilt_heads, rep) = match slot.get().and_then(|dated| heads_of(dated, stated)) {
+            Some(heads) => {
+                let values = heads.values.clone();
+                let rep = Representation::on_disk_with(&meta, content_type, values);
+                (Some(heads), rep.coded(encoding, negotiated))
             }
-            None => None,
-        };
-        let rep = match &prebuilt_heads {
-            Some(heads) => Representation::on_disk_with(&meta, content_type, heads.values.clone())
-                .coded(encoding, negotiated),
-            None => Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated),
+            None => {
+                let rep = Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated);
+                // The first request of a version that states its date builds its
+                // fields, from the representation it is answered with. A file that
+                // changed under a second ago states no date yet: its fields are made
+                // per request until it does.
+                let heads = match slot.get() {
+                    None if rep.values.last_modified.is_some() => {
+                        let dated = slot.get_or_init(|| {
+                            Arc::new(DatedHeads {
+                                stated,
+                                heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
+                            })
+                        });
+                        heads_of(dated, stated)
+                    }
+                    _ => None,
+                };
+                (heads, rep)
+            }
         };
         let outcome = respond::outcome(&rep, head.method, head.headers);
         if let Some(heads) = prebuilt_heads {

@@ -9,7 +9,7 @@ use http::{HeaderMap, Method, Response, StatusCode};
 use super::super::file::FileRequest;
 use super::super::future::{Answer, ResponseFuture};
 use super::super::head::RequestHead;
-use super::super::options::{DiskFolder, FolderSite};
+use super::super::options::FolderSite;
 use super::super::{ServeAssets, route};
 use crate::body::Body;
 use crate::respond;
@@ -24,7 +24,6 @@ impl ServeAssets {
     /// a hit from the cache costs nothing more.
     pub(in crate::service) fn with_folder_not_found_page<'a>(
         &self,
-        folder: &DiskFolder,
         site: &FolderSite,
         answer: Answer<'a>,
         head: &RequestHead<'_>,
@@ -35,8 +34,6 @@ impl ServeAssets {
         // Made only for an answer that is or may become a 404.
         let page = || NotFoundPage {
             service: self.clone(),
-            folder: folder.clone(),
-            follow_symlinks: site.follow_symlinks,
             url: page.to_owned(),
             method: head.method.clone(),
             headers: head.headers.clone(),
@@ -61,11 +58,10 @@ impl ServeAssets {
     }
 }
 
-/// What a folder's 404 page is read for: the request it answers.
+/// What a folder's 404 page is read for: the request it answers (the folder is the
+/// service's).
 struct NotFoundPage {
     service: ServeAssets,
-    folder: DiskFolder,
-    follow_symlinks: bool,
     url: String,
     method: Method,
     headers: HeaderMap,
@@ -76,9 +72,11 @@ impl NotFoundPage {
     /// be read.
     async fn instead_of(mut self, plain: Response<Body>) -> Response<Body> {
         let options = &self.service.config.options;
-        let folder = &self.folder;
+        let Some((folder, site)) = options.folder() else {
+            return plain;
+        };
         let relative = self.url.trim_start_matches('/').to_owned();
-        if !self.follow_symlinks
+        if !site.follow_symlinks
             && !(folder.reader.no_link_on_the_way)(folder.path.clone(), relative.clone()).await
         {
             return plain;
