@@ -1,9 +1,10 @@
 //! The file reads of a service, as one table of functions ([`Reader`]). The service
 //! reaches them only through it, so that a binary links them, and what they bring
-//! (the content-tag hasher, mime_guess's table of media types, the glob compiler of dev
-//! mode's rules), only when something holds [`READER`]: an asset the macro left on disk
-//! (`abi::asset`), or `dev_folder`. A table whose files are all embedded, served without
-//! dev mode, has no file-reading code in its binary (about 300 KB of a one-page site's).
+//! (the content-tag hasher, mime_guess's table of media types, the glob compiler of the
+//! file rules), only when something holds [`READER`]: an asset the macro left on disk
+//! (`abi::asset`), `dev_folder` or `ServeAssets::folder`. A table whose files are all
+//! embedded, served without dev mode, has no file-reading code in its binary (about
+//! 300 KB of a one-page site's).
 
 use std::fmt;
 use std::future::Future;
@@ -23,7 +24,7 @@ use crate::coding::Encoding;
 /// A read in flight.
 pub(crate) type Reading<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// Dev mode's file rules, or why a pattern does not read.
+/// A folder's file rules, or why a pattern does not read.
 pub(crate) type Rules = Result<FileRules, GlobError>;
 
 /// A folder's file read: its path, the service's content tags and cache, and the most
@@ -63,15 +64,17 @@ pub(crate) struct Reader {
     /// be read ([`BodyCache::hit`]): the folder, the path below it, whether symbolic
     /// links are followed.
     pub(crate) cache_hit: fn(&BodyCache, &Path, &str, bool) -> Option<CacheHit>,
-    /// The media type the macro would give a dev-folder file added since the build.
+    /// The media type the macro would give a file that has no asset: one added to the
+    /// dev folder since the build, or any file of a folder served whole.
     pub(crate) media_type: fn(&Path, &Content) -> String,
     /// Whether no component of a path below a folder is a symbolic link
     /// ([`no_link_on_the_way`](super::no_link_on_the_way)).
     pub(crate) no_link_on_the_way: fn(PathBuf, String) -> Reading<bool>,
     /// Whether a folder served whole can be served ([`check_folder`](super::check_folder)).
     pub(crate) check_folder: fn(&Path) -> io::Result<()>,
-    /// Dev mode's file rules from the macro's selection: dot files, symbolic links,
-    /// `include`, `exclude`.
+    /// The file rules of a folder read at run time: dot files, symbolic links,
+    /// `include`, `exclude` (dev mode's from the macro's selection, a folder served
+    /// whole's from its options).
     pub(crate) rules: fn(bool, bool, &[&str], &[&str]) -> Rules,
 }
 

@@ -116,9 +116,9 @@ pub(super) struct DiskFolder {
     pub(super) reader: &'static Reader,
 }
 
-/// What a folder served by [`ServeAssets::folder`] answers beyond dev mode: its
-/// directories' index files and redirects, bodies streamed at any size, and the
-/// single-page app's page read from the folder too.
+/// A folder served whole's own options ([`ServeAssets::folder`]): its pages (the
+/// single-page app's and the 404's, URL paths below it), whether links are followed
+/// and `.well-known/` served, and the file rules those two make.
 #[derive(Clone, Debug)]
 pub(super) struct FolderSite {
     /// `spa_fallback`'s page, a URL path below the folder.
