@@ -254,7 +254,7 @@ impl CacheProcess {
     /// Whether a `HEAD` of [`PROBE_PATH`] gets, within a second, a head that carries
     /// this cache's [`PROBE`] field with its folder's name.
     async fn answers_http(&self) -> bool {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::io::AsyncWriteExt;
         let expected = format!("\r\n{PROBE}: {}\r\n", probe_token(&self.dir)).to_lowercase();
         let probe = async {
             let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
@@ -263,16 +263,9 @@ impl CacheProcess {
                 self.addr
             );
             stream.write_all(request.as_bytes()).await.ok()?;
-            // The head, up to its empty line (a few hundred bytes; at most 16 KiB read).
+            // A HEAD's answer is its head alone, and `Connection: close` ends it.
             let mut head = Vec::new();
-            let mut chunk = [0; 1024];
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 16 * 1024 {
-                let read = stream.read(&mut chunk).await.ok()?;
-                if read == 0 {
-                    break;
-                }
-                head.extend_from_slice(&chunk[..read]);
-            }
+            crate::read_to_close(&mut stream, &mut head).await.ok()?;
             let head = String::from_utf8_lossy(&head).to_lowercase();
             Some(head.starts_with("http/") && head.contains(&expected))
         };
