@@ -100,7 +100,7 @@ impl<'a> Representation<'a> {
 
     /// Whether a file read at run time has a date to state: it last changed a second
     /// ago or more (see [`on_disk`](Self::on_disk)).
-    pub(crate) fn is_dated(meta: &FileMeta) -> bool {
+    fn is_dated(meta: &FileMeta) -> bool {
         SystemTime::now()
             .duration_since(meta.version.stated)
             .is_ok_and(|age| age >= Duration::from_secs(1))

@@ -64,32 +64,27 @@ impl ServeAssets {
         };
         let slot = &cached.heads[role];
         let stated = meta.version.stated;
-        let (prebuilt_heads, rep) = match slot.get().and_then(|dated| heads_of(dated, stated)) {
-            Some(heads) => {
-                let values = heads.values.clone();
-                let rep = Representation::on_disk_with(&meta, content_type, values);
-                (Some(heads), rep.coded(encoding, negotiated))
+        let built = slot.get().and_then(|dated| heads_of(dated, stated));
+        let rep = match &built {
+            Some(heads) => Representation::on_disk_with(&meta, content_type, heads.values.clone()),
+            None => Representation::on_disk(&meta, content_type)?,
+        }
+        .coded(encoding, negotiated);
+        // The first request of a version that states its date builds its fields, from
+        // the representation it is answered with. A file that changed under a second
+        // ago states no date yet: its fields are made per request until it does.
+        let prebuilt_heads = match (built, slot.get()) {
+            (Some(heads), _) => Some(heads),
+            (None, None) if rep.values.last_modified.is_some() => {
+                let dated = slot.get_or_init(|| {
+                    Arc::new(DatedHeads {
+                        stated,
+                        heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
+                    })
+                });
+                heads_of(dated, stated)
             }
-            None => {
-                let rep = Representation::on_disk(&meta, content_type)?.coded(encoding, negotiated);
-                // The first request of a version that states its date builds its
-                // fields, from the representation it is answered with. A file that
-                // changed under a second ago states no date yet: its fields are made
-                // per request until it does.
-                let heads = match slot.get() {
-                    None if rep.values.last_modified.is_some() => {
-                        let dated = slot.get_or_init(|| {
-                            Arc::new(DatedHeads {
-                                stated,
-                                heads: Arc::new(PrebuiltHeaders::of(&rep, added(&policy()))),
-                            })
-                        });
-                        heads_of(dated, stated)
-                    }
-                    _ => None,
-                };
-                (heads, rep)
-            }
+            (None, Some(_)) | (None, None) => None,
         };
         let outcome = respond::outcome(&rep, head.method, head.headers);
         if let Some(heads) = prebuilt_heads {
